@@ -1,0 +1,34 @@
+# Bluff League: the two commands a newcomer needs are `make run` and `make test`.
+# Both create the virtualenv in .venv on first use; only Python 3.11+ and make are required.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: run test setup bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is required")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+setup: $(STAMP)
+
+## Set up, migrate, and start the web server, one Celery worker and beat (Ctrl-C stops all).
+run: $(STAMP)
+	$(BIN)/python scripts/run.py
+
+## Set up and run the whole test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
+
+## Engine speed figures.
+bench: $(STAMP)
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .hypothesis

@@ -1,0 +1,88 @@
+"""Reading settings from the environment (12-factor), failing loudly on bad values.
+
+Every helper raises ``ImproperlyConfigured`` naming the variable and what was wrong, so a typo in
+a deployment stops the process at start-up instead of surfacing as odd behaviour later.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name)
+    if value is None:
+        if default is None:
+            raise ImproperlyConfigured(f"Set the {name} environment variable.")
+        return default
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off."
+    )
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer.") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name}={number} must be at least {minimum}.")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def database_from_url(name: str, default: str) -> dict:
+    """``DATABASE_URL`` as a Django ``DATABASES['default']`` entry (SQLite or PostgreSQL)."""
+    import dj_database_url
+
+    url = env_str(name, default)
+    try:
+        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={url!r} is not a database URL we can use: {exc}") from None
+    engine = config.get("ENGINE", "")
+    if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
+        raise ImproperlyConfigured(
+            f"{name}={url!r}: only sqlite:// and postgres:// databases are supported."
+        )
+    if engine == "django.db.backends.sqlite3":
+        # SQLite: connection persistence brings nothing and upsets threaded tests.
+        config["CONN_MAX_AGE"] = 0
+        config["CONN_HEALTH_CHECKS"] = False
+    return config
+
+
+def broker_url(name: str, default: str) -> str:
+    url = env_str(name, default)
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme not in ("filesystem", "redis", "rediss", "amqp", "pyamqp", "memory"):
+        raise ImproperlyConfigured(
+            f"{name}={url!r}: expected a filesystem://, redis://, amqp:// or memory:// URL."
+        )
+    return url

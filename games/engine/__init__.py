@@ -1,0 +1,27 @@
+"""Bluff League's rules engine: pure Python, no Django, usable offline.
+
+    from games.engine import get_game, game_ids
+    state = get_game("dtc").new_match(players=4, seed=7)
+
+See ``docs/engine.md`` for the interface.
+"""
+
+from .base import (
+    BadOptions,
+    Bot,
+    CorruptState,
+    EngineError,
+    Game,
+    IllegalAction,
+    Option,
+    RandomBot,
+    State,
+    competition_ranks,
+)
+from .registry import game_ids, get_game
+from .rng import Rng
+
+__all__ = [
+    "BadOptions", "Bot", "CorruptState", "EngineError", "Game", "IllegalAction", "Option",
+    "RandomBot", "Rng", "State", "competition_ranks", "game_ids", "get_game",
+]

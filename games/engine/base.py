@@ -1,0 +1,431 @@
+"""The small interface every game implements, and what all games share.
+
+A game module defines a :class:`Game` subclass (the rules and options: stateless) and a
+:class:`State` subclass (one match in progress), and registers a ``GAME`` instance. Everything
+outside ``games/engine`` (the Django apps, bots, tournaments, offline users) talks to games only
+through these two classes, so nothing else ever re-implements a rule.
+
+Conventions every game follows (house rules G-1..G-7):
+
+* Seats are ``0..players-1`` clockwise; "left"/"next" is ``seat + 1 mod players`` (G-2).
+* All randomness comes from ``State.rng``, seeded from the match seed (G-1).
+* Actions are JSON-ready dicts with a ``"type"`` key; equal-rank cards are given as counts per
+  rank and face-down cards by public slot handles, never by hidden identities (G-6).
+* ``view(seat)`` holds exactly what that seat may know (G-3); whether a seat is asked to act, and
+  its legal actions, never depend on what it cannot know (G-5).
+* Every game has a move cap; reaching it ends the match, scored as it stands (G-7).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .rng import Rng
+
+JSON = dict[str, Any]
+FORMAT_VERSION = 1
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class IllegalAction(EngineError, ValueError):
+    """The action is malformed or not legal now; the message says why, for a human."""
+
+
+class BadOptions(EngineError, ValueError):
+    """Unknown option, bad value, or a player count the game does not support."""
+
+
+class CorruptState(EngineError, ValueError):
+    """A saved state failed its invariant checks on load."""
+
+
+# --------------------------------------------------------------------------------------------
+# Options
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One documented match option: its default, type, and allowed values."""
+
+    name: str
+    default: Any
+    doc: str
+    type: type = int
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[Any, ...] | None = None
+    #: Extra check on the whole (merged) option set and player count; returns an error or None.
+    check: Callable[[Any, JSON, int], str | None] | None = None
+    nullable: bool = False
+
+    def clean(self, value: Any) -> Any:
+        if value is None and self.nullable:
+            return None
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise BadOptions(f"option {self.name!r} must be true or false, not {value!r}")
+        elif self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadOptions(f"option {self.name!r} must be an integer, not {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise BadOptions(f"option {self.name!r} must be >= {self.minimum}, not {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise BadOptions(f"option {self.name!r} must be <= {self.maximum}, not {value}")
+        elif not isinstance(value, self.type):
+            raise BadOptions(
+                f"option {self.name!r} must be of type {self.type.__name__}, not {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            raise BadOptions(f"option {self.name!r} must be one of {list(self.choices)}, not {value!r}")
+        return value
+
+    def describe(self) -> JSON:
+        out: JSON = {"name": self.name, "default": self.default, "doc": self.doc,
+                     "type": {bool: "boolean", int: "integer"}.get(self.type, "object")}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Results (G-4)
+# --------------------------------------------------------------------------------------------
+
+
+def competition_ranks(keys: Sequence[Any]) -> list[int]:
+    """Rank 1 = best = smallest key; equal keys share a rank and the next rank skips (1, 1, 3)."""
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+# --------------------------------------------------------------------------------------------
+# Game and State
+# --------------------------------------------------------------------------------------------
+
+
+class Game:
+    """A game's rules, options and bots. Stateless: one shared instance per game."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    options: ClassVar[tuple[Option, ...]] = ()
+    state_class: ClassVar[type[State]]
+    #: Reference bots by name; each maps to a class taking ``(game, seat, seed)``.
+    bots: ClassVar[dict[str, type[Bot]]] = {}
+
+    @property
+    def default_options(self) -> JSON:
+        return {opt.name: copy.deepcopy(opt.default) for opt in self.options}
+
+    def describe_options(self) -> list[JSON]:
+        return [opt.describe() for opt in self.options]
+
+    def check_players(self, players: Any) -> int:
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise BadOptions(f"players must be an integer, not {players!r}")
+        if not self.min_players <= players <= self.max_players:
+            raise BadOptions(
+                f"{self.name} is for {self.min_players} to {self.max_players} players, not {players}"
+            )
+        return players
+
+    def check_options(self, options: JSON | None, players: int) -> JSON:
+        """Merge ``options`` over the defaults and validate them; raise :class:`BadOptions`."""
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise BadOptions(f"options must be an object, not {type(options).__name__}")
+        known = {opt.name: opt for opt in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise BadOptions(
+                f"unknown option(s) for {self.id}: {', '.join(unknown)}"
+                f" (known: {', '.join(known) or 'none'})"
+            )
+        merged = self.default_options
+        for name, value in options.items():
+            merged[name] = known[name].clean(value)
+        for opt in self.options:
+            if opt.check is not None:
+                error = opt.check(merged[opt.name], merged, players)
+                if error:
+                    raise BadOptions(f"option {opt.name!r}: {error}")
+        return merged
+
+    def move_cap(self, players: int, options: JSON) -> int:
+        """The most moves (applied actions) a match may take before it ends as it stands (G-7)."""
+        raise NotImplementedError
+
+    def new_match(self, players: int | None = None, seed: int = 0,
+                  options: JSON | None = None) -> State:
+        """A fresh match: seats dealt and set up from ``seed`` (G-1)."""
+        players = self.check_players(self.default_players if players is None else players)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise BadOptions(f"seed must be an integer, not {seed!r}")
+        state = self.state_class(players=players, seed=seed,
+                                 options=self.check_options(options, players))
+        state.setup()
+        return state
+
+    def from_json(self, data: JSON) -> State:
+        """Rebuild a state saved by :meth:`State.to_json`; raise :class:`CorruptState` if bad."""
+        try:
+            if data.get("game") != self.id:
+                raise CorruptState(f"saved state is for {data.get('game')!r}, not {self.id!r}")
+            if data.get("format") != FORMAT_VERSION:
+                raise CorruptState(f"unknown state format {data.get('format')!r}")
+            players = self.check_players(data["players"])
+            state = self.state_class(players=players, seed=data["seed"],
+                                     options=self.check_options(data["options"], players))
+            state.rng.state = data["rng"]
+            state.moves = data["moves"]
+            state.forfeited = list(data.get("forfeited", []))
+            state._events = [(e, {int(k): v for k, v in p.items()} if p else None)
+                             for e, p in data["events"]]
+            state.load(copy.deepcopy(data["state"]))
+        except EngineError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise CorruptState(f"saved state is malformed: {exc!r}") from exc
+        try:
+            state.check_invariants()
+        except (AssertionError, KeyError, TypeError, ValueError, IndexError) as exc:
+            raise CorruptState(f"saved state breaks an invariant: {exc}") from exc
+        return state
+
+    def make_bot(self, name: str, seat: int, seed: int = 0) -> Bot:
+        try:
+            return self.bots[name](self, seat, seed)
+        except KeyError:
+            raise BadOptions(
+                f"no reference bot {name!r} for {self.id} (have: {', '.join(self.bots)})"
+            ) from None
+
+
+class State:
+    """One match in progress. Subclasses implement the ``_``-prefixed hooks and rules.
+
+    The public methods here are the whole interface; their contracts:
+
+    * ``to_act()``: seats expected to act now, ``[]`` once over. Several seats means a
+      simultaneous step: each answers on its own and answers stay sealed until all are in.
+    * ``legal_actions(seat)``: the complete legal actions of ``seat`` now (``[]`` if it is not
+      asked). A sequence of JSON-ready dicts: a list, or for large spaces a lazy sequence that
+      supports ``len``, indexing, iteration and ``in``.
+    * ``validate(seat, action)`` raises :class:`IllegalAction` with a readable reason;
+      ``apply(seat, action)`` validates, then changes the state.
+    """
+
+    game: ClassVar[Game]
+
+    def __init__(self, *, players: int, seed: int, options: JSON) -> None:
+        self.players = players
+        self.seed = seed
+        self.options = options
+        self.rng = Rng(seed)
+        self.moves = 0
+        self.forfeited: list[int] = []
+        # Each event: (public dict, {seat: private dict} or None). Private parts go only to
+        # their seat, e.g. the card it drew.
+        self._events: list[tuple[JSON, dict[int, JSON] | None]] = []
+
+    # ---- hooks each game implements --------------------------------------------------------
+
+    def setup(self) -> None:
+        """Deal and set up a new match (called once by ``Game.new_match``)."""
+        raise NotImplementedError
+
+    def to_act(self) -> list[int]:
+        raise NotImplementedError
+
+    def legal_actions(self, seat: int) -> Sequence[JSON]:
+        raise NotImplementedError
+
+    def _check(self, seat: int, action: JSON) -> Any:
+        """Validate ``action`` (known to be a dict, ``seat`` known to be asked); return whatever
+        parsed form ``_apply`` wants. Raise IllegalAction; KeyError/TypeError/ValueError are
+        turned into IllegalAction by the caller, so parsing can be direct."""
+        raise NotImplementedError
+
+    def _apply(self, seat: int, parsed: Any) -> None:
+        raise NotImplementedError
+
+    def _view(self, seat: int | None) -> JSON:
+        """Game-specific part of the view of ``seat`` (``None``: a spectator)."""
+        raise NotImplementedError
+
+    def _outcome(self) -> tuple[list[Any], list[Any]]:
+        """``(scores, rank_keys)`` per seat; a smaller rank key is better."""
+        raise NotImplementedError
+
+    def _end_at_move_cap(self) -> None:
+        """Stop the match where it stands (G-7): after this, ``is_over`` is true."""
+        raise NotImplementedError
+
+    @property
+    def is_over(self) -> bool:
+        raise NotImplementedError
+
+    def default_action(self, seat: int) -> JSON:
+        """The documented action taken for ``seat`` when it times out or fails (a legal one)."""
+        raise NotImplementedError
+
+    def dump(self) -> JSON:
+        """Game-specific part of ``to_json`` (JSON-ready; may share structure with the state)."""
+        raise NotImplementedError
+
+    def load(self, data: JSON) -> None:
+        """Inverse of ``dump``; ``data`` is the state's own copy."""
+        raise NotImplementedError
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError if the state is impossible (e.g. cards not conserved)."""
+        raise NotImplementedError
+
+    def resample(self, seat: int | None, seed: int) -> State:
+        """A copy in which everything ``seat`` cannot know is re-drawn at random, consistent with
+        what it does know (a determinization, as used by ISMCTS bots). ``view(seat)`` and
+        ``legal_actions(seat)`` of the copy equal the original's (G-3, G-5)."""
+        raise NotImplementedError
+
+    # ---- the shared machinery ------------------------------------------------------------
+
+    def emit(self, event_type: str, private: dict[int, JSON] | None = None, **public: Any) -> None:
+        """Record an event: ``public`` for everyone, ``private[seat]`` for that seat alone."""
+        public["type"] = event_type
+        self._events.append((public, private))
+
+    def events_since(self, n: int = 0, seat: int | None = None) -> list[JSON]:
+        """Events ``n, n+1, ...`` as everyone saw them, each with its index ``"n"``; with
+        ``seat``, that seat's private details are added under ``"private"``."""
+        out = []
+        for i in range(max(n, 0), len(self._events)):
+            public, private = self._events[i]
+            event = {"n": i, **public}
+            if seat is not None and private and seat in private:
+                event["private"] = private[seat]
+            out.append(event)
+        return out
+
+    @property
+    def event_count(self) -> int:
+        return len(self._events)
+
+    def validate(self, seat: int, action: Any) -> Any:
+        """Raise IllegalAction unless ``seat`` may take ``action`` now; return its parsed form."""
+        if self.is_over:
+            raise IllegalAction("the match is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalAction(f"no seat {seat!r} in this match")
+        if seat not in self.to_act():
+            raise IllegalAction(f"seat {seat} is not asked to act now (to act: {self.to_act()})")
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action must be an object, not {type(action).__name__}")
+        try:
+            return self._check(seat, action)
+        except IllegalAction:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise IllegalAction(f"malformed action {action!r}: {exc!r}") from exc
+
+    def apply(self, seat: int, action: Any) -> None:
+        parsed = self.validate(seat, action)
+        self._apply(seat, parsed)
+        self.moves += 1
+        if not self.is_over and self.moves >= self.game.move_cap(self.players, self.options):
+            self.emit("move_cap", moves=self.moves)
+            self._end_at_move_cap()
+
+    def forfeit(self, seat: int, reason: str = "resigned") -> None:
+        """Mark ``seat`` as forfeited: it is ranked after every other seat. The match goes on
+        (the platform plays the seat's default actions); its score stays as the rules give it."""
+        if seat not in self.forfeited:
+            self.forfeited.append(seat)
+            self.emit("forfeit", seat=seat, reason=reason)
+
+    def result(self) -> JSON:
+        """``{"scores": [...], "ranks": [...]}`` (G-4); also valid mid-match as a standing."""
+        scores, keys = self._outcome()
+        keys = [(seat in self.forfeited, key) for seat, key in enumerate(keys)]
+        return {"scores": scores, "ranks": competition_ranks(keys)}
+
+    def view(self, seat: int | None) -> JSON:
+        """What ``seat`` may know (``None``: a spectator), JSON-ready (G-3)."""
+        to_act = self.to_act()
+        out: JSON = {
+            "game": self.game.id,
+            "players": self.players,
+            "seat": seat,
+            "moves": self.moves,
+            "to_act": to_act,
+            "is_over": self.is_over,
+        }
+        if self.forfeited:
+            out["forfeited"] = list(self.forfeited)
+        out.update(self._view(seat))
+        if self.is_over:
+            out["result"] = self.result()
+        return out
+
+    def public_view(self) -> JSON:
+        return self.view(None)
+
+    def to_json(self) -> JSON:
+        return copy.deepcopy({
+            "game": self.game.id,
+            "format": FORMAT_VERSION,
+            "players": self.players,
+            "seed": self.seed,
+            "options": self.options,
+            "rng": self.rng.state,
+            "moves": self.moves,
+            "forfeited": self.forfeited,
+            "events": [[e, {str(k): v for k, v in p.items()} if p else None]
+                       for e, p in self._events],
+            "state": self.dump(),
+        })
+
+    def copy(self) -> State:
+        return self.game.from_json(self.to_json())
+
+
+# --------------------------------------------------------------------------------------------
+# Reference bots
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Bot:
+    """An in-process player. It decides from its seat's view and legal actions only, exactly
+    what a webhook bot or polling client gets, so it can never cheat."""
+
+    game: Game
+    seat: int
+    seed: int = 0
+    rng: Rng = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = Rng(self.seed * 1_000_003 + self.seat)
+
+    def choose(self, view: JSON, legal: Sequence[JSON]) -> JSON:
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions."""
+
+    def choose(self, view: JSON, legal: Sequence[JSON]) -> JSON:
+        return legal[self.rng.below(len(legal))]

@@ -1,0 +1,63 @@
+"""Start the whole platform locally: migrate, then web server + Celery worker + Celery beat.
+
+Runs on the embedded defaults (SQLite, filesystem broker under var/) unless DATABASE_URL /
+CELERY_BROKER_URL say otherwise. Ctrl-C (or SIGTERM) stops every process; if one dies, the
+others are stopped too, so nothing is left running half-way.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+HOST = os.environ.get("BLUFF_HOST", "127.0.0.1")
+PORT = os.environ.get("PORT", "8000")
+
+
+def main() -> int:
+    os.chdir(ROOT)
+    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], check=True)
+    celery = [PYTHON, "-m", "celery", "-A", "config"]
+    commands = {
+        "web": [PYTHON, "manage.py", "runserver", f"{HOST}:{PORT}"],
+        "worker": [*celery, "worker", "--loglevel", "INFO", "--concurrency", "1"],
+        "beat": [*celery, "beat", "--loglevel", "INFO"],
+    }
+    processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+    print(f"Bluff League is up: http://{HOST}:{PORT}/api/docs/  (Ctrl-C to stop)", flush=True)
+
+    stopping = False
+
+    def stop(*_: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    exit_code = 0
+    while not stopping:
+        for name, process in processes.items():
+            if process.poll() is not None:
+                print(f"{name} exited with code {process.returncode}; stopping the rest", flush=True)
+                exit_code = process.returncode or 1
+                stopping = True
+        time.sleep(0.5)
+    for process in processes.values():
+        if process.poll() is None:
+            process.terminate()
+    for process in processes.values():
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Every registered game, played at random many times, keeps the engine's invariants.
+
+The OpenSpiel ``games_sim_test`` idea: one parametrized test over the registry, so a new game is
+covered the moment it registers. Checks: every action taken was legal; non-asked seats have no
+legal actions; invariants (cards/chips/tokens conserved) hold; views leak nothing (a view and the
+legal actions are unchanged when everything the seat cannot know is re-drawn: G-3, G-5); JSON
+round trip is exact; a replay from seed + actions is identical; every match ends within its
+move cap with valid G-4 ranks.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import BadOptions, Rng, game_ids, get_game
+from games.engine.base import competition_ranks
+from games.engine.play import random_playout, replay
+
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+def random_options(game, players: int, rng: Rng) -> dict:
+    """Random values for the game's boolean / small-integer options; invalid combos dropped."""
+    options: dict = {}
+    for opt in game.options:
+        if opt.choices is not None:
+            options[opt.name] = rng.choice(opt.choices)
+        elif opt.type is bool:
+            options[opt.name] = rng.coin()
+        elif opt.type is int and opt.minimum is not None:
+            if opt.nullable and rng.coin():
+                options[opt.name] = None
+                continue
+            high = opt.minimum + 3 if opt.maximum is None else min(opt.maximum, opt.minimum + 3)
+            options[opt.name] = rng.randint(opt.minimum, high)
+    for name in list(options):
+        try:
+            game.check_options(options, players)
+            break
+        except BadOptions:
+            options.pop(name)
+    return options
+
+
+def new_random_match(game_id: str, seed: int):
+    game = get_game(game_id)
+    rng = Rng(seed)
+    players = rng.randint(game.min_players, game.max_players)
+    options = random_options(game, players, rng)
+    return game, game.new_match(players=players, seed=seed, options=options), rng
+
+
+def check_result(state) -> None:
+    result = state.result()
+    assert len(result["scores"]) == len(result["ranks"]) == state.players
+    assert min(result["ranks"]) == 1
+    # G-4: a rank equals 1 + the number of seats strictly ahead.
+    assert competition_ranks(result["ranks"]) == result["ranks"]
+    json.dumps(result)
+
+
+def check_round_trip(game, state) -> None:
+    data = state.to_json()
+    assert json.loads(json.dumps(data)) == data, "to_json must be plain JSON"
+    assert game.from_json(json.loads(json.dumps(data))).to_json() == data
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS)
+def test_random_matches_end_legally_and_replay(game_id: str, seed: int) -> None:
+    """Thousands of whole random matches: end within the cap, valid result, exact replay."""
+    game, state, rng = new_random_match(game_id, seed)
+    actions = random_playout(state, rng)
+    cap = game.move_cap(state.players, state.options)
+    assert state.is_over and state.to_act() == []
+    assert state.moves == len(actions) <= cap
+    state.check_invariants()
+    check_result(state)
+    check_round_trip(game, state)
+    again = replay(game_id, state.players, seed, state.options, actions)
+    assert again.to_json() == state.to_json()
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS)
+def test_every_move_keeps_invariants_and_leaks_nothing(game_id: str, seed: int) -> None:
+    """Checks at every move of fewer matches: legality, invariants, views, round trip."""
+    game, state, rng = new_random_match(game_id, seed)
+    resampled_differs = False
+    while not state.is_over:
+        to_act = state.to_act()
+        assert to_act and len(set(to_act)) == len(to_act)
+        for other in range(state.players):
+            if other not in to_act:
+                assert len(state.legal_actions(other)) == 0
+        state.check_invariants()
+        for seat in [None, *range(state.players)]:
+            view = state.view(seat)
+            assert json.loads(json.dumps(view)) == view
+            hidden_redrawn = state.resample(seat, seed=rng.next64())
+            hidden_redrawn.check_invariants()
+            assert hidden_redrawn.view(seat) == view, f"view of seat {seat} depends on hidden info"
+            assert hidden_redrawn.to_act() == to_act
+            if seat is not None:
+                assert list(hidden_redrawn.legal_actions(seat)) == list(state.legal_actions(seat))
+            resampled_differs |= hidden_redrawn.dump() != state.dump()
+        if rng.below(8) == 0:
+            check_round_trip(game, state)
+        seat = to_act[rng.below(len(to_act))]
+        legal = state.legal_actions(seat)
+        action = legal[rng.below(len(legal))]
+        assert action in legal
+        state.validate(seat, action)
+        state.apply(seat, action)
+    check_result(state)
+    assert resampled_differs, "resample() never changed any hidden information"
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_default_action_is_always_legal(game_id: str) -> None:
+    for seed in range(30):
+        game, state, rng = new_random_match(game_id, seed)
+        while not state.is_over:
+            for seat in state.to_act():
+                state.validate(seat, state.default_action(seat))
+            seat = state.to_act()[0]
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.below(len(legal))])
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_reference_bots_play_whole_matches(game_id: str) -> None:
+    from games.engine.play import play_bots
+
+    game = get_game(game_id)
+    for seed in range(5):
+        players = game.min_players + seed % (game.max_players - game.min_players + 1)
+        bots = ["heuristic"] + ["random"] * (players - 1)
+        state = play_bots(game_id, bots, seed=seed)
+        assert state.is_over
+        check_result(state)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_same_seed_same_match_and_other_seed_differs(game_id: str) -> None:
+    game = get_game(game_id)
+    a, b, c = (game.new_match(seed=s) for s in (11, 11, 12))
+    assert a.to_json() == b.to_json()
+    assert a.to_json()["state"] != c.to_json()["state"]
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_malformed_actions_are_refused_with_a_reason(game_id: str) -> None:
+    from games.engine import IllegalAction
+
+    state = get_game(game_id).new_match(seed=3)
+    seat = state.to_act()[0]
+    before = state.to_json()
+    for junk in [None, [], "x", 7, {}, {"type": "nonsense"}, {"type": None},
+                 {"type": 3, "cards": "all"}]:
+        with pytest.raises(IllegalAction) as caught:
+            state.apply(seat, junk)
+        assert str(caught.value)
+    for legal in list(state.legal_actions(seat))[:20]:
+        broken = {k: ("?" if k != "type" else v) for k, v in legal.items()}
+        if broken != legal:
+            with pytest.raises(IllegalAction):
+                state.apply(seat, broken)
+    assert state.to_json() == before

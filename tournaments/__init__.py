@@ -1,0 +1,1 @@
+"""Tournaments, leagues, ratings and scheduled league nights."""
