@@ -37,13 +37,14 @@ def random_options(game, players: int, rng: Rng) -> dict:
                 continue
             high = opt.minimum + 3 if opt.maximum is None else min(opt.maximum, opt.minimum + 3)
             options[opt.name] = rng.randint(opt.minimum, high)
-    for name in list(options):
+    valid: dict = {}
+    for name, value in options.items():  # keep each drawn value that fits with those kept
         try:
-            game.check_options(options, players)
-            break
+            game.check_options({**valid, name: value}, players)
         except BadOptions:
-            options.pop(name)
-    return options
+            continue
+        valid[name] = value
+    return valid
 
 
 def new_random_match(game_id: str, seed: int):
