@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
@@ -120,12 +121,52 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540, minimu
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
+# copies these entries into its tables on start-up.
+CELERY_BEAT_SCHEDULE = {
+    "games-expire-deadlines": {
+        "task": "games.expire_deadlines",
+        "schedule": float(env_int("BLUFF_DEADLINE_SWEEP_SECONDS", 10, minimum=1)),
+        "options": {"expires": 60},
+    },
+}
+
+# ---- Matches ----------------------------------------------------------------------------------
+# Per-move time limit when a match does not set one: generous, humans play over days.
+BLUFF_DEFAULT_MOVE_TIME_LIMIT = env_int("BLUFF_DEFAULT_MOVE_TIME_LIMIT", 24 * 3600, minimum=1)
+# Strikes (missed deadlines) after which a seat is forfeited; 0 = never.
+BLUFF_MAX_STRIKES = env_int("BLUFF_MAX_STRIKES", 3, minimum=0)
+# Upper bound of the long-poll ``?wait=N`` (seconds): it holds a worker while it waits.
+BLUFF_POLL_MAX_WAIT = env_int("BLUFF_POLL_MAX_WAIT", 30, minimum=0)
+# Loaded engine states kept per process for polls (0 disables the cache).
+BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
+
+# ---- Webhook bots (bots/) --------------------------------------------------------------------
+# Calling loopback/private addresses is refused unless allowed: on for local runs and tests
+# (DEBUG), off in production, where a bot URL must never reach the platform's own network.
+BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", DEBUG)
+BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
+BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("BLUFF_THROTTLE_ANON", "120/min"),
+        "user": env_str("BLUFF_THROTTLE_USER", "3000/min"),
+    },
+    "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {

@@ -1,0 +1,81 @@
+"""Domain errors of matches, each with a stable ``code`` clients can switch on.
+
+Services raise these; one exception handler (``config.exceptions``) turns them into
+``{"code": ..., "detail": ...}`` with ``status`` as the HTTP status. ``status`` is only a hint for
+that handler: services never deal with HTTP otherwise. Other apps subclass :class:`DomainError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    """Base of every error a service raises on purpose."""
+
+    code: ClassVar[str] = "error"
+    status: ClassVar[int] = 400
+    default_detail: ClassVar[str] = "The request cannot be carried out."
+
+    def __init__(self, detail: str | None = None, **extra: Any) -> None:
+        self.detail = detail or self.default_detail
+        self.extra = extra  # extra keys of the error body, e.g. current_version
+        super().__init__(self.detail)
+
+
+class MatchNotFound(DomainError):
+    code, status, default_detail = "match_not_found", 404, "No such match."
+
+
+class SeatNotFound(DomainError):
+    code, status, default_detail = "seat_not_found", 404, "No such seat in this match."
+
+
+class BadMatchOptions(DomainError):
+    """The engine refused the game, player count, options or seed; detail is its reason."""
+
+    code, status, default_detail = "bad_options", 400, "The engine refused these options."
+
+
+class BadSeats(DomainError):
+    code, status, default_detail = "bad_seats", 400, "The seat assignment is not valid."
+
+
+class MatchNotOpen(DomainError):
+    code, status, default_detail = "match_not_open", 409, "The match is not waiting for players."
+
+
+class NoOpenSeat(DomainError):
+    code, status, default_detail = "no_open_seat", 409, "That seat is not open."
+
+
+class AlreadySeated(DomainError):
+    code, status, default_detail = "already_seated", 409, "You already have a seat in this match."
+
+
+class NotYourSeat(DomainError):
+    code, status, default_detail = "not_your_seat", 403, "This seat is not yours."
+
+
+class MatchNotRunning(DomainError):
+    code, status, default_detail = "match_not_running", 409, "The match is not running."
+
+
+class SeatForfeited(DomainError):
+    code, status, default_detail = "seat_forfeited", 409, "This seat has resigned or forfeited."
+
+
+class StaleVersion(DomainError):
+    """The client acted on an old version; ``current_version`` tells it what to poll for."""
+
+    code, status, default_detail = "stale_version", 409, "The match has moved on; poll again."
+
+    def __init__(self, detail: str | None = None, *, current_version: int) -> None:
+        super().__init__(detail, current_version=current_version)
+        self.current_version = current_version
+
+
+class IllegalMove(DomainError):
+    """The engine refused the action; detail is its reason. Nothing changed."""
+
+    code, status, default_detail = "illegal_action", 422, "The action is not legal now."

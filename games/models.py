@@ -1,0 +1,128 @@
+"""Matches, their seats, the event log and the record of applied actions.
+
+The engine state lives in ``Match.state`` as the engine's own JSON (``State.to_json``); every
+rule stays in ``games/engine``. ``Match.version`` grows by one with every change a client could
+see (an applied action, a default action at a deadline, a resignation), so a client that posts
+an action with the version it saw can be told, cheaply and exactly, that it is stale.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+def default_move_time_limit() -> int:
+    return settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "open (waiting for players)"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    game = models.CharField(max_length=32, db_index=True, help_text="Engine game id, e.g. dtc.")
+    options = models.JSONField(default=dict, blank=True,
+                               help_text="The options merged over the game's defaults.")
+    seed = models.BigIntegerField(help_text="Seeds every shuffle, deal and roll; secret until "
+                                            "the match is over.")
+    players = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN,
+                              db_index=True)
+    state = models.JSONField(help_text="The engine's State.to_json().")
+    version = models.PositiveIntegerField(default=0)
+    move_time_limit = models.PositiveIntegerField(
+        default=default_move_time_limit, help_text="Seconds a seat has to act before it gets the "
+                                                   "game's default action and a strike.")
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="created_matches")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "deadline"], name="match_status_deadline")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.game} ({self.status}, v{self.version})"
+
+
+class Seat(models.Model):
+    """Who sits at seat ``number``: a polling player, a reference bot, or a registered kind."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    # Not a choices field: other apps register kinds (games.seats.register_seat_kind).
+    kind = models.CharField(max_length=32, default="player")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="seats")
+    bot_name = models.CharField(max_length=100, blank=True, default="")
+    strikes = models.PositiveSmallIntegerField(default=0)
+    forfeited = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="seat_unique_number")]
+
+    def __str__(self) -> str:
+        who = self.user.get_username() if self.user_id else (self.bot_name or "open")
+        return f"match {self.match_id} seat {self.number}: {self.kind} {who}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind == "player" and self.user_id is None
+
+
+class MatchEvent(models.Model):
+    """One entry of a match's audit log: an applied action (or start, timeout, resignation) and
+    the engine events it produced, public and private, so any match can be replayed."""
+
+    class Kind(models.TextChoices):
+        START = "start", "start"
+        ACTION = "action", "action"
+        TIMEOUT = "timeout", "timeout (default action and a strike)"
+        DEFAULT = "default", "default action (forfeited seat or failing bot)"
+        RESIGN = "resign", "resignation"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    n = models.PositiveIntegerField(help_text="0, 1, 2, ... without gaps within a match.")
+    version = models.PositiveIntegerField(help_text="The match version after this entry.")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)
+    events = models.JSONField(default=list, blank=True,
+                              help_text="Engine events; seat-private parts under 'private'.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "n"]
+        constraints = [models.UniqueConstraint(fields=["match", "n"], name="matchevent_unique_n")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} #{self.n} {self.kind} seat {self.seat}"
+
+
+class AppliedAction(models.Model):
+    """The answer given to an action posted for (match, version), so a retry gets it again."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="applied_actions")
+    version = models.PositiveIntegerField(help_text="The version the action was posted for.")
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    response = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "version"]
+        constraints = [models.UniqueConstraint(fields=["match", "version"],
+                                               name="appliedaction_unique_version")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} v{self.version} seat {self.seat}"

@@ -1,0 +1,109 @@
+"""Seat kinds: who sits at a seat, and how an automatic seat picks its action.
+
+``games`` knows two kinds: ``"player"`` (a user polling the API) and ``"reference"`` (one of the
+engine's reference bots, run in-process). Other apps add kinds without ``games`` importing them,
+from their ``AppConfig.ready()``::
+
+    from games.seats import SeatKind, register_seat_kind
+    register_seat_kind(SeatKind(name="webhook", automatic=WebhookSeat(), inline=False,
+                                check_bot=check_webhook_bot_name))
+
+An automatic seat is asked through :class:`AutomaticSeat`. ``inline=True`` kinds are asked
+inside the transaction that holds the match row lock, right after the action that made them
+due (so they must be fast and must not do network I/O); ``inline=False`` kinds are asked by the
+``games.advance_automatic_seats`` Celery task, outside any lock, and their answer is submitted
+with the version they saw (a stale answer is dropped and the seat is asked again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .engine import get_game
+
+if TYPE_CHECKING:
+    from .models import Match
+
+JSON = dict[str, Any]
+
+PLAYER = "player"
+REFERENCE = "reference"
+
+
+class AutomaticSeat(Protocol):
+    """Something that answers for a seat by itself."""
+
+    def choose(self, match: Match, seat_number: int, view: JSON,
+               legal_actions: Sequence[JSON]) -> JSON:
+        """The action for ``seat_number``, from what that seat may know (``view``) only."""
+        ...
+
+
+@dataclass(frozen=True)
+class SeatKind:
+    name: str
+    #: ``None``: a user plays this seat through the API.
+    automatic: AutomaticSeat | None = None
+    #: Ask the automatic seat in the same request (True) or in a Celery task (False).
+    inline: bool = True
+    #: Check the ``bot`` named in a seat spec when a match is created; raise ``ValueError``
+    #: with a readable reason. ``None``: the kind takes no bot name.
+    check_bot: Callable[[str, str], None] | None = None
+
+
+class ReferenceBotSeat:
+    """The engine's reference bots (``random``, ``heuristic``, ...), asked in-process.
+
+    Bots are rebuilt for every decision, seeded from the match seed and version, so a match
+    between reference bots is reproducible from its seed alone.
+    """
+
+    def choose(self, match: Match, seat_number: int, view: JSON,
+               legal_actions: Sequence[JSON]) -> JSON:
+        # match.seats is prefetched by the services, so this costs no query per move.
+        seat = next(s for s in match.seats.all() if s.number == seat_number)
+        bot = get_game(match.game).make_bot(seat.bot_name, seat_number,
+                                            match.seed * 7919 + match.version)
+        return bot.choose(view, legal_actions)
+
+
+def _check_reference_bot(game_id: str, bot_name: str) -> None:
+    game = get_game(game_id)
+    if bot_name not in game.bots:
+        raise ValueError(f"no reference bot {bot_name!r} for {game_id} "
+                         f"(have: {', '.join(game.bots)})")
+
+
+_KINDS: dict[str, SeatKind] = {}
+
+
+def register_seat_kind(kind: SeatKind) -> None:
+    """Make ``kind`` usable in matches; registering a name again replaces it."""
+    _KINDS[kind.name] = kind
+
+
+def unregister_seat_kind(name: str) -> None:
+    """Remove a kind (tests); the built-in kinds cannot be removed."""
+    if name not in (PLAYER, REFERENCE):
+        _KINDS.pop(name, None)
+
+
+def get_seat_kind(name: str) -> SeatKind:
+    """The registered kind; ``KeyError`` if there is none by that name."""
+    return _KINDS[name]
+
+
+def seat_kinds() -> list[str]:
+    return list(_KINDS)
+
+
+register_seat_kind(SeatKind(name=PLAYER))
+register_seat_kind(SeatKind(name=REFERENCE, automatic=ReferenceBotSeat(),
+                            check_bot=_check_reference_bot))
+
+__all__ = [
+    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "SeatKind",
+    "get_seat_kind", "register_seat_kind", "seat_kinds", "unregister_seat_kind",
+]

@@ -1,0 +1,220 @@
+"""Selectors: reads of matches, seat views and logs. No writes here.
+
+The poll path is built to be cheap when nothing changed: :func:`seat_poll_key` reads one row
+(the seat joined with its match) and the ETag comes from it, so a 304 never loads the engine.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from .engine import State, get_game
+from .errors import MatchNotFound, NotYourSeat, SeatNotFound
+from .models import Match, MatchEvent, Seat
+
+JSON = dict[str, Any]
+
+
+# Loaded engine states by (match id, version, updated_at): a committed version of a match never
+# changes, so reads of it can share one loaded State instead of re-parsing the JSON (whose event
+# list grows with every move) and re-checking invariants on every poll. Per process, bounded.
+_STATES: OrderedDict[tuple[int, int, datetime], State] = OrderedDict()
+_STATES_LOCK = threading.Lock()
+
+
+def _state_key(match: Match) -> tuple[int, int, datetime]:
+    return (match.pk, match.version, match.updated_at)
+
+
+def load_state(match: Match, *, for_update: bool = False) -> State:
+    """The engine state of ``match`` (invariants checked by the engine on load).
+
+    Reads may get a shared, cached State: never mutate it. ``for_update`` (services) always
+    gets a fresh one of its own.
+    """
+    if not for_update:
+        with _STATES_LOCK:
+            state = _STATES.get(_state_key(match))
+            if state is not None:
+                _STATES.move_to_end(_state_key(match))
+                return state
+    state = get_game(match.game).from_json(match.state)
+    if not for_update:
+        remember_state(match, state)
+    return state
+
+
+def remember_state(match: Match, state: State) -> None:
+    """Cache ``state`` as the committed state of ``match`` (call once it is committed and no
+    longer changed)."""
+    size = settings.BLUFF_STATE_CACHE_SIZE
+    if size <= 0:
+        return
+    with _STATES_LOCK:
+        _STATES[_state_key(match)] = state
+        _STATES.move_to_end(_state_key(match))
+        while len(_STATES) > size:
+            _STATES.popitem(last=False)
+
+
+def engine_events(state: State, since: int) -> list[JSON]:
+    """Engine events from index ``since``, public, with each seat's private part under
+    ``private[str(seat)]``: the complete record the log needs for audits and replays."""
+    events = state.events_since(since)
+    for seat in range(state.players):
+        for event in state.events_since(since, seat):
+            if "private" in event:
+                events[event["n"] - since].setdefault("private", {})[str(seat)] = event["private"]
+    return events
+
+
+def match_list(*, game: str | None = None, status: str | None = None,
+               player: str | None = None) -> QuerySet[Match]:
+    """Matches, newest first, filtered by game id, status and a player's username."""
+    qs = Match.objects.prefetch_related("seats__user").defer("state")
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    if player:
+        qs = qs.filter(seats__user__username=player).distinct()
+    return qs
+
+
+def match_get(*, match_id: int) -> Match:
+    match = Match.objects.prefetch_related("seats__user").filter(pk=match_id).first()
+    if match is None:
+        raise MatchNotFound()
+    return match
+
+
+@dataclass(frozen=True)
+class PollKey:
+    user_id: int | None
+    version: int
+    status: str
+    updated_at: datetime
+
+    def etag(self, *parts: Any) -> str:
+        tag = ".".join(str(p) for p in (self.version, self.status,
+                                          int(self.updated_at.timestamp() * 1_000_000), *parts))
+        return f'"{tag}"'
+
+
+def seat_poll_key(*, match_id: int, seat_number: int | None) -> PollKey:
+    """What the ETag of a seat's (or, with ``None``, the public) view depends on: one query."""
+    if seat_number is None:
+        row = Match.objects.filter(pk=match_id).values("version", "status", "updated_at").first()
+        if row is None:
+            raise MatchNotFound()
+        return PollKey(None, row["version"], row["status"], row["updated_at"])
+    row = (Seat.objects.filter(match_id=match_id, number=seat_number)
+           .values("user_id", "match__version", "match__status", "match__updated_at").first())
+    if row is None:
+        if not Match.objects.filter(pk=match_id).exists():
+            raise MatchNotFound()
+        raise SeatNotFound(f"match {match_id} has no seat {seat_number}")
+    return PollKey(row["user_id"], row["match__version"], row["match__status"],
+                   row["match__updated_at"])
+
+
+def seat_check_owner(*, key: PollKey, user: AbstractBaseUser) -> None:
+    """Only the seat's player may read its private view."""
+    if key.user_id is None or key.user_id != user.pk:
+        raise NotYourSeat("only the seat's player may read its view")
+
+
+def poll_wait(*, current: Callable[[], PollKey], etag: Callable[[PollKey], str], seen: str,
+              wait: float, interval: float = 0.2) -> PollKey:
+    """Wait up to ``wait`` seconds for the ETag to differ from ``seen``; return the last key.
+
+    A simple re-read loop: one indexed single-row query per ``interval``, no extra services.
+    """
+    key = current()
+    stop = time.monotonic() + wait
+    while etag(key) == seen and time.monotonic() < stop:
+        sleep(min(interval, max(stop - time.monotonic(), 0)))
+        key = current()
+    return key
+
+
+def sleep(seconds: float) -> None:  # a seam for tests
+    time.sleep(seconds)
+
+
+def _legal_list(legal: Any) -> tuple[list[JSON], Any]:
+    summary = legal.describe() if hasattr(legal, "describe") else None
+    return list(legal), summary
+
+
+def seat_view(*, match: Match, seat_number: int, with_legal: bool = True,
+              events_since: int | None = None) -> JSON:
+    """The poll answer for a seat: the engine's view of that seat plus the match's clock."""
+    state = load_state(match)
+    to_act = state.to_act()
+    seat = next(s for s in match.seats.all() if s.number == seat_number)
+    your_turn = seat_number in to_act and not seat.forfeited
+    out: JSON = {
+        "match": match.pk, "game": match.game, "seat": seat_number, "status": match.status,
+        "version": match.version, "deadline": match.deadline, "to_act": to_act,
+        "your_turn": your_turn, "strikes": seat.strikes, "forfeited": seat.forfeited,
+        "legal_actions": None, "view": state.view(seat_number),
+    }
+    if your_turn and with_legal:
+        out["legal_actions"], summary = _legal_list(state.legal_actions(seat_number))
+        if summary is not None:
+            out["legal_actions_summary"] = summary
+    if events_since is not None:
+        out["events"] = state.events_since(events_since, seat_number)
+    return out
+
+
+def match_public_view(*, match: Match, events_since: int | None = None) -> JSON:
+    """What a spectator may see now."""
+    state = load_state(match)
+    out: JSON = {"match": match.pk, "game": match.game, "status": match.status,
+                 "version": match.version, "deadline": match.deadline,
+                 "to_act": state.to_act(), "view": state.public_view()}
+    if events_since is not None:
+        out["events"] = state.events_since(events_since)
+    return out
+
+
+def _public_entry(entry: MatchEvent, complete: bool) -> JSON:
+    out: JSON = {"n": entry.n, "version": entry.version, "kind": entry.kind, "seat": entry.seat,
+                 "created_at": entry.created_at}
+    if complete:
+        out["action"] = entry.action
+        out["events"] = entry.events
+    else:
+        # Until the end, actions may be sealed choices and events carry hidden details.
+        out["events"] = [{k: v for k, v in e.items() if k != "private"} for e in entry.events]
+    return out
+
+
+def match_log(*, match: Match, since: int = 0) -> JSON:
+    """The audit log: public parts while the match runs; every action, private detail and the
+    seed once it is over, so anyone can replay it with the engine."""
+    complete = match.status == Match.Status.FINISHED
+    entries = match.events.filter(n__gte=max(since, 0)).order_by("n")
+    out: JSON = {
+        "match": match.pk, "game": match.game, "players": match.players,
+        "options": match.options, "status": match.status, "version": match.version,
+        "complete": complete, "seed": match.seed if complete else None,
+        "result": match.result,
+        "seats": [{"number": s.number, "kind": s.kind,
+                   "user": s.user.get_username() if s.user_id else None,
+                   "bot": s.bot_name or None} for s in match.seats.all()],
+        "entries": [_public_entry(e, complete) for e in entries],
+    }
+    return out

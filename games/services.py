@@ -1,0 +1,426 @@
+"""Services: every change to a match goes through here (HackSoft style ``<entity>_<action>``).
+
+Each service is one transaction holding the match row lock (``select_for_update``), so actions
+on one match are applied one at a time, in version order, whatever the number of web workers.
+The rules are the engine's: services load ``Match.state`` with ``Game.from_json``, call
+``State.apply``/``forfeit``, log what changed and store ``to_json()`` back.
+
+After every change, seats that answer by themselves are settled: forfeited seats get their
+default action, in-process ("inline") automatic seats such as reference bots choose right away,
+in the same transaction; other automatic kinds are asked by a Celery task queued on commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from .engine import BadOptions, IllegalAction, State, get_game
+from .errors import (
+    AlreadySeated,
+    BadMatchOptions,
+    BadSeats,
+    IllegalMove,
+    MatchNotFound,
+    MatchNotOpen,
+    MatchNotRunning,
+    NoOpenSeat,
+    NotYourSeat,
+    SeatForfeited,
+    SeatNotFound,
+    StaleVersion,
+)
+from .models import AppliedAction, Match, MatchEvent, Seat
+from .seats import PLAYER, get_seat_kind
+from .selectors import engine_events, load_state, remember_state
+
+log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]
+SEED_BITS = 63  # fits a signed BigIntegerField
+
+
+# --------------------------------------------------------------------------------------------
+# Accounts
+# --------------------------------------------------------------------------------------------
+
+
+def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[Any, str]:
+    """Create a player account and its API token (the token is how polling clients log in)."""
+    user = get_user_model().objects.create_user(username=username, password=password, email=email)
+    token = Token.objects.create(user=user)
+    return user, token.key
+
+
+def user_token(*, user: AbstractBaseUser) -> str:
+    """The user's API token, created on first use."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers shared by the services (call them inside a transaction holding the match row lock)
+# --------------------------------------------------------------------------------------------
+
+
+def _locked_match(match_id: int) -> Match:
+    match = (Match.objects.select_for_update().prefetch_related("seats")
+             .filter(pk=match_id).first())
+    if match is None:
+        raise MatchNotFound()
+    return match
+
+
+def _seat(match: Match, number: int) -> Seat:
+    for seat in match.seats.all():
+        if seat.number == number:
+            return seat
+    raise SeatNotFound(f"match {match.pk} has no seat {number!r}")
+
+
+def _log(match: Match, state: State, *, kind: str, seat: int | None, action: JSON | None,
+         since: int) -> MatchEvent:
+    return MatchEvent.objects.create(match=match, n=match.version, version=match.version,
+                                     kind=kind, seat=seat, action=action,
+                                     events=engine_events(state, since))
+
+
+def _apply(match: Match, state: State, *, seat: int, action: JSON, kind: str) -> None:
+    """Apply through the engine (IllegalAction propagates, nothing changed), bump the version
+    and log it."""
+    since = state.event_count
+    state.apply(seat, action)
+    match.version += 1
+    _log(match, state, kind=kind, seat=seat, action=action, since=since)
+
+
+def _forfeit(match: Match, state: State, seat: Seat, *, reason: str) -> None:
+    since = state.event_count
+    state.forfeit(seat.number, reason)
+    seat.forfeited = True
+    seat.save(update_fields=["forfeited"])
+    match.version += 1
+    _log(match, state, kind=MatchEvent.Kind.RESIGN, seat=seat.number,
+         action={"type": "resign", "reason": reason}, since=since)
+
+
+def _settle(match: Match, state: State, *, now: datetime | None = None,
+            previous_to_act: Sequence[int] | None = None, enqueue: bool = True) -> None:
+    """Let every seat that answers by itself act, then store the state and the deadline.
+
+    Forfeited seats get the game's default action; inline automatic seats (reference bots)
+    choose now. Stops when only humans or out-of-process seats are due, or the match is over
+    (the engine's move cap guarantees that it ends).
+    """
+    seats = {seat.number: seat for seat in match.seats.all()}
+    while not state.is_over:
+        progressed = False
+        for number in state.to_act():
+            if state.is_over or number not in state.to_act():
+                continue
+            seat = seats[number]
+            kind = get_seat_kind(seat.kind)
+            if seat.forfeited:
+                _apply(match, state, seat=number, action=state.default_action(number),
+                       kind=MatchEvent.Kind.DEFAULT)
+            elif kind.automatic is not None and kind.inline:
+                action = kind.automatic.choose(match, number, state.view(number),
+                                               state.legal_actions(number))
+                try:
+                    _apply(match, state, seat=number, action=action, kind=MatchEvent.Kind.ACTION)
+                except IllegalAction as exc:  # a bot bug must not stall the match
+                    log.warning("match %s seat %s (%s) chose an illegal action: %s",
+                                match.pk, number, seat.kind, exc)
+                    _apply(match, state, seat=number, action=state.default_action(number),
+                           kind=MatchEvent.Kind.DEFAULT)
+            else:
+                continue
+            progressed = True
+        if not progressed:
+            break
+
+    now = now or timezone.now()
+    match.state = state.to_json()
+    if state.is_over:
+        match.status = Match.Status.FINISHED
+        match.result = state.result()
+        match.finished_at = now
+        match.deadline = None
+    else:
+        to_act = state.to_act()
+        # The same simultaneous step going on (some seats answered) keeps its deadline.
+        same_step = (previous_to_act is not None and match.deadline is not None
+                     and set(to_act) < set(previous_to_act))
+        if not same_step:
+            match.deadline = now + timedelta(seconds=match.move_time_limit)
+        if enqueue and any(get_seat_kind(seats[n].kind).automatic is not None
+               and not get_seat_kind(seats[n].kind).inline and not seats[n].forfeited
+               for n in to_act):
+            match_id = match.pk
+            transaction.on_commit(lambda: _enqueue_advance(match_id))
+    match.save()
+    # From here on this State object is never changed: readers may share it once committed.
+    transaction.on_commit(lambda: remember_state(match, state))
+
+
+def _enqueue_advance(match_id: int) -> None:
+    from .tasks import advance_automatic_seats
+
+    advance_automatic_seats.delay(match_id)
+
+
+def _start(match: Match, state: State, *, now: datetime) -> None:
+    match.status = Match.Status.RUNNING
+    match.started_at = now
+    _log(match, state, kind=MatchEvent.Kind.START, seat=None, action=None, since=0)
+    _settle(match, state, now=now)
+
+
+# --------------------------------------------------------------------------------------------
+# Matches
+# --------------------------------------------------------------------------------------------
+
+
+def match_create(*, game: str, created_by: AbstractBaseUser | None,
+                 players: int | None = None, options: Mapping[str, Any] | None = None,
+                 seats: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None,
+                 move_time_limit: int | None = None, join: bool = False) -> Match:
+    """Create a match; it starts at once if no seat is left open.
+
+    ``seats``: one spec per seat, ``{"kind": "player"}`` for an open seat to be joined or
+    ``{"kind": "reference", "bot": "heuristic"}`` (or any registered kind). ``join`` seats the
+    creator at the first open seat. The engine validates game, player count and options.
+    """
+    try:
+        engine = get_game(game)
+    except BadOptions as exc:
+        raise BadMatchOptions(str(exc)) from None
+    specs = [dict(spec) for spec in seats] if seats is not None else None
+    if players is None:
+        players = len(specs) if specs else engine.default_players
+    if specs is None:
+        specs = [{"kind": PLAYER}] * players
+    if len(specs) != players:
+        raise BadSeats(f"{len(specs)} seat(s) given for {players} players")
+    if seed is None:
+        seed = secrets.randbits(SEED_BITS)
+    try:
+        state = engine.new_match(players=players, seed=seed,
+                                 options={} if options is None else options)
+    except BadOptions as exc:
+        raise BadMatchOptions(str(exc)) from None
+    for number, spec in enumerate(specs):
+        try:
+            kind = get_seat_kind(spec.get("kind", PLAYER))
+        except KeyError:
+            raise BadSeats(f"seat {number}: unknown seat kind {spec.get('kind')!r}") from None
+        bot = spec.get("bot") or ""
+        if kind.check_bot is not None:
+            try:
+                kind.check_bot(game, bot)
+            except ValueError as exc:
+                raise BadSeats(f"seat {number}: {exc}") from None
+        elif bot:
+            raise BadSeats(f"seat {number}: a {kind.name!r} seat takes no bot")
+    if join and created_by is None:
+        raise BadSeats("an anonymous creator cannot join")
+    if join and not any(spec.get("kind", PLAYER) == PLAYER for spec in specs):
+        raise BadSeats("join is set but no seat is open")
+
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            created_by=created_by,
+        )
+        joined = False
+        new_seats = []
+        for number, spec in enumerate(specs):
+            kind = spec.get("kind", PLAYER)
+            seat = Seat(match=match, number=number, kind=kind, bot_name=spec.get("bot") or "")
+            if kind == PLAYER and join and not joined:
+                seat.user, seat.joined_at, joined = created_by, now, True
+            elif kind != PLAYER:
+                seat.joined_at = now
+            new_seats.append(seat)
+        Seat.objects.bulk_create(new_seats)
+        match = _locked_match(match.pk)
+        if not any(seat.is_open for seat in match.seats.all()):
+            _start(match, state, now=now)
+    return match
+
+
+def match_join(*, match_id: int, user: AbstractBaseUser, seat_number: int | None = None) -> Match:
+    """Take an open seat (the given one, or the first open); the match starts when none is left."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        if match.status != Match.Status.OPEN:
+            raise MatchNotOpen()
+        seats = list(match.seats.all())
+        if any(seat.user_id == user.pk for seat in seats):
+            raise AlreadySeated()
+        if seat_number is None:
+            seat = next((seat for seat in seats if seat.is_open), None)
+            if seat is None:
+                raise NoOpenSeat("no seat is open")
+        else:
+            seat = _seat(match, seat_number)
+            if not seat.is_open:
+                raise NoOpenSeat(f"seat {seat_number} is not open")
+        now = timezone.now()
+        seat.user, seat.joined_at = user, now
+        seat.save(update_fields=["user", "joined_at"])
+        if any(other.is_open for other in seats):
+            match.save(update_fields=["updated_at"])  # a visible change: new ETag
+        else:
+            _start(match, load_state(match, for_update=True), now=now)
+    return match
+
+
+def _response(match: Match, seat: int, version: int) -> JSON:
+    return {"match": match.pk, "seat": seat, "applied_version": version,
+            "version": match.version, "status": match.status}
+
+
+def match_submit_action(*, match_id: int, seat_number: int, user: AbstractBaseUser,
+                        version: int, action: Any) -> JSON:
+    """Apply ``action`` for the user's seat if ``version`` is the match's current version.
+
+    Stale version: :class:`StaleVersion` with the current version, unless it is a retry of the
+    very action applied at that version by this seat, which gets the first answer again.
+    Illegal: :class:`IllegalMove` with the engine's reason, nothing changed. Automatic seats due
+    next act before the answer (inline kinds) or right after commit (a Celery task).
+    """
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        seat = _seat(match, seat_number)
+        if seat.user_id is None or seat.user_id != user.pk:
+            raise NotYourSeat()
+        if version != match.version:
+            if version < match.version:
+                prior = AppliedAction.objects.filter(match=match, version=version).first()
+                if prior is not None and prior.seat == seat_number and prior.action == action:
+                    return prior.response
+            raise StaleVersion(f"the match is at version {match.version}, not {version}",
+                               current_version=match.version)
+        if match.status != Match.Status.RUNNING:
+            raise MatchNotRunning(f"the match is {match.status}")
+        if seat.forfeited:
+            raise SeatForfeited()
+        state = load_state(match, for_update=True)
+        previous = state.to_act()
+        try:
+            _apply(match, state, seat=seat_number, action=action, kind=MatchEvent.Kind.ACTION)
+        except IllegalAction as exc:
+            raise IllegalMove(str(exc)) from None
+        _settle(match, state, previous_to_act=previous)
+        response = _response(match, seat_number, version)
+        AppliedAction.objects.create(match=match, version=version, seat=seat_number,
+                                     action=action, response=response)
+    return response
+
+
+def match_resign(*, match_id: int, seat_number: int, user: AbstractBaseUser) -> JSON:
+    """Resign the user's seat: the engine ranks it last and it plays default actions from now."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        seat = _seat(match, seat_number)
+        if seat.user_id is None or seat.user_id != user.pk:
+            raise NotYourSeat()
+        if match.status != Match.Status.RUNNING:
+            raise MatchNotRunning(f"the match is {match.status}")
+        if seat.forfeited:
+            raise SeatForfeited()
+        version = match.version
+        state = load_state(match, for_update=True)
+        previous = state.to_act()
+        _forfeit(match, state, seat, reason="resigned")
+        _settle(match, state, previous_to_act=previous)
+        return _response(match, seat_number, version)
+
+
+def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> int:
+    """Give every seat past its deadline the game's default action and a strike; a seat that
+    reaches ``BLUFF_MAX_STRIKES`` is forfeited. Returns how many default actions were applied.
+
+    Each match is its own transaction; a match locked by a request is skipped (next sweep).
+    """
+    now = now or timezone.now()
+    due = list(Match.objects.filter(status=Match.Status.RUNNING, deadline__lte=now)
+               .order_by("deadline").values_list("pk", flat=True)[:limit])
+    applied = 0
+    for match_id in due:
+        with transaction.atomic():
+            match = (Match.objects.select_for_update(skip_locked=True).prefetch_related("seats")
+                     .filter(pk=match_id, status=Match.Status.RUNNING, deadline__lte=now).first())
+            if match is None:
+                continue
+            state = load_state(match, for_update=True)
+            for number in list(state.to_act()):
+                if state.is_over or number not in state.to_act():
+                    continue
+                seat = _seat(match, number)
+                _apply(match, state, seat=number, action=state.default_action(number),
+                       kind=MatchEvent.Kind.TIMEOUT)
+                applied += 1
+                seat.strikes += 1
+                seat.save(update_fields=["strikes"])
+                limit_strikes = settings.BLUFF_MAX_STRIKES
+                if limit_strikes and seat.strikes >= limit_strikes and not seat.forfeited:
+                    _forfeit(match, state, seat, reason="timeouts")
+            _settle(match, state, now=now)
+    return applied
+
+
+def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000) -> int:
+    """Ask out-of-process automatic seats (e.g. webhook bots) that are due, one at a time.
+
+    The seat chooses outside any lock; its answer is then submitted with the version it saw,
+    so running this twice at once is harmless (a stale answer is dropped and asked again).
+    Returns how many actions were applied.
+    """
+    applied = 0
+    for _ in range(max_steps):
+        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if match is None or match.status != Match.Status.RUNNING:
+            return applied
+        state = load_state(match)
+        due = None
+        for number in state.to_act():
+            seat = _seat(match, number)
+            kind = get_seat_kind(seat.kind)
+            if kind.automatic is not None and not kind.inline and not seat.forfeited:
+                due = (number, kind)
+                break
+        if due is None:
+            return applied
+        number, kind = due
+        action = kind.automatic.choose(match, number, state.view(number),
+                                       state.legal_actions(number))
+        with transaction.atomic():
+            locked = _locked_match(match_id)
+            if locked.version != match.version or locked.status != Match.Status.RUNNING:
+                continue  # someone moved first: look again
+            state = load_state(locked, for_update=True)
+            previous = state.to_act()
+            try:
+                _apply(locked, state, seat=number, action=action, kind=MatchEvent.Kind.ACTION)
+            except IllegalAction as exc:
+                log.warning("match %s seat %s (%s) chose an illegal action: %s",
+                            match_id, number, kind.name, exc)
+                _apply(locked, state, seat=number, action=state.default_action(number),
+                       kind=MatchEvent.Kind.DEFAULT)
+            applied += 1
+            _settle(locked, state, previous_to_act=previous, enqueue=False)
+    return applied

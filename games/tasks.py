@@ -1,0 +1,24 @@
+"""Celery tasks: thin adapters that take ids and call one service (the services lock rows)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(name="games.expire_deadlines", ignore_result=True, time_limit=300,
+             soft_time_limit=240)
+def expire_deadlines() -> int:
+    """Periodic (CELERY_BEAT_SCHEDULE): default action and a strike for every seat past its
+    deadline. Safe to run twice at once: each match is claimed with a skip-locked row lock and
+    re-checked."""
+    return services.match_expire_deadlines()
+
+
+@shared_task(name="games.advance_automatic_seats", ignore_result=True, acks_late=True,
+             time_limit=600, soft_time_limit=540)
+def advance_automatic_seats(match_id: int) -> int:
+    """Let out-of-process automatic seats of one match act. Idempotent (answers are submitted
+    with the version they were chosen for), hence ``acks_late``."""
+    return services.match_advance_automatic_seats(match_id=match_id)
