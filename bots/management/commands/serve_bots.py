@@ -1,0 +1,39 @@
+"""``manage.py serve_bots``: the reference bots as real HTTP bots speaking protocol v1.
+
+    python manage.py serve_bots --port 8765
+    # then register http://<host>:8765/heuristic (any game) or http://<host>:8765/dtc/random
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from bots.refserver import RefBotServer
+
+
+class Command(BaseCommand):
+    help = "Serve the reference bots (random, heuristic; any game or per game) over HTTP."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1",
+                            help="address to listen on (0.0.0.0 to reach it from elsewhere)")
+        parser.add_argument("--port", type=int, default=8765)
+        parser.add_argument("--secret", default=None,
+                            help="a whsec_... secret: reject calls not signed with it")
+
+    def handle(self, *args, host: str, port: int, secret: str | None, **kwargs) -> None:
+        server = RefBotServer((host, port), secret=secret)
+        base = server.base_url
+        self.stdout.write(f"Reference bots on {base} (signatures "
+                          f"{'checked' if secret else 'not checked'}); register one of:")
+        for name in server.bot_names:
+            self.stdout.write(f"  {base}/{name}    (games: {', '.join(server.games)})")
+        for game_id in server.games:
+            self.stdout.write(f"  {base}/{game_id}/<{'|'.join(server.bot_names)}>")
+        self.stdout.flush()
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()

@@ -1,0 +1,323 @@
+"""Calling developers' bot URLs safely: an SSRF-guarded, pooled httpx client.
+
+A bot URL is attacker-controlled, and the platform runs inside a network with databases, brokers
+and a cloud metadata endpoint. So every connection:
+
+* resolves the host once and refuses it if *any* of its addresses is loopback, private,
+  link-local, carrier-grade NAT, multicast, reserved, unspecified or a cloud metadata address
+  (IPv4 and IPv6, looking inside IPv4-mapped, 6to4, NAT64 and Teredo IPv6 addresses);
+* connects to the very address it checked (the check lives in the httpcore network backend, at
+  connect time, so a second DNS answer can never swap in another address: no DNS rebinding),
+  while the Host header and TLS SNI keep the URL's name;
+* follows no redirects, ignores proxy environment variables, asks for no compression, reads the
+  body as a stream and stops past a size cap, and bounds connect and read time.
+
+``allow_private`` (the ``BOTS_ALLOW_PRIVATE_ADDRESSES`` setting, on for local runs and tests)
+lets loopback, private and carrier-grade NAT addresses through; link-local, metadata,
+multicast, reserved and unspecified addresses are refused always.
+
+Connections are pooled and kept alive per origin; :meth:`BotClient.call_many` calls several bots
+concurrently for simultaneous steps.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Final
+
+import httpcore
+import httpx
+
+from .protocol import (BLOCKED_ADDRESS, CONNECTION_ERROR, HTTP_STATUS, OVERSIZED_BODY,
+                       PLATFORM_ERROR, TIMEOUT, Failure)
+from .signing import sign_headers
+
+# httpx logs every request at INFO: one line per bot move would drown the worker's log and cost
+# more than the platform's own work per move. Failures are reported through Reply instead.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+#: Metadata services of the big clouds (AWS IMDS v4/v6 and ECS, GCP/Azure/OpenStack share the
+#: AWS address, Alibaba). Most are link-local or private anyway; naming them gives a clear reason.
+METADATA_ADDRESSES: Final = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "169.254.170.23", "fd00:ec2::254", "fd00:ec2::23",
+    "100.100.100.200",
+))
+_CGNAT: Final = ipaddress.ip_network("100.64.0.0/10")
+_PRIVATE: Final = tuple(ipaddress.ip_network(n) for n in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"))
+_NAT64: Final = ipaddress.ip_network("64:ff9b::/96")
+_COMPAT: Final = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible ::a.b.c.d
+#: Categories that ``allow_private`` lets through (local development and tests).
+ALLOWABLE: Final = frozenset({"loopback", "private", "carrier-grade NAT"})
+
+DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
+DEFAULT_CONNECT_TIMEOUT: Final = 2.0
+USER_AGENT: Final = "BluffLeague-Bots/1"
+
+
+class BlockedAddress(Exception):
+    """The URL's host resolves to an address we must not call; the message says which and why."""
+
+
+class BadBotURL(ValueError):
+    """The URL cannot be a bot URL at all (scheme, host, credentials)."""
+
+
+# ---- the address policy ------------------------------------------------------------------------
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries, if it is one of the forms that reach it."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    if ip in _NAT64 or (ip in _COMPAT and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
+def classify_address(ip: IPAddress) -> str | None:
+    """Why ``ip`` must not be called (a category), or None for a public unicast address."""
+    if ip in METADATA_ADDRESSES:
+        return "cloud metadata"
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = _embedded_ipv4(ip)
+        if inner is not None:
+            why = classify_address(inner)
+            # 6to4/NAT64 of a public IPv4 is a fine public address; of a private one, refused.
+            return why
+    if ip.is_unspecified:
+        return "unspecified"
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    if ip.is_multicast:
+        return "multicast"
+    if ip in _CGNAT:
+        return "carrier-grade NAT"
+    if any(ip in net for net in _PRIVATE if net.version == ip.version):
+        return "private"
+    if ip.is_reserved or ip.is_private or not ip.is_global:
+        return "reserved"
+    return None
+
+
+def check_address(ip: IPAddress, *, allow_private: bool) -> None:
+    """Raise :class:`BlockedAddress` unless the policy lets us connect to ``ip``."""
+    why = classify_address(ip)
+    if why is not None and not (allow_private and why in ALLOWABLE):
+        raise BlockedAddress(f"{ip} is a {why} address")
+
+
+def resolve_host(host: str, port: int) -> list[str]:
+    """Every address of ``host`` (one DNS resolution). Tests replace this to fake DNS."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(info[4][0] for info in infos))
+
+
+def check_url(url: str) -> httpx.URL:
+    """Parse a bot URL: http(s), a host, no credentials or fragment. Addresses are checked at
+    connect time, where they cannot change under us."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise BadBotURL(f"not a URL: {exc}") from None
+    if parsed.scheme not in ("http", "https"):
+        raise BadBotURL(f"a bot URL must be http:// or https://, not {parsed.scheme or 'none'}")
+    if not parsed.host:
+        raise BadBotURL("a bot URL needs a host")
+    if parsed.userinfo:
+        raise BadBotURL("a bot URL must not contain credentials")
+    if parsed.fragment:
+        raise BadBotURL("a bot URL must not contain a #fragment")
+    return parsed
+
+
+class GuardedBackend(httpcore.SyncBackend):
+    """httpcore's socket backend, resolving and checking the host itself before connecting to
+    the checked address. httpcore still hands ``host`` (the name) to TLS for SNI."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        self.allow_private = allow_private
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        try:
+            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in resolve_host(host, port)]
+        except (OSError, UnicodeError) as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host!r}: {exc}") from exc
+        if not addresses:
+            raise httpcore.ConnectError(f"{host!r} has no address")
+        for ip in addresses:  # one bad record is enough: the resolver might pick it next time
+            check_address(ip, allow_private=self.allow_private)
+        return super().connect_tcp(str(addresses[0]), port, timeout=timeout,
+                                   local_address=local_address, socket_options=socket_options)
+
+
+# ---- the client --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One signed request to a bot: ``path`` is appended to the bot's base URL."""
+
+    url: str
+    path: str
+    body: bytes
+    secret: str
+    timeout: float
+    method: str = "POST"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What came back: a 200 ``body``, or a ``failure``; ``elapsed`` in seconds either way."""
+
+    body: bytes
+    elapsed: float
+    status: int | None = None
+    failure: Failure | None = None
+
+
+def join_url(base: str, path: str) -> str:
+    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``."""
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+class BotClient:
+    """A pooled, guarded HTTP client for bot calls. Thread-safe; share one per worker process.
+
+    Every call returns a :class:`Reply` and never raises for anything the bot or network does.
+    """
+
+    def __init__(self, *, allow_private: bool = False,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 max_connections: int = 100, workers: int = 8) -> None:
+        self.allow_private = allow_private
+        self.max_response_bytes = max_response_bytes
+        self.connect_timeout = connect_timeout
+        limits = httpx.Limits(max_connections=max_connections,
+                              max_keepalive_connections=max_connections, keepalive_expiry=30.0)
+        transport = httpx.HTTPTransport(limits=limits, trust_env=False)
+        # Same pool httpx would build, with our guarded backend: httpx has no public hook for it.
+        transport._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=GuardedBackend(allow_private=allow_private),
+        )
+        self._http = httpx.Client(transport=transport, follow_redirects=False, trust_env=False,
+                                  headers={"user-agent": USER_AGENT,
+                                           "accept-encoding": "identity"})
+        self._workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        self._http.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> BotClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def call(self, call: Call) -> Reply:
+        """Send one signed request; a non-200, oversize, slow or failed call is a Failure."""
+        start = time.perf_counter()
+        try:
+            return self._send(call, start)
+        except BlockedAddress as exc:
+            return self._failed(start, BLOCKED_ADDRESS, str(exc))
+        except BadBotURL as exc:
+            return self._failed(start, CONNECTION_ERROR, str(exc))
+        except httpx.PoolTimeout as exc:  # all our connections busy: our problem, not the bot's
+            return self._failed(start, PLATFORM_ERROR, f"connection pool exhausted: {exc}")
+        except httpx.TimeoutException as exc:
+            return self._failed(start, TIMEOUT, f"{type(exc).__name__}: no answer within "
+                                                f"{call.timeout * 1000:.0f} ms")
+        except (httpx.TransportError, OSError) as exc:
+            return self._failed(start, CONNECTION_ERROR, f"{type(exc).__name__}: {exc}")
+
+    def call_many(self, calls: Sequence[Call]) -> list[Reply]:
+        """All ``calls`` at once (a simultaneous step); replies in the same order."""
+        if len(calls) <= 1:
+            return [self.call(c) for c in calls]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self._workers,
+                                            thread_name_prefix="bot-call")
+        return list(self._pool.map(self.call, calls))
+
+    @staticmethod
+    def _failed(start: float, reason: str, detail: str) -> Reply:
+        return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
+
+    def _send(self, call: Call, start: float) -> Reply:
+        url = check_url(join_url(call.url, call.path))
+        headers = sign_headers(call.secret, call.body)
+        if call.method == "POST":
+            headers["content-type"] = "application/json"
+        timeout = httpx.Timeout(call.timeout, connect=min(self.connect_timeout, call.timeout))
+        deadline = start + call.timeout
+        request = self._http.build_request(call.method, url, content=call.body or None,
+                                           headers=headers, timeout=timeout)
+        response = self._http.send(request, stream=True)
+        try:
+            status = response.status_code
+            if status != 200:
+                detail = f"HTTP {status}"
+                if response.is_redirect:
+                    detail += (f" redirect to {response.headers.get('location', '?')!r} "
+                               "(redirects are not followed)")
+                return Reply(b"", time.perf_counter() - start, status,
+                             Failure(HTTP_STATUS, detail))
+            cap = self.max_response_bytes
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                return Reply(b"", time.perf_counter() - start, status, Failure(
+                    OVERSIZED_BODY, f"Content-Length {declared} is over the {cap}-byte limit"))
+            chunks: list[bytes] = []
+            size = 0
+            # Raw bytes: we asked for no compression and never inflate a body.
+            for chunk in response.iter_raw():
+                size += len(chunk)
+                if size > cap:
+                    return Reply(b"", time.perf_counter() - start, status, Failure(
+                        OVERSIZED_BODY, f"body is over the {cap}-byte limit"))
+                chunks.append(chunk)
+                if time.perf_counter() > deadline:
+                    break
+        finally:
+            response.close()
+        elapsed = time.perf_counter() - start
+        if elapsed > call.timeout:
+            return Reply(b"", elapsed, status, Failure(
+                TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the "
+                         f"{call.timeout * 1000:.0f} ms limit"))
+        return Reply(b"".join(chunks), elapsed, status)
+
+
+def client_from_settings(**overrides: Any) -> BotClient:
+    """A :class:`BotClient` configured from the ``BOTS_*`` Django settings."""
+    from django.conf import settings
+
+    kwargs: dict[str, Any] = {"allow_private": settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
+                              "max_response_bytes": settings.BOTS_MAX_RESPONSE_BYTES}
+    kwargs.update(overrides)
+    return BotClient(**kwargs)

@@ -1,0 +1,216 @@
+"""Bot protocol v1: the JSON bodies the platform sends to a webhook bot, and reading its answers.
+
+Pure functions over an engine ``State``: no Django, no models, no network, so the match runner,
+the ``check_bot`` command, the reference bot server and the docs generator all build exactly the
+same bodies. The protocol is documented in ``docs/bot-protocol.md``.
+
+A body only ever carries ``state.view(seat)`` and that seat's legal actions (G-3): never the
+public event log with other seats' private parts, never the state itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from games.engine import IllegalAction, State
+
+JSON = dict[str, Any]
+
+API_VERSION: Final = "1"
+
+#: A lazy legal-action sequence that has a compact ``describe()`` is sent as the full list only
+#: while it has at most this many actions; above it the bot gets ``legal_description`` alone.
+#: 256 keeps every /move body under ~10 KB (a DTC offer list of a 6-card hand can reach
+#: thousands of offers, ~170 KB). Sequences without ``describe()`` are always sent whole (the
+#: largest, a Dutch Jack step at 6 players, is under 1,000 actions).
+LEGAL_LIST_LIMIT: Final = 256
+
+#: A bot's ``log`` string is kept for its developer, cut to this many characters.
+LOG_LIMIT: Final = 1000
+
+# Failure reasons. The first group is the bot's fault and earns a strike; ``platform_error`` is
+# ours and never does.
+TIMEOUT: Final = "timeout"
+CONNECTION_ERROR: Final = "connection_error"
+BLOCKED_ADDRESS: Final = "blocked_address"
+HTTP_STATUS: Final = "http_status"
+INVALID_JSON: Final = "invalid_json"
+OVERSIZED_BODY: Final = "oversized_body"
+BAD_SHAPE: Final = "bad_shape"
+ILLEGAL_ACTION: Final = "illegal_action"
+BOT_FAILURES: Final = (TIMEOUT, CONNECTION_ERROR, BLOCKED_ADDRESS, HTTP_STATUS, INVALID_JSON,
+                       OVERSIZED_BODY, BAD_SHAPE, ILLEGAL_ACTION)
+PLATFORM_ERROR: Final = "platform_error"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a call did not give a usable answer; ``detail`` is shown to the bot's developer."""
+
+    reason: str
+    detail: str = ""
+
+    @property
+    def is_bot_fault(self) -> bool:
+        return self.reason in BOT_FAILURES
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    """A valid /move answer: an action the engine accepted for that seat, and its log line."""
+
+    action: JSON
+    log: str | None = None
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """A valid ``GET /`` answer."""
+
+    name: str
+    author: str
+    games: list[str]
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What every call of a match repeats about it (the bot may be stateless).
+
+    ``seats`` names each seat's player (public at the table); ``options`` are the engine's merged
+    options of the match.
+    """
+
+    id: str
+    game: str
+    options: JSON
+    seats: Sequence[str]
+    timeout_ms: int
+    strike_limit: int | None = None
+    extra: JSON = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "options": self.options,
+            "seats": [{"seat": i, "name": name} for i, name in enumerate(self.seats)],
+            "timeout_ms": self.timeout_ms,
+            "strike_limit": self.strike_limit,
+            **self.extra,
+        }
+
+
+# ---- request bodies ----------------------------------------------------------------------------
+
+
+def _common(match: MatchInfo, state: State, seat: int) -> JSON:
+    return {
+        "apiversion": API_VERSION,
+        "match": match.to_json(),
+        "seat": seat,
+        "turn": state.moves,
+        "view": state.view(seat),
+    }
+
+
+def start_body(match: MatchInfo, state: State, seat: int) -> JSON:
+    """``POST /start``: sent once to each webhook seat before the first move."""
+    return _common(match, state, seat)
+
+
+def end_body(match: MatchInfo, state: State, seat: int) -> JSON:
+    """``POST /end``: sent once the match is over; ``result`` repeats the view's result."""
+    body = _common(match, state, seat)
+    body["result"] = state.result()
+    return body
+
+
+def legal_payload(legal: Sequence[JSON]) -> JSON:
+    """What a seat may do: ``legal_count`` always, ``legal_actions`` (the complete list) unless a
+    compact ``legal_description`` replaces it (see :data:`LEGAL_LIST_LIMIT`)."""
+    out: JSON = {"legal_count": len(legal)}
+    describe = getattr(legal, "describe", None)
+    if describe is not None:
+        out["legal_description"] = describe()
+        if len(legal) > LEGAL_LIST_LIMIT:
+            return out
+    out["legal_actions"] = list(legal)
+    return out
+
+
+def move_body(match: MatchInfo, state: State, seat: int) -> JSON:
+    """``POST /move``: the seat must answer with one of its legal actions."""
+    body = _common(match, state, seat)
+    body.update(legal_payload(state.legal_actions(seat)))
+    return body
+
+
+def handshake_body() -> bytes:
+    """``GET /`` has no body; the signature covers the empty string."""
+    return b""
+
+
+def encode(body: JSON) -> bytes:
+    """Compact ASCII JSON: the exact bytes that are signed and sent."""
+    return json.dumps(body, separators=(",", ":")).encode("ascii")
+
+
+# ---- reading answers ---------------------------------------------------------------------------
+
+
+def _load(raw: bytes) -> Any | Failure:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        snippet = raw[:80].decode("utf-8", "replace")
+        return Failure(INVALID_JSON, f"body is not JSON ({exc.__class__.__name__}: {exc}); "
+                                     f"starts with {snippet!r}")
+
+
+def parse_move_answer(state: State, seat: int, raw: bytes) -> MoveAnswer | Failure:
+    """Read a 200 answer to /move and validate its action with the engine, now.
+
+    Call it just before applying: in a simultaneous step the state may have moved on since the
+    request was sent, and only the engine decides what is legal.
+    """
+    data = _load(raw)
+    if isinstance(data, Failure):
+        return data
+    if not isinstance(data, dict):
+        return Failure(BAD_SHAPE, f'the answer must be an object {{"action": {{...}}}}, '
+                                  f"not {type(data).__name__}")
+    if "action" not in data:
+        return Failure(BAD_SHAPE, f'the answer has no "action" (keys: {sorted(data)[:10]})')
+    action = data["action"]
+    if not isinstance(action, dict):
+        return Failure(BAD_SHAPE, f'"action" must be an object, not {type(action).__name__}')
+    log = data.get("log")
+    if log is not None and not isinstance(log, str):
+        return Failure(BAD_SHAPE, f'"log" must be a string, not {type(log).__name__}')
+    try:
+        state.validate(seat, action)
+    except IllegalAction as exc:
+        return Failure(ILLEGAL_ACTION, str(exc))
+    return MoveAnswer(action=action, log=log[:LOG_LIMIT] if log else None)
+
+
+def parse_handshake(raw: bytes) -> Handshake | Failure:
+    """Read a 200 answer to ``GET /``; the bot must speak version 1 and name its games."""
+    data = _load(raw)
+    if isinstance(data, Failure):
+        return data
+    if not isinstance(data, dict):
+        return Failure(BAD_SHAPE, f"the handshake must be an object, not {type(data).__name__}")
+    if str(data.get("apiversion")) != API_VERSION:
+        return Failure(BAD_SHAPE, f'"apiversion" must be "{API_VERSION}", '
+                                  f"not {data.get('apiversion')!r}")
+    games = data.get("games")
+    if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
+        return Failure(BAD_SHAPE, '"games" must be a list of game ids')
+    name, author = data.get("name", ""), data.get("author", "")
+    if not isinstance(name, str) or not isinstance(author, str):
+        return Failure(BAD_SHAPE, '"name" and "author" must be strings')
+    return Handshake(name=name[:100], author=author[:100], games=games)

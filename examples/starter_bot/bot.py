@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""A Bluff League starter bot: protocol v1, every game, Python standard library only.
+
+    BOT_SECRET=whsec_... python bot.py --port 8000
+
+It checks each call's Standard Webhooks signature, answers the handshake, and plays a legal
+random action: from ``legal_actions`` when the platform sends the list, else from the compact
+``legal_description`` (DTC offers). Replace :func:`choose` with your strategy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import json
+import os
+import random
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+NAME = "starter bot"
+AUTHOR = "you"
+GAMES = ["dtc", "great_dalmuti", "dutch", "dice_cup", "dot"]
+TOLERANCE_S = 300  # refuse signatures more than 5 minutes off: stops replays of old calls
+MAX_BODY = 4 * 1024 * 1024
+
+rng = random.Random()
+
+
+# ---- your strategy ----------------------------------------------------------------------------
+
+
+def choose(body: dict[str, Any]) -> dict[str, Any]:
+    """Pick an action for ``body["seat"]`` from what the platform says it may do.
+
+    ``body["view"]`` holds everything your seat may know (your cards, public counts...).
+    """
+    legal = body.get("legal_actions")
+    if legal:
+        return rng.choice(legal)
+    description = body["legal_description"]
+    if description["type"] == "offer":  # DTC: too many offers to list
+        return random_offer(description)
+    raise ValueError(f"unknown description {description['type']!r}")
+
+
+def random_offer(d: dict[str, Any]) -> dict[str, Any]:
+    """A legal DTC offer from its description: ``min_count`` cards from the hand, with a value
+    of at least ``min_value`` (any count above ``min_count`` could take any value)."""
+    pool = [rank for rank, n in d["hand"].items() for _ in range(n)]
+    cards: dict[str, int] = {}
+    for rank in rng.sample(pool, d["min_count"]):
+        cards[rank] = cards.get(rank, 0) + 1
+    return {"type": "offer", "cards": cards,
+            "value": rng.randint(d["min_value"], d["values"][1])}
+
+
+# ---- protocol plumbing ------------------------------------------------------------------------
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key of a ``whsec_<base64>`` secret."""
+    return base64.b64decode(secret.removeprefix("whsec_"))
+
+
+def signature_ok(key: bytes, headers: Any, body: bytes) -> bool:
+    """Standard Webhooks: ``v1,<base64 HMAC-SHA256 of "id.timestamp.body">``, fresh timestamp."""
+    msg_id = headers.get("webhook-id", "")
+    timestamp = headers.get("webhook-timestamp", "")
+    if not msg_id or not timestamp.isdigit() or abs(time.time() - int(timestamp)) > TOLERANCE_S:
+        return False
+    digest = hmac.new(key, f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    expected = base64.b64encode(digest)
+    for candidate in headers.get("webhook-signature", "").split():
+        version, _, value = candidate.partition(",")
+        if version == "v1" and hmac.compare_digest(value.encode(), expected):
+            return True
+    return False
+
+
+class Handler(BaseHTTPRequestHandler):
+    # Keep-alive, no Nagle, and one buffered write per answer: without these the stdlib server
+    # sends headers and body in separate segments and waits ~40 ms for a delayed ACK each time.
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    wbufsize = 64 * 1024
+    key: bytes | None = None
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # one line per move would cost more than the move
+
+    def _answer(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> bytes | None:
+        length = self.headers.get("Content-Length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            self.close_connection = True
+            self._answer(413, {"error": "too large"})
+            return None
+        body = self.rfile.read(int(length))
+        if self.key is not None and not signature_ok(self.key, self.headers, body):
+            self._answer(401, {"error": "bad signature"})
+            return None
+        return body
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self._body() is None:
+            return
+        if self.path.rstrip("/") != "":
+            self._answer(404, {"error": "not found"})
+            return
+        self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES})
+
+    def do_POST(self) -> None:  # noqa: N802
+        raw = self._body()
+        if raw is None:
+            return
+        if self.path == "/move":
+            try:
+                action = choose(json.loads(raw))
+            except (ValueError, KeyError, TypeError) as exc:
+                self._answer(400, {"error": str(exc)})
+                return
+            self._answer(200, {"action": action})
+        elif self.path in ("/start", "/end"):
+            self._answer(200, {})
+        else:
+            self._answer(404, {"error": "not found"})
+
+
+def make_server(host: str, port: int, secret: str | None) -> ThreadingHTTPServer:
+    """A ready server; ``secret`` None accepts unsigned calls (local experiments only)."""
+    handler = type("BotHandler", (Handler,), {"key": secret_key(secret) if secret else None})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    args = parser.parse_args()
+    secret = os.environ.get("BOT_SECRET")
+    server = make_server(args.host, args.port, secret)
+    print(f"{NAME} on http://{args.host}:{server.server_address[1]} "
+          f"({'checking signatures' if secret else 'NOT checking signatures: set BOT_SECRET'})",
+          flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

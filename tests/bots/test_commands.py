@@ -1,0 +1,111 @@
+"""The developer tools: ``serve_bots`` as a real process, ``check_bot`` against real bots."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from bots import protocol
+from bots.match import ReferenceSeat, WebhookSeat, play_webhook_match
+from bots.net import Call
+from bots.signing import sign_headers
+from games.engine import get_game
+
+from .conftest import ROOT, SHORT_OPTIONS, require_game
+
+
+@pytest.fixture(scope="module")
+def served_bots():
+    """``manage.py serve_bots`` in its own process, on a free port, signatures checked."""
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve_bots", "--port", "0",
+                             "--secret", secret], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        assert match, line
+        yield f"http://127.0.0.1:{match.group(1)}", secret
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serve_bots_plays_whole_matches(served_bots, client, game_id) -> None:
+    base, secret = served_bots
+    game = get_game(game_id)
+    seats = [WebhookSeat(f"{base}/heuristic", secret), WebhookSeat(f"{base}/{game_id}/random",
+                                                                   secret)]
+    seats += [ReferenceSeat("random")] * (game.min_players - 2)
+    report = play_webhook_match(game_id, seats, client=client, seed=2,
+                                options=SHORT_OPTIONS.get(game_id))
+    assert report.state.is_over and not report.platform_errors
+    assert all(not s.strikes and s.defaults == 0 for s in report.seats)
+
+
+def test_serve_bots_refuses_unsigned_calls(served_bots, client) -> None:
+    base, _ = served_bots
+    reply = client.call(Call(url=f"{base}/random", path="", body=b"",
+                             secret="whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", timeout=2,
+                             method="GET"))
+    assert reply.failure.reason == "http_status" and reply.status == 401
+
+
+def test_check_bot_reports_a_good_bot(starter_url, secret) -> None:
+    require_game("dice_cup")
+    out = StringIO()
+    call_command("check_bot", starter_url, "--game", "dice_cup", "--matches", "3",
+                 "--secret", secret, "--no-progress", stdout=out)
+    text = out.getvalue()
+    assert "handshake ok: 'starter bot'" in text
+    assert "illegal actions: 0, protocol errors: 0" in text
+    assert re.search(r"latency ms: p50 [\d.]+  p95 [\d.]+  max [\d.]+", text)
+    assert "no failures" in text
+
+
+def test_check_bot_reports_illegal_actions_and_fails(fake_bot, secret) -> None:
+    require_game("dice_cup")
+    bot = fake_bot("illegal")
+    out = StringIO()
+    with pytest.raises(CommandError, match="failed move"):
+        call_command("check_bot", bot.url, "--game", "dice_cup", "--matches", "2",
+                     "--secret", secret, "--no-progress", stdout=out)
+    assert re.search(r"illegal actions: [1-9]", out.getvalue())
+
+
+def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
+    with pytest.raises(CommandError, match="handshake failed.*wrong --secret"):
+        call_command("check_bot", starter_url, "--matches", "1", "--no-progress",
+                     stdout=StringIO())
+
+
+def test_starter_bot_is_fast(starter, secret) -> None:
+    """Its own work per move stays well under a millisecond (the issue's bar)."""
+    require_game("dice_cup")
+    state = get_game("dice_cup").new_match(players=4, seed=1)
+    match = protocol.MatchInfo(id="x", game="dice_cup", options=state.options,
+                               seats=["a", "b", "c", "d"], timeout_ms=1000)
+    raw = protocol.encode(protocol.move_body(match, state, state.to_act()[0]))
+    headers = sign_headers(secret, raw)
+    key = starter.secret_key(secret)
+    started = time.perf_counter()
+    for _ in range(200):
+        assert starter.signature_ok(key, headers, raw)
+        starter.choose(json.loads(raw))
+    assert (time.perf_counter() - started) / 200 < 0.0005
+
+
+def test_starter_bot_round_trip_avoids_the_delayed_ack_trap(starter_url, secret, client) -> None:
+    """Without TCP_NODELAY and a buffered writer a stdlib bot takes ~40 ms per answer."""
+    call = Call(url=starter_url, path="", body=b"", secret=secret, timeout=2, method="GET")
+    elapsed = sorted(client.call(call).elapsed for _ in range(30))
+    assert elapsed[15] < 0.015, elapsed

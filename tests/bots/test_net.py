@@ -1,0 +1,128 @@
+"""Calling bot URLs safely: the address policy, refusals before any connection, no DNS rebinding,
+no redirects, capped bodies. DNS is faked (``bots.net.resolve_host``), so no real lookup runs."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import httpcore
+import pytest
+
+from bots import net, protocol
+from bots.net import BadBotURL, BotClient, Call, check_url, classify_address
+
+BLOCKED = [
+    ("127.0.0.1", "loopback"), ("127.8.9.10", "loopback"), ("::1", "loopback"),
+    ("10.1.2.3", "private"), ("172.16.0.1", "private"), ("192.168.1.1", "private"),
+    ("fd12::1", "private"),
+    ("100.64.0.1", "carrier-grade NAT"), ("100.127.255.254", "carrier-grade NAT"),
+    ("169.254.169.254", "cloud metadata"), ("fd00:ec2::254", "cloud metadata"),
+    ("100.100.100.200", "cloud metadata"),
+    ("169.254.1.1", "link-local"), ("fe80::1", "link-local"),
+    ("224.0.0.1", "multicast"), ("239.255.255.250", "multicast"), ("ff02::1", "multicast"),
+    ("0.0.0.0", "unspecified"), ("::", "unspecified"),
+    ("240.0.0.1", "reserved"), ("255.255.255.255", "reserved"), ("192.0.2.1", "reserved"),
+    ("198.18.0.1", "reserved"), ("2001:db8::1", "reserved"), ("0.1.2.3", "reserved"),
+    # IPv4 inside IPv6: mapped, 6to4, NAT64, IPv4-compatible.
+    ("::ffff:127.0.0.1", "loopback"), ("::ffff:10.0.0.1", "private"),
+    ("::ffff:169.254.169.254", "cloud metadata"), ("2002:a00:1::", "private"),
+    ("64:ff9b::a9fe:a9fe", "cloud metadata"), ("::7f00:1", "loopback"),
+]
+PUBLIC = ["8.8.8.8", "1.1.1.1", "2001:4860:4860::8888", "::ffff:8.8.8.8", "2002:808:808::"]
+
+
+@pytest.mark.parametrize("address, why", BLOCKED)
+def test_blocked_addresses(address: str, why: str) -> None:
+    assert classify_address(ipaddress.ip_address(address)) == why
+
+
+@pytest.mark.parametrize("address", PUBLIC)
+def test_public_addresses(address: str) -> None:
+    assert classify_address(ipaddress.ip_address(address)) is None
+
+
+@pytest.fixture
+def no_connect(monkeypatch):
+    """Fail the test if any socket connection is even attempted."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a connection was attempted to a refused address")
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", refuse)
+
+
+@pytest.mark.parametrize("addresses", [
+    ["10.0.0.5"], ["127.0.0.1"], ["169.254.169.254"], ["::ffff:127.0.0.1"], ["fd00:ec2::254"],
+    ["100.64.3.4"], ["93.184.216.34", "10.0.0.5"],  # one bad record among good ones is enough
+])
+def test_refused_before_connecting_with_the_allow_setting_off(monkeypatch, no_connect,
+                                                              addresses) -> None:
+    monkeypatch.setattr(net, "resolve_host", lambda host, port: addresses)
+    with BotClient(allow_private=False) as client:
+        reply = client.call(Call(url="http://bot.example.com", path="move", body=b"{}",
+                                 secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", timeout=1))
+    assert reply.failure.reason == protocol.BLOCKED_ADDRESS
+    assert "address" in reply.failure.detail
+
+
+def test_a_private_bot_url_plays_defaults_with_the_setting_off(monkeypatch, no_connect) -> None:
+    from bots.match import ReferenceSeat, WebhookSeat, play_webhook_match
+
+    from .conftest import require_game
+    require_game("dice_cup")
+    monkeypatch.setattr(net, "resolve_host", lambda host, port: ["169.254.169.254"])
+    with BotClient(allow_private=False) as client:
+        report = play_webhook_match(
+            "dice_cup", [WebhookSeat("http://metadata.example", "whsec_AAAA"),
+                         ReferenceSeat()], client=client, seed=1, strike_limit=None)
+    stats = report.seats[0]
+    assert report.state.is_over
+    assert dict(stats.strikes) == {protocol.BLOCKED_ADDRESS: stats.moves}
+    assert stats.defaults == stats.moves > 0
+
+
+def test_allowed_hosts_connect_to_the_checked_address_keeping_the_host_header(
+        monkeypatch, fake_bot, secret) -> None:
+    """DNS is asked once per new connection; the socket goes to the address it answered, and
+    the request still names the URL's host (and would use it for TLS SNI)."""
+    bot = fake_bot("good")
+    port = bot.server_address[1]
+    lookups = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return ["127.0.0.1"]
+
+    monkeypatch.setattr(net, "resolve_host", resolve)
+    with BotClient(allow_private=True) as client:
+        for _ in range(3):
+            reply = client.call(Call(url=f"http://bot.example.com:{port}", path="", body=b"",
+                                     secret=secret, timeout=2, method="GET"))
+            assert reply.failure is None, reply.failure
+    assert lookups == ["bot.example.com"]  # pooled keep-alive connection: resolved once
+    assert bot.hosts == [f"bot.example.com:{port}"] * 3
+
+
+def test_loopback_is_refused_for_real_with_the_setting_off(fake_bot, secret) -> None:
+    bot = fake_bot("good")
+    with BotClient(allow_private=False) as client:
+        reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=1,
+                                 method="GET"))
+    assert reply.failure.reason == protocol.BLOCKED_ADDRESS
+    assert bot.calls == {}
+
+
+@pytest.mark.parametrize("url", ["ftp://bot.example", "http://", "http://u:p@bot.example/",
+                                 "http://bot.example/#x", "not a url"])
+def test_bad_urls(url: str) -> None:
+    with pytest.raises(BadBotURL):
+        check_url(url)
+
+
+def test_proxy_environment_is_ignored(monkeypatch, fake_bot, secret) -> None:
+    """An HTTP(S)_PROXY would let requests bypass the address check: it is never used."""
+    monkeypatch.setenv("HTTP_PROXY", "http://10.0.0.1:3128")
+    monkeypatch.setenv("ALL_PROXY", "http://10.0.0.1:3128")
+    bot = fake_bot("good")
+    with BotClient(allow_private=True) as client:
+        reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=2,
+                                 method="GET"))
+    assert reply.failure is None and bot.calls["/"] == 1

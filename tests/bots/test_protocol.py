@@ -1,0 +1,153 @@
+"""Protocol v1 bodies carry only the seat's view and what it may do (G-3); answers are read and
+validated by the engine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bots import protocol
+from bots.protocol import Failure, MatchInfo, MoveAnswer
+from bots.refserver import legal_from_body
+from games.engine import get_game
+from games.engine.play import random_playout
+from games.engine.rng import Rng
+
+from .conftest import require_game
+
+
+def _match(state) -> MatchInfo:
+    return MatchInfo(id="m1", game=state.game.id, options=state.options,
+                     seats=[f"p{i}" for i in range(state.players)], timeout_ms=500,
+                     strike_limit=3)
+
+
+def _walk(game_id: str, seed: int = 1):
+    """Yield ``(state, seat)`` at every decision of a random match."""
+    state = get_game(game_id).new_match(seed=seed)
+    rng = Rng(seed)
+    while not state.is_over:
+        seat = state.to_act()[0]
+        yield state, seat
+        legal = state.legal_actions(seat)
+        state.apply(seat, legal[rng.below(len(legal))])
+
+
+def test_move_body_holds_the_view_and_the_legal_actions(game_id) -> None:
+    for n, (state, seat) in enumerate(_walk(game_id)):
+        body = json.loads(protocol.encode(protocol.move_body(_match(state), state, seat)))
+        assert set(body) <= {"apiversion", "match", "seat", "turn", "view", "legal_count",
+                             "legal_actions", "legal_description"}
+        assert body["view"] == state.view(seat)  # only the seat's view: nothing else of the state
+        assert (body["seat"], body["turn"], body["apiversion"]) == (seat, state.moves, "1")
+        assert body["match"]["seats"][seat] == {"seat": seat, "name": f"p{seat}"}
+        legal = state.legal_actions(seat)
+        assert body["legal_count"] == len(legal)
+        if "legal_actions" in body:
+            assert body["legal_actions"] == list(legal)
+        else:
+            assert len(legal) > protocol.LEGAL_LIST_LIMIT and "legal_description" in body
+        if n > 300:
+            break
+
+
+def test_large_dtc_offer_lists_are_sent_as_a_description_the_bots_can_expand() -> None:
+    require_game("dtc")
+    seen_large = seen_small = False
+    for seed in range(20):
+        for state, seat in _walk("dtc", seed):
+            legal = state.legal_actions(seat)
+            if not hasattr(legal, "describe"):
+                continue
+            body = protocol.move_body(_match(state), state, seat)
+            assert body["legal_description"] == legal.describe()
+            if len(legal) > protocol.LEGAL_LIST_LIMIT:
+                seen_large = True
+                assert "legal_actions" not in body
+                assert list(legal_from_body("dtc", body)) == list(legal)
+            else:
+                seen_small = True
+                assert body["legal_actions"] == list(legal)
+        if seen_large and seen_small:
+            return
+    pytest.fail("no DTC offer step above and below the limit in 20 matches")
+
+
+def test_starter_bot_plays_legally_from_a_description(starter) -> None:
+    require_game("dtc")
+    checked = 0
+    for seed in range(10):
+        for state, seat in _walk("dtc", seed):
+            legal = state.legal_actions(seat)
+            if hasattr(legal, "describe"):
+                body = {"legal_description": legal.describe()}
+                for _ in range(5):
+                    state.validate(seat, starter.choose(body))
+                checked += 1
+    assert checked > 20
+
+
+def test_start_and_end_bodies(game_id) -> None:
+    state = get_game(game_id).new_match(seed=3)
+    start = protocol.start_body(_match(state), state, 0)
+    assert start["view"] == state.view(0) and "legal_actions" not in start
+    random_playout(state, Rng(3))
+    end = protocol.end_body(_match(state), state, 0)
+    assert end["result"] == state.result() == end["view"]["result"]
+
+
+@pytest.fixture
+def asked():
+    require_game("dice_cup")
+    state = get_game("dice_cup").new_match(players=2, seed=1)
+    return state, state.to_act()[0]
+
+
+@pytest.mark.parametrize("raw, reason", [
+    (b"", protocol.INVALID_JSON),
+    (b"{", protocol.INVALID_JSON),
+    (b"\xff\xfe", protocol.INVALID_JSON),
+    (b"[" * 100_000, protocol.INVALID_JSON),
+    (b"[]", protocol.BAD_SHAPE),
+    (b'{"move": {}}', protocol.BAD_SHAPE),
+    (b'{"action": "roll"}', protocol.BAD_SHAPE),
+    (b'{"action": {"type": "x"}, "log": 5}', protocol.BAD_SHAPE),
+    (b'{"action": {"type": "no such move"}}', protocol.ILLEGAL_ACTION),
+    (b'{"action": {}}', protocol.ILLEGAL_ACTION),
+])
+def test_bad_answers_are_failures_with_reasons(asked, raw, reason) -> None:
+    state, seat = asked
+    before = state.to_json()
+    outcome = protocol.parse_move_answer(state, seat, raw)
+    assert isinstance(outcome, Failure) and outcome.reason == reason and outcome.detail
+    assert outcome.is_bot_fault
+    assert state.to_json() == before  # reading an answer never changes the state
+
+
+def test_a_good_answer_and_its_log(asked) -> None:
+    state, seat = asked
+    action = state.legal_actions(seat)[0]
+    raw = json.dumps({"action": action, "log": "y" * 5000, "extra": 1}).encode()
+    outcome = protocol.parse_move_answer(state, seat, raw)
+    assert outcome == MoveAnswer(action=action, log="y" * protocol.LOG_LIMIT)
+
+
+def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
+    state, seat = asked
+    other = 1 - seat
+    raw = json.dumps({"action": state.legal_actions(seat)[0]}).encode()
+    outcome = protocol.parse_move_answer(state, other, raw)
+    assert isinstance(outcome, Failure) and outcome.reason == protocol.ILLEGAL_ACTION
+
+
+@pytest.mark.parametrize("raw, ok", [
+    (b'{"apiversion": "1", "name": "n", "author": "a", "games": ["dtc"]}', True),
+    (b'{"apiversion": 1, "games": []}', True),
+    (b'{"apiversion": "2", "games": []}', False),
+    (b'{"apiversion": "1", "games": "dtc"}', False),
+    (b"nope", False),
+])
+def test_handshake(raw, ok) -> None:
+    outcome = protocol.parse_handshake(raw)
+    assert isinstance(outcome, protocol.Handshake) is ok
