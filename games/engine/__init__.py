@@ -13,6 +13,7 @@ from .base import (
     EngineError,
     Game,
     IllegalAction,
+    LazyActions,
     Option,
     RandomBot,
     State,
@@ -22,6 +23,6 @@ from .registry import game_ids, get_game
 from .rng import Rng
 
 __all__ = [
-    "BadOptions", "Bot", "CorruptState", "EngineError", "Game", "IllegalAction", "Option",
-    "RandomBot", "Rng", "State", "competition_ranks", "game_ids", "get_game",
+    "BadOptions", "Bot", "CorruptState", "EngineError", "Game", "IllegalAction", "LazyActions",
+    "Option", "RandomBot", "Rng", "State", "competition_ranks", "game_ids", "get_game",
 ]

@@ -19,6 +19,7 @@ Conventions every game follows (house rules G-1..G-7):
 from __future__ import annotations
 
 import copy
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -27,6 +28,8 @@ from .rng import Rng
 
 JSON = dict[str, Any]
 FORMAT_VERSION = 1
+#: ``State.clone(private_of=ALL_SEATS)`` keeps every seat's private event details.
+ALL_SEATS = object()
 
 
 class EngineError(Exception):
@@ -96,6 +99,33 @@ class Option:
         if self.choices is not None:
             out["choices"] = list(self.choices)
         return out
+
+
+# --------------------------------------------------------------------------------------------
+# Large legal-action lists
+# --------------------------------------------------------------------------------------------
+
+
+class LazyActions(Sequence):
+    """A complete legal-action list that builds its dicts only when asked.
+
+    Games whose lists can get long (DTC offers, Dalmuti leads, Dutch Jack swaps...) subclass it
+    with ``__len__`` and ``__getitem__`` (and usually a fast ``__contains__``); it then behaves as
+    the plain list would, equality with a list included. A subclass may add ``describe()``: a
+    compact JSON description that webhook bots can get instead of the whole list.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, LazyActions)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-list semantics: not hashable
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self)} actions>"
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,6 +223,7 @@ class Game:
             state.rng.state = data["rng"]
             state.moves = data["moves"]
             state.forfeited = list(data.get("forfeited", []))
+            state._events_offset = data.get("events_offset", 0)
             state._events = [(e, {int(k): v for k, v in p.items()} if p else None)
                              for e, p in data["events"]]
             state.load(copy.deepcopy(data["state"]))
@@ -241,6 +272,9 @@ class State:
         # Each event: (public dict, {seat: private dict} or None). Private parts go only to
         # their seat, e.g. the card it drew.
         self._events: list[tuple[JSON, dict[int, JSON] | None]] = []
+        # Events before this index were left out of a saved state (``to_json(events=False)``):
+        # a platform that stores the log itself need not save and reload it with every move.
+        self._events_offset = 0
 
     # ---- hooks each game implements --------------------------------------------------------
 
@@ -311,10 +345,13 @@ class State:
     def events_since(self, n: int = 0, seat: int | None = None) -> list[JSON]:
         """Events ``n, n+1, ...`` as everyone saw them, each with its index ``"n"``; with
         ``seat``, that seat's private details are added under ``"private"``."""
+        offset = self._events_offset
+        if n < offset:
+            raise EngineError(f"events before {offset} are not in this state (saved without them)")
         out = []
-        for i in range(max(n, 0), len(self._events)):
+        for i in range(n - offset, len(self._events)):
             public, private = self._events[i]
-            event = {"n": i, **public}
+            event = {"n": offset + i, **public}
             if seat is not None and private and seat in private:
                 event["private"] = private[seat]
             out.append(event)
@@ -322,7 +359,7 @@ class State:
 
     @property
     def event_count(self) -> int:
-        return len(self._events)
+        return self._events_offset + len(self._events)
 
     def validate(self, seat: int, action: Any) -> Any:
         """Raise IllegalAction unless ``seat`` may take ``action`` now; return its parsed form."""
@@ -383,7 +420,11 @@ class State:
     def public_view(self) -> JSON:
         return self.view(None)
 
-    def to_json(self) -> JSON:
+    def to_json(self, events: bool = True) -> JSON:
+        """The whole state as plain JSON. With ``events=False`` the event log is left out (only
+        its length is kept), for callers that store events themselves; the loaded state then
+        answers ``events_since(n)`` for ``n >= event_count`` only."""
+        log = [[e, {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
         return copy.deepcopy({
             "game": self.game.id,
             "format": FORMAT_VERSION,
@@ -393,13 +434,31 @@ class State:
             "rng": self.rng.state,
             "moves": self.moves,
             "forfeited": self.forfeited,
-            "events": [[e, {str(k): v for k, v in p.items()} if p else None]
-                       for e, p in self._events],
+            "events": log if events else [],
+            "events_offset": self._events_offset if events else self.event_count,
             "state": self.dump(),
         })
 
+    def clone(self, private_of: int | None | object = ALL_SEATS) -> State:
+        """An exact, independent copy (faster than a JSON round trip, no invariant check).
+
+        With ``private_of`` a seat (or ``None``), the copy's event log keeps only that seat's
+        private details: what a determinization for that seat may carry (``resample``)."""
+        new = type(self)(players=self.players, seed=self.seed, options=self.options)
+        new.rng = Rng(state=self.rng.state)
+        new.moves = self.moves
+        new.forfeited = list(self.forfeited)
+        new._events_offset = self._events_offset
+        if private_of is ALL_SEATS:
+            new._events = list(self._events)
+        else:
+            new._events = [(e, {private_of: p[private_of]} if p and private_of in p else None)
+                           for e, p in self._events]
+        new.load(pickle.loads(pickle.dumps(self.dump(), pickle.HIGHEST_PROTOCOL)))
+        return new
+
     def copy(self) -> State:
-        return self.game.from_json(self.to_json())
+        return self.clone()
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, Option, RandomBot, State
+from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
 from .rng import Rng
 
 # DC-1: chips 3..18 and their points.
@@ -83,7 +83,7 @@ def _is_int(x: Any) -> bool:
     return type(x) is int  # rejects bools (and int subclasses) on purpose
 
 
-class CallActions(Sequence):
+class CallActions(LazyActions):
     """The complete legal actions of the call step, built lazily (G-6 dicts on demand).
 
     Order: calls by target (clockwise from the roller's left), then by number ascending; then
@@ -142,20 +142,6 @@ class CallActions(Sequence):
                 return False
             return n in self.numbers[self.targets.index(t)]
         return action in self.trades
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, Sequence)) and not isinstance(other, (str, bytes)):
-            return len(other) == len(self) and list(self) == list(other)
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"CallActions({list(self)!r})"
 
     def describe(self) -> JSON:
         """A compact JSON description of the whole list, for webhook bots:
@@ -606,11 +592,7 @@ class DiceCupState(State):
         """A copy where what ``seat`` cannot know is re-drawn: the roller's dice while they are
         hidden from ``seat`` (every seat but the roller, before the reveal), and the RNG that
         will roll the future dice (nobody knows it). Everything else is public."""
-        new = self.__class__(players=self.players, seed=self.seed, options=self.options)
-        new.moves = self.moves
-        new.forfeited = list(self.forfeited)
-        new._events = list(self._events)
-        new.load(self.dump())
+        new = self.clone(private_of=seat)
         rng = Rng(seed)
         new.rng = Rng(state=rng.next64())
         if not self.revealed and seat != self.roller:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, Option, RandomBot, State
+from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
 from .rng import Rng
 
 COLOURS = ("blue", "black", "red")
@@ -156,7 +156,7 @@ def shuffle(rng: Rng, seq: list) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-class _LazyActions(Sequence):
+class _LazyActions(LazyActions):
     """A read-only sequence of actions built on demand from compact specs; supports ``len``,
     indexing, slicing, iteration, ``in`` and ``==`` against a list. Subclasses set ``_n`` and
     ``_make(i)`` (``i`` already checked)."""
@@ -182,16 +182,6 @@ class _LazyActions(Sequence):
 
     def __contains__(self, action: object) -> bool:
         return any(action == a for a in self)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, Sequence)) and not isinstance(other, str):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({list(self)!r})"
 
 
 class DiscardActions(_LazyActions):
@@ -626,23 +616,13 @@ class DotState(State):
         else:
             assert self._to_act == []
 
-    def _clone(self) -> DotState:
-        c = object.__new__(type(self))
-        c.players, c.seed, c.options = self.players, self.seed, self.options
-        c.rng = Rng(state=self.rng.state)
-        c.moves = self.moves
-        c.forfeited = list(self.forfeited)
-        c._events = list(self._events)
-        c.load(_deep(self.dump()))
-        return c
-
     def resample(self, seat: int | None, seed: int) -> DotState:
         """A determinization for ``seat``: its own draw pile reshuffled (it does not know the
         order); each other seat's hand + draw pile pooled and redealt with the same sizes, and
         its sealed commit (if any) redrawn at random from the new hand and its remaining stars
         (G-3). The future RNG is reseeded; other seats' private event details are dropped."""
         rng = Rng(seed)
-        c = self._clone()
+        c = self.clone(private_of=seat)
         for p in (0, 1):
             if p == seat:
                 shuffle(rng, c.decks[p])
@@ -658,8 +638,6 @@ class DotState(State):
                 shuffle(rng, six)
                 c.commits[p] = [star, sorted(six[:POOL_ADD]), sorted(six[POOL_ADD:])]
         c.rng = Rng(rng.next64())
-        c._events = [(e, None if not p else {s: v for s, v in p.items() if s == seat} or None)
-                     for e, p in c._events]
         c._legal = None
         return c
 

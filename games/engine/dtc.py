@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, Option, RandomBot, State
+from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
 from .rng import Rng
 
 # ---- cards -------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def _rows(hand: tuple[int, ...]) -> list[int]:
     return rows
 
 
-class OfferList(Sequence):
+class OfferList(LazyActions):
     """Every legal offer of a hand, lazily (DTC-2, DTC-4).
 
     An offer with ``k`` cards and value ``w`` is legal iff its cards are in the hand,
@@ -271,8 +271,6 @@ class OfferList(Sequence):
         if isinstance(other, (list, tuple)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"OfferList(hand={counts_dict(self.hand)}, min_count={self.min_count}, "
@@ -720,14 +718,8 @@ class DtcState(State):
         sizes; the copy's RNG (future draws) is reseeded from ``seed``. Penalty piles (public,
         DTC-8), sizes and all claims stay. Not modelled: a giver's memory that an accepted offer
         sits in the receiver's hand (the pool is redrawn uniformly)."""
-        new = object.__new__(type(self))
-        new.players, new.seed, new.options = self.players, self.seed, self.options
+        new = self.clone(private_of=seat)
         new.rng = Rng(seed)
-        new.moves = self.moves
-        new.forfeited = list(self.forfeited)
-        new._events = [(pub, {seat: priv[seat]} if priv and seat in priv else None)
-                       for pub, priv in self._events]
-        new.load(self.dump())
         pool = new.pile
         others = [s for s in range(self.players) if s != seat]
         for s in others:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, Option, RandomBot, State
+from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
 from .rng import Rng
 
 # ---------------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def card_rank(name: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-class PowerActions(Sequence):
+class PowerActions(LazyActions):
     """The complete legal actions of a power step, lazily: ``head`` (explicit dicts: "no_power",
     Queen looks or Ace targets) followed, for a Jack, by every swap.
 
@@ -176,16 +176,6 @@ class PowerActions(Sequence):
             if a["seat"] == p and b["seat"] == q:
                 return a["slot"] in ps and b["slot"] in qs
         return False
-
-    def __eq__(self, other: Any) -> bool:
-        if isinstance(other, (PowerActions, list, tuple)):
-            return len(self) == len(other) and all(x == y for x, y in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"PowerActions({len(self)} actions)"
 
 
 def _is_handle(h: Any) -> bool:
@@ -865,20 +855,11 @@ class DutchState(State):
 
     # ---- determinization ------------------------------------------------------------------
 
-    def _clone(self) -> DutchState:
-        new = type(self)(players=self.players, seed=self.seed, options=self.options)
-        new.rng.state = self.rng.state
-        new.moves = self.moves
-        new.forfeited = list(self.forfeited)
-        new._events = list(self._events)
-        new.load(self.dump())
-        return new
-
     def resample(self, seat: int | None, seed: int) -> DutchState:
         """Keep every card ``seat`` knows where it is; pool the slots it does not know, the
         pile and a held card it did not see, shuffle, and redeal them into the same places.
         Sealed snap answers of other seats are redrawn among their legal answers."""
-        new = self._clone()
+        new = self.clone(private_of=seat)
         rng = Rng(seed)
         bit = self.pub if seat is None else 1 << seat
         places = []

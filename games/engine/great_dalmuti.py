@@ -14,7 +14,6 @@ a revolution, then tricks (GD-6, GD-7) until one player still has cards (GD-8).
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from .base import (
     Bot,
     Game,
     IllegalAction,
+    LazyActions,
     Option,
     RandomBot,
     State,
@@ -134,7 +134,7 @@ def _check_merchant_exchange(value: Any, options: JSON, players: int) -> str | N
 # --------------------------------------------------------------------------------------------
 
 
-class PlayActions(Sequence):
+class PlayActions(LazyActions):
     """The complete legal actions of the player on turn, built lazily (they are many when
     leading). Order: ``{"type": "pass"}`` first when following (never when leading, GD-6);
     then the sets by rank, best (lowest) first; within a rank by size, then fewer Jesters
@@ -180,31 +180,14 @@ class PlayActions(Sequence):
             return False
         return any(cards == set_json(*s) for s in self.sets)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, PlayActions)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"PlayActions({list(self)!r})"
-
 
 class GreatDalmutiState(State):
     """One match of The Great Dalmuti. See the module docstring and docs/rules/great_dalmuti.md."""
 
     # ---- setup and dealing ---------------------------------------------------------------
 
-    def emit(self, event_type: str, private: dict[int, JSON] | None = None, **public: Any) -> None:
-        """As :meth:`State.emit`; also remembers which events hold private parts (resample)."""
-        if private:
-            self._private_at.append(len(self._events))
-        super().emit(event_type, private, **public)
-
     def setup(self) -> None:
         n = self.players
-        self._private_at: list[int] = []
         self.deck = deck_counts(n, self.options["stripped_deck"])
         self.points = [0] * n
         self.hand_no = 0
@@ -847,10 +830,6 @@ class GreatDalmutiState(State):
         }
 
     def load(self, data: JSON) -> None:
-        self._private_at = [i for i, (_, private) in enumerate(self._events) if private]
-        self._load_fields(data)
-
-    def _load_fields(self, data: JSON) -> None:
         n = self.players
         self.deck = data["deck"]
         self.points = data["points"]
@@ -936,16 +915,7 @@ class GreatDalmutiState(State):
         other hands are redealt from the pooled unknown cards with the same sizes; other seats'
         sealed answers are re-drawn among their new legal answers; the RNG is re-seeded (future
         shuffles are unknown too)."""
-        new = self.__class__(players=self.players, seed=self.seed, options=self.options)
-        new.moves = self.moves
-        new.forfeited = list(self.forfeited)
-        new._events = list(self._events)
-        new._private_at = list(self._private_at)
-        new._load_fields(pickle.loads(pickle.dumps(self.dump(), -1)))  # fast exact deep copy
-        for i in new._private_at:  # other seats' private details are not ours to keep
-            public, private = new._events[i]
-            mine = private.get(seat) if seat is not None else None
-            new._events[i] = (public, None if mine is None else {seat: mine})
+        new = self.clone(private_of=seat)  # other seats' private details are not ours to keep
         rng = Rng(seed)
         new.rng = Rng(state=rng.next64())
         n = self.players
