@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, JsonResponse
+from django.urls import Resolver404, resolve
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -55,3 +56,18 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     code = codes if isinstance(codes, str) else "error"
     return Response({"code": code, "detail": str(exc.detail)}, status=exc.status_code,
                     headers=headers)
+
+
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Every ``/api/`` URL no view answers (unknown paths, non-numeric ids): a JSON 404 with the
+    usual error body, never Django's HTML page."""
+    detail = f"no API endpoint at {request.path}"
+    if not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            pass
+        else:
+            if match.func is not api_not_found:
+                detail += f" (did you mean {request.path}/ ?)"
+    return JsonResponse({"code": "not_found", "detail": detail}, status=404)

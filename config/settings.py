@@ -129,6 +129,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env_int("BLUFF_DEADLINE_SWEEP_SECONDS", 10, minimum=1)),
         "options": {"expires": 60},
     },
+    "bots-health-check": {
+        "task": "bots.health_check",
+        "schedule": float(env_int("BOTS_HEALTH_CHECK_SECONDS", 3600, minimum=10)),
+        "options": {"expires": 600},
+    },
+    "bots-resume-stalled-matches": {
+        "task": "bots.resume_stalled_matches",
+        "schedule": float(env_int("BOTS_RESUME_SWEEP_SECONDS", 60, minimum=1)),
+        "options": {"expires": 60},
+    },
 }
 
 # ---- Matches ----------------------------------------------------------------------------------
@@ -140,6 +150,8 @@ BLUFF_MAX_STRIKES = env_int("BLUFF_MAX_STRIKES", 3, minimum=0)
 BLUFF_POLL_MAX_WAIT = env_int("BLUFF_POLL_MAX_WAIT", 30, minimum=0)
 # Loaded engine states kept per process for polls (0 disables the cache).
 BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
+# Mount bench/views.py (a bare DRF endpoint bench/api.py compares the poll path with).
+BLUFF_BENCH_VIEWS = env_bool("BLUFF_BENCH_VIEWS", False)
 
 # ---- Webhook bots (bots/) --------------------------------------------------------------------
 # Calling loopback/private addresses is refused unless allowed: on for local runs and tests
@@ -147,6 +159,9 @@ BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
 BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", DEBUG)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
+BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
+# A running match whose due webhook seat has not moved for this long is queued again.
+BOTS_STALLED_SECONDS = env_int("BOTS_STALLED_SECONDS", 120, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

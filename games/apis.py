@@ -21,6 +21,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_field,
     extend_schema_serializer,
 )
 from rest_framework import exceptions, serializers, status
@@ -30,7 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import selectors, services
+from . import schema, selectors, services
 from .engine import game_ids, get_game
 from .models import Match
 
@@ -43,7 +44,7 @@ ERROR_CODES = (
     "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type", "throttled",
     "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
     "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
-    "stale_version", "illegal_action", "bad_credentials",
+    "stale_version", "illegal_action", "bad_credentials", "not_seated",
 )
 
 
@@ -75,12 +76,10 @@ E404 = _error("No such match or seat.", ("match_not_found", "No such match.", No
               ("seat_not_found", "match 7 has no seat 5", None))
 E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
 
-ACTION_EXAMPLES = {
-    "dice_cup": {"type": "call", "target": 1, "number": 7},
-    "dot": {"type": "commit", "star": "400", "shared": {"021": 1, "023": 1, "102": 1}},
-    "dtc": {"type": "offer", "cards": {"2": 1}, "value": 1},
-    "dutch": {"type": "draw"},
-}
+
+@extend_schema_field(schema.action_proxy())
+class ActionField(serializers.JSONField):
+    """An action of the match's game: one component per game (``DotAction``, ...)."""
 
 
 def _game_id_help() -> str:
@@ -391,6 +390,26 @@ class MatchJoinApi(APIView):
         return Response(MatchOutputSerializer(_match_data(match, request.user)).data)
 
 
+class MatchLeaveApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["matches"], operation_id="matches_leave",
+        summary="Give up your seat before the match starts",
+        description="The seat is open again. Once the match runs, resign instead.",
+        parameters=[MATCH_ID], request=None,
+        responses={200: MatchOutputSerializer, 401: E401, 404: E404, 429: E429,
+                   409: _error("Cannot leave.",
+                               ("match_not_open", "the match has started: resign your seat "
+                                                  "instead", None),
+                               ("not_seated", "You have no seat in this match.", None))},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        services.match_leave(match_id=match_id, user=request.user)
+        match = selectors.match_get(match_id=match_id)
+        return Response(MatchOutputSerializer(_match_data(match, request.user)).data)
+
+
 def _if_none_match(request: Request) -> set[str]:
     header = request.headers.get("If-None-Match", "")
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
@@ -406,8 +425,13 @@ E304 = OpenApiResponse(description="Not modified: the ETag in If-None-Match is s
 class PollQuerySerializer(serializers.Serializer):
     wait = serializers.IntegerField(
         required=False, default=0, min_value=0, max_value=3600,
-        help_text="Long poll: with If-None-Match, wait up to this many seconds (capped by the "
-                  "server, BLUFF_POLL_MAX_WAIT) for a change before answering 304.")
+        help_text="Long poll: wait up to this many seconds (capped by the server, "
+                  "BLUFF_POLL_MAX_WAIT) for a change: with If-None-Match until the ETag "
+                  "differs (304 if it never does), with after until the version exceeds it or "
+                  "the status changes (then the current view, whatever it is).")
+    after = serializers.IntegerField(
+        required=False, min_value=0,
+        help_text="With wait: the version you already have (no ETag needed).")
     legal = serializers.BooleanField(required=False, default=True,
                                      help_text="Include legal_actions when it is your turn.")
     events_since = serializers.IntegerField(
@@ -447,30 +471,51 @@ class SeatViewApi(APIView):
         parameters=[MATCH_ID, SEAT, PollQuerySerializer,
                     OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER,
                                      description="The ETag of the last answer: 304 if unchanged.")],
-        responses={200: OutputSerializer, 304: E304, 400: E400, 401: E401, 403: E403,
-                   404: E404, 429: E429},
+        responses={200: schema.seat_poll_proxy(OutputSerializer), 304: E304, 400: E400,
+                   401: E401, 403: E403, 404: E404, 429: E429},
+        examples=schema.poll_examples(),
     )
     def get(self, request: Request, match_id: int, seat: int) -> Response:
         query = PollQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
         parts = (seat, int(q["legal"]), q.get("events_since", "-"))
+        seen = _if_none_match(request)
+        after = q.get("after")
+        waits = q["wait"] > 0 and (seen or after is not None)
+        if not waits:  # one query for seat and match (never the stored state), 304 or not
+            row = selectors.seat_for_poll(match_id=match_id, seat_number=seat)
+            key = selectors.poll_key_of(row)
+            selectors.seat_check_owner(key=key, user=request.user)
+            if key.etag(*parts) in seen:
+                return _not_modified(key.etag(*parts))
+            return self._answer(row, seat, q, parts)
         key = selectors.seat_poll_key(match_id=match_id, seat_number=seat)
         selectors.seat_check_owner(key=key, user=request.user)
-        seen = _if_none_match(request)
-        if seen and q["wait"] > 0:
+        if waits:
+            first = key
+
+            def changed(k: selectors.PollKey) -> bool:
+                if seen and k.etag(*parts) not in seen:
+                    return True
+                return after is not None and (k.version > after or k.status != first.status)
+
             key = selectors.poll_wait(
                 current=lambda: selectors.seat_poll_key(match_id=match_id, seat_number=seat),
-                etag=lambda k: k.etag(*parts), seen=next(iter(seen)),
-                wait=min(q["wait"], settings.BLUFF_POLL_MAX_WAIT))
+                changed=changed, wait=min(q["wait"], settings.BLUFF_POLL_MAX_WAIT))
         if key.etag(*parts) in seen:
             return _not_modified(key.etag(*parts))
-        match = selectors.match_get(match_id=match_id)
-        data = selectors.seat_view(match=match, seat_number=seat, with_legal=q["legal"],
-                                   events_since=q.get("events_since"))
-        etag = selectors.PollKey(key.user_id, match.version, match.status,
-                                 match.updated_at).etag(*parts)
-        return Response(self.OutputSerializer(data).data, headers={"ETag": etag})
+        row = selectors.seat_for_poll(match_id=match_id, seat_number=seat)
+        selectors.seat_check_owner(key=selectors.poll_key_of(row), user=request.user)
+        return self._answer(row, seat, q, parts)
+
+    def _answer(self, row: Any, seat: int, q: dict[str, Any], parts: tuple[Any, ...]) -> Response:
+        data = selectors.seat_view(match=row.match, seat_number=seat, seat=row,
+                                   with_legal=q["legal"], events_since=q.get("events_since"))
+        etag = selectors.poll_key_of(row).etag(*parts)
+        # ``data`` is already JSON-ready and shaped as OutputSerializer documents it; running
+        # the serializer over every legal action would be the poll's largest cost.
+        return Response(data, headers={"ETag": etag})
 
 
 class SeatActApi(APIView):
@@ -479,8 +524,9 @@ class SeatActApi(APIView):
     class InputSerializer(serializers.Serializer):
         version = serializers.IntegerField(min_value=0,
                                            help_text="The version your poll returned.")
-        action = serializers.JSONField(help_text="One of your legal_actions (an object with "
-                                                 "a type); shapes in docs/rules/<game>.md.")
+        action = ActionField(help_text="One of your legal_actions (an object with a type); "
+                                       "the shapes of your match's game are <Game>Action, "
+                                       "and docs/rules/<game>.md.")
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
@@ -506,9 +552,7 @@ class SeatActApi(APIView):
                         ("illegal_action", "seat 1 is not asked to act now (to act: [0])",
                          None)),
         },
-        examples=[OpenApiExample(f"{game} action", request_only=True,
-                                 value={"version": 3, "action": action})
-                  for game, action in ACTION_EXAMPLES.items()]
+        examples=schema.action_examples()
         + [OpenApiExample("applied", response_only=True, status_codes=["200"],
                           value={"match": 7, "seat": 0, "applied_version": 3, "version": 5,
                                  "status": "running"})],

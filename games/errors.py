@@ -79,3 +79,7 @@ class IllegalMove(DomainError):
     """The engine refused the action; detail is its reason. Nothing changed."""
 
     code, status, default_detail = "illegal_action", 422, "The action is not legal now."
+
+
+class NotSeated(DomainError):
+    code, status, default_detail = "not_seated", 409, "You have no seat in this match."

@@ -30,8 +30,13 @@ class Match(models.Model):
     players = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN,
                               db_index=True)
-    state = models.JSONField(help_text="The engine's State.to_json().")
+    state = models.JSONField(help_text="The engine's State.to_json(events=False) once the match "
+                                       "runs: the event log lives in MatchEvent rows.")
     version = models.PositiveIntegerField(default=0)
+    step_version = models.PositiveIntegerField(
+        default=0, help_text="The version at which the current set of seats to act began: an "
+                             "answer posted for any version from here on is not stale (the "
+                             "seats of a simultaneous step answer in any order).")
     move_time_limit = models.PositiveIntegerField(
         default=default_move_time_limit, help_text="Seconds a seat has to act before it gets the "
                                                    "game's default action and a strike.")
@@ -99,6 +104,9 @@ class MatchEvent(models.Model):
     action = models.JSONField(null=True, blank=True)
     events = models.JSONField(default=list, blank=True,
                               help_text="Engine events; seat-private parts under 'private'.")
+    event_count = models.PositiveIntegerField(
+        default=0, help_text="Engine events of the match up to and including this entry (the "
+                             "index after its last event).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -110,7 +118,7 @@ class MatchEvent(models.Model):
 
 
 class AppliedAction(models.Model):
-    """The answer given to an action posted for (match, version), so a retry gets it again."""
+    """The answer given to an action posted for (match, version, seat), so a retry gets it again."""
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="applied_actions")
     version = models.PositiveIntegerField(help_text="The version the action was posted for.")
@@ -121,8 +129,9 @@ class AppliedAction(models.Model):
 
     class Meta:
         ordering = ["match", "version"]
-        constraints = [models.UniqueConstraint(fields=["match", "version"],
-                                               name="appliedaction_unique_version")]
+        # Several seats of one simultaneous step may each answer for the same version.
+        constraints = [models.UniqueConstraint(fields=["match", "version", "seat"],
+                                               name="appliedaction_unique_version_seat")]
 
     def __str__(self) -> str:
         return f"match {self.match_id} v{self.version} seat {self.seat}"

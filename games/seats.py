@@ -33,12 +33,39 @@ REFERENCE = "reference"
 
 
 class AutomaticSeat(Protocol):
-    """Something that answers for a seat by itself."""
+    """Something that answers for a seat by itself.
+
+    Out-of-process kinds (``inline=False``) may also define, all optional:
+
+    * ``choose_many(match, state, seats) -> {seat: SeatAnswer}``: answer every due seat of one
+      step at once (e.g. concurrently for a simultaneous step), and report failures. ``state``
+      is the engine state the answers are for (read-only: never change it). Preferred over
+      ``choose`` when present.
+    * ``match_started(match)`` / ``match_finished(match)``: told once the match runs / is
+      over, from the ``games.advance_automatic_seats`` task (outside any lock). Called at least
+      once each (a re-run task may call again): make them idempotent.
+    """
 
     def choose(self, match: Match, seat_number: int, view: JSON,
                legal_actions: Sequence[JSON]) -> JSON:
         """The action for ``seat_number``, from what that seat may know (``view``) only."""
         ...
+
+
+@dataclass(frozen=True)
+class SeatAnswer:
+    """What an out-of-process seat answered for one decision.
+
+    ``action`` None: no usable answer, the seat gets the game's default action. ``strike``: the
+    seat itself is at fault (a short reason such as ``"timeout"``): it also gets a strike, and
+    ``BLUFF_MAX_STRIKES`` strikes forfeit it. ``action`` given but refused by the engine counts
+    as a strike with reason ``"illegal_action"``. No action and no strike is a platform failure:
+    the default action, no strike.
+    """
+
+    action: JSON | None = None
+    strike: str | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,6 @@ register_seat_kind(SeatKind(name=REFERENCE, automatic=ReferenceBotSeat(),
                             check_bot=_check_reference_bot))
 
 __all__ = [
-    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "SeatKind",
+    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "SeatAnswer", "SeatKind",
     "get_seat_kind", "register_seat_kind", "seat_kinds", "unregister_seat_kind",
 ]

@@ -3,7 +3,9 @@
 Each service is one transaction holding the match row lock (``select_for_update``), so actions
 on one match are applied one at a time, in version order, whatever the number of web workers.
 The rules are the engine's: services load ``Match.state`` with ``Game.from_json``, call
-``State.apply``/``forfeit``, log what changed and store ``to_json()`` back.
+``State.apply``/``forfeit``, log what changed (``MatchEvent``, with the engine events) and store
+``to_json(events=False)`` back: the event log lives in the ``MatchEvent`` rows only, so a row
+write does not grow with the length of the match.
 
 After every change, seats that answer by themselves are settled: forfeited seats get their
 default action, in-process ("inline") automatic seats such as reference bots choose right away,
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -35,13 +38,14 @@ from .errors import (
     MatchNotOpen,
     MatchNotRunning,
     NoOpenSeat,
+    NotSeated,
     NotYourSeat,
     SeatForfeited,
     SeatNotFound,
     StaleVersion,
 )
 from .models import AppliedAction, Match, MatchEvent, Seat
-from .seats import PLAYER, get_seat_kind
+from .seats import PLAYER, SeatAnswer, SeatKind, get_seat_kind
 from .selectors import engine_events, load_state, remember_state
 
 log = logging.getLogger(__name__)
@@ -92,30 +96,45 @@ def _log(match: Match, state: State, *, kind: str, seat: int | None, action: JSO
          since: int) -> MatchEvent:
     return MatchEvent.objects.create(match=match, n=match.version, version=match.version,
                                      kind=kind, seat=seat, action=action,
-                                     events=engine_events(state, since))
+                                     events=engine_events(state, since),
+                                     event_count=state.event_count)
+
+
+def _new_step_unless(match: Match, same_step: bool) -> None:
+    """After a version bump: a new decision point starts unless the seats to act are the rest of
+    the same simultaneous step (``Match.step_version``)."""
+    if not same_step:
+        match.step_version = match.version
 
 
 def _apply(match: Match, state: State, *, seat: int, action: JSON, kind: str) -> None:
     """Apply through the engine (IllegalAction propagates, nothing changed), bump the version
     and log it."""
     since = state.event_count
+    before = set(state.to_act())
     state.apply(seat, action)
     match.version += 1
+    # The step goes on only while the seats left are a strict subset of those asked before:
+    # a seat asked again right after its own action faces a new decision.
+    _new_step_unless(match, set(state.to_act()) < before)
     _log(match, state, kind=kind, seat=seat, action=action, since=since)
 
 
 def _forfeit(match: Match, state: State, seat: Seat, *, reason: str) -> None:
     since = state.event_count
+    before = set(state.to_act())
     state.forfeit(seat.number, reason)
     seat.forfeited = True
     seat.save(update_fields=["forfeited"])
     match.version += 1
+    _new_step_unless(match, set(state.to_act()) <= before)
     _log(match, state, kind=MatchEvent.Kind.RESIGN, seat=seat.number,
          action={"type": "resign", "reason": reason}, since=since)
 
 
 def _settle(match: Match, state: State, *, now: datetime | None = None,
-            previous_to_act: Sequence[int] | None = None, enqueue: bool = True) -> None:
+            previous_to_act: Sequence[int] | None = None, enqueue: bool = True,
+            started: bool = False) -> None:
     """Let every seat that answers by itself act, then store the state and the deadline.
 
     Forfeited seats get the game's default action; inline automatic seats (reference bots)
@@ -150,7 +169,9 @@ def _settle(match: Match, state: State, *, now: datetime | None = None,
             break
 
     now = now or timezone.now()
-    match.state = state.to_json()
+    match.state = state.to_json(events=False)
+    # Out-of-process seats are also told when the match starts and ends (the task does it).
+    wake = enqueue and (started or state.is_over) and _has_out_of_process(seats.values())
     if state.is_over:
         match.status = Match.Status.FINISHED
         match.result = state.result()
@@ -166,11 +187,18 @@ def _settle(match: Match, state: State, *, now: datetime | None = None,
         if enqueue and any(get_seat_kind(seats[n].kind).automatic is not None
                and not get_seat_kind(seats[n].kind).inline and not seats[n].forfeited
                for n in to_act):
-            match_id = match.pk
-            transaction.on_commit(lambda: _enqueue_advance(match_id))
+            wake = True
+    if wake:
+        match_id = match.pk
+        transaction.on_commit(lambda: _enqueue_advance(match_id))
     match.save()
     # From here on this State object is never changed: readers may share it once committed.
     transaction.on_commit(lambda: remember_state(match, state))
+
+
+def _has_out_of_process(seats: Any) -> bool:
+    return any(get_seat_kind(seat.kind).automatic is not None
+               and not get_seat_kind(seat.kind).inline for seat in seats)
 
 
 def _enqueue_advance(match_id: int) -> None:
@@ -183,7 +211,7 @@ def _start(match: Match, state: State, *, now: datetime) -> None:
     match.status = Match.Status.RUNNING
     match.started_at = now
     _log(match, state, kind=MatchEvent.Kind.START, seat=None, action=None, since=0)
-    _settle(match, state, now=now)
+    _settle(match, state, now=now, started=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,6 +316,22 @@ def match_join(*, match_id: int, user: AbstractBaseUser, seat_number: int | None
     return match
 
 
+def match_leave(*, match_id: int, user: AbstractBaseUser) -> Match:
+    """Give up the user's seat before the match starts: it is open again. Once the match runs,
+    leaving is resigning (:func:`match_resign`)."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        if match.status != Match.Status.OPEN:
+            raise MatchNotOpen("the match has started: resign your seat instead")
+        seat = next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
+        if seat is None:
+            raise NotSeated()
+        seat.user, seat.joined_at = None, None
+        seat.save(update_fields=["user", "joined_at"])
+        match.save(update_fields=["updated_at"])  # a visible change: new ETag
+    return match
+
+
 def _response(match: Match, seat: int, version: int) -> JSON:
     return {"match": match.pk, "seat": seat, "applied_version": version,
             "version": match.version, "status": match.status}
@@ -295,10 +339,13 @@ def _response(match: Match, seat: int, version: int) -> JSON:
 
 def match_submit_action(*, match_id: int, seat_number: int, user: AbstractBaseUser,
                         version: int, action: Any) -> JSON:
-    """Apply ``action`` for the user's seat if ``version`` is the match's current version.
+    """Apply ``action`` for the user's seat if ``version`` is not stale.
 
-    Stale version: :class:`StaleVersion` with the current version, unless it is a retry of the
-    very action applied at that version by this seat, which gets the first answer again.
+    ``version`` is current when ``match.step_version <= version <= match.version``: any version
+    since the current set of seats to act began, so the seats of a simultaneous step each answer
+    with the version they polled, whoever answered first. A retry (this seat, this version, the
+    same action) gets the first answer again; anything else for a version this seat already
+    answered, or from before the step, is :class:`StaleVersion` with the current version.
     Illegal: :class:`IllegalMove` with the engine's reason, nothing changed. Automatic seats due
     next act before the answer (inline kinds) or right after commit (a Celery task).
     """
@@ -307,12 +354,20 @@ def match_submit_action(*, match_id: int, seat_number: int, user: AbstractBaseUs
         seat = _seat(match, seat_number)
         if seat.user_id is None or seat.user_id != user.pk:
             raise NotYourSeat()
-        if version != match.version:
-            if version < match.version:
-                prior = AppliedAction.objects.filter(match=match, version=version).first()
-                if prior is not None and prior.seat == seat_number and prior.action == action:
+        if version < match.version:
+            prior = AppliedAction.objects.filter(match=match, version=version,
+                                                 seat=seat_number).first()
+            if prior is not None:
+                if prior.action == action:
                     return prior.response
-            raise StaleVersion(f"the match is at version {match.version}, not {version}",
+                raise StaleVersion(f"seat {seat_number} already answered at version {version}; "
+                                   f"the match is at version {match.version}",
+                                   current_version=match.version)
+        if not match.step_version <= version <= match.version:
+            raise StaleVersion(f"the match is at version {match.version}, not {version}"
+                               + (f" (answers for this step are valid from version "
+                                  f"{match.step_version})" if match.step_version < match.version
+                                  else ""),
                                current_version=match.version)
         if match.status != Match.Status.RUNNING:
             raise MatchNotRunning(f"the match is {match.status}")
@@ -383,44 +438,121 @@ def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> 
     return applied
 
 
-def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000) -> int:
-    """Ask out-of-process automatic seats (e.g. webhook bots) that are due, one at a time.
+def _notify_out_of_process(match: Match, hook: str) -> None:
+    """Call the optional ``hook`` (``match_started``/``match_finished``) of every out-of-process
+    kind seated in ``match``; a failing hook is logged, never fatal to the match."""
+    for name in dict.fromkeys(seat.kind for seat in match.seats.all()):
+        kind = get_seat_kind(name)
+        method = getattr(kind.automatic, hook, None) if not kind.inline else None
+        if method is None:
+            continue
+        try:
+            method(match)
+        except Exception:  # noqa: BLE001 - another app's bug must not stall the match
+            log.exception("match %s: %s hook of seat kind %r failed", match.pk, hook, name)
 
-    The seat chooses outside any lock; its answer is then submitted with the version it saw,
-    so running this twice at once is harmless (a stale answer is dropped and asked again).
-    Returns how many actions were applied.
+
+def _ask_out_of_process(match: Match, state: State,
+                        due: list[tuple[int, SeatKind]]) -> dict[int, SeatAnswer]:
+    """Answers of the due out-of-process seats, asked outside any lock (several seats of one
+    kind at once when the kind has ``choose_many``). A kind that raises is a platform failure:
+    default actions, no strike."""
+    answers: dict[int, SeatAnswer] = {}
+    by_kind: dict[str, list[int]] = {}
+    for number, kind in due:
+        by_kind.setdefault(kind.name, []).append(number)
+    for name, numbers in by_kind.items():
+        automatic = get_seat_kind(name).automatic
+        try:
+            choose_many = getattr(automatic, "choose_many", None)
+            if choose_many is not None:
+                answers.update(choose_many(match, state, numbers))
+            else:
+                for number in numbers:
+                    answers[number] = SeatAnswer(action=automatic.choose(
+                        match, number, state.view(number), state.legal_actions(number)))
+        except Exception as exc:  # noqa: BLE001
+            log.exception("match %s: seat kind %r failed to answer", match.pk, name)
+            for number in numbers:
+                answers.setdefault(number, SeatAnswer(detail=f"platform error: {exc!r}"))
+    return answers
+
+
+def _strike(match: Match, state: State, seat: Seat) -> None:
+    """One more strike for ``seat``; at ``BLUFF_MAX_STRIKES`` it forfeits."""
+    seat.strikes += 1
+    seat.save(update_fields=["strikes"])
+    limit_strikes = settings.BLUFF_MAX_STRIKES
+    if limit_strikes and seat.strikes >= limit_strikes and not seat.forfeited:
+        _forfeit(match, state, seat, reason="strikes")
+
+
+def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
+                                  max_seconds: float = 120.0) -> int:
+    """Ask out-of-process automatic seats (e.g. webhook bots) that are due, step by step.
+
+    The seats choose outside any lock (every due seat of a simultaneous step at once); their
+    answers are then submitted with the version they saw, so running this twice at once is
+    harmless (stale answers are dropped and the seats asked again). A failed answer gets the
+    default action, plus a strike if the seat is at fault (:class:`SeatAnswer`). Also tells
+    those kinds when the match has started and when it is over. After ``max_seconds`` it stops
+    and queues itself again, so one long match never holds a worker past its time limit.
+    Returns how many answers were applied.
     """
     applied = 0
+    told_start = False
+    deadline = time.monotonic() + max_seconds
     for _ in range(max_steps):
         match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-        if match is None or match.status != Match.Status.RUNNING:
+        if match is None or match.status == Match.Status.OPEN:
+            return applied
+        if not told_start:
+            _notify_out_of_process(match, "match_started")
+            told_start = True
+        if match.status == Match.Status.FINISHED:
+            _notify_out_of_process(match, "match_finished")
+            return applied
+        if time.monotonic() > deadline:
+            transaction.on_commit(lambda: _enqueue_advance(match_id))
             return applied
         state = load_state(match)
-        due = None
+        due: list[tuple[int, SeatKind]] = []
         for number in state.to_act():
             seat = _seat(match, number)
             kind = get_seat_kind(seat.kind)
             if kind.automatic is not None and not kind.inline and not seat.forfeited:
-                due = (number, kind)
-                break
-        if due is None:
+                due.append((number, kind))
+        if not due:
             return applied
-        number, kind = due
-        action = kind.automatic.choose(match, number, state.view(number),
-                                       state.legal_actions(number))
+        answers = _ask_out_of_process(match, state, due)
         with transaction.atomic():
             locked = _locked_match(match_id)
             if locked.version != match.version or locked.status != Match.Status.RUNNING:
                 continue  # someone moved first: look again
             state = load_state(locked, for_update=True)
             previous = state.to_act()
-            try:
-                _apply(locked, state, seat=number, action=action, kind=MatchEvent.Kind.ACTION)
-            except IllegalAction as exc:
-                log.warning("match %s seat %s (%s) chose an illegal action: %s",
-                            match_id, number, kind.name, exc)
+            for number, kind in due:
+                if state.is_over or number not in state.to_act():
+                    continue
+                seat = _seat(locked, number)
+                if seat.forfeited:
+                    continue  # forfeited meanwhile: _settle plays its default
+                answer = answers.get(number) or SeatAnswer(detail="no answer")
+                strike = answer.strike
+                if answer.action is not None:
+                    try:
+                        _apply(locked, state, seat=number, action=answer.action,
+                               kind=MatchEvent.Kind.ACTION)
+                        applied += 1
+                        continue
+                    except IllegalAction as exc:
+                        log.info("match %s seat %s (%s) chose an illegal action: %s",
+                                 match_id, number, kind.name, exc)
+                        strike = strike or "illegal_action"
                 _apply(locked, state, seat=number, action=state.default_action(number),
                        kind=MatchEvent.Kind.DEFAULT)
-            applied += 1
+                applied += 1
+                if strike:
+                    _strike(locked, state, seat)
             _settle(locked, state, previous_to_act=previous, enqueue=False)
     return applied

@@ -17,8 +17,9 @@ def expire_deadlines() -> int:
 
 
 @shared_task(name="games.advance_automatic_seats", ignore_result=True, acks_late=True,
-             time_limit=600, soft_time_limit=540)
+             reject_on_worker_lost=True, time_limit=600, soft_time_limit=540)
 def advance_automatic_seats(match_id: int) -> int:
     """Let out-of-process automatic seats of one match act. Idempotent (answers are submitted
-    with the version they were chosen for), hence ``acks_late``."""
+    with the version they were chosen for), hence ``acks_late`` and ``reject_on_worker_lost``:
+    a worker that dies mid-match gives the message back to the broker and another one resumes."""
     return services.match_advance_automatic_seats(match_id=match_id)

@@ -13,6 +13,7 @@ urlpatterns = [
     path("matches/", apis.MatchListCreateApi.as_view(), name="match-list"),
     path("matches/<int:match_id>/", apis.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<int:match_id>/join/", apis.MatchJoinApi.as_view(), name="match-join"),
+    path("matches/<int:match_id>/leave/", apis.MatchLeaveApi.as_view(), name="match-leave"),
     path("matches/<int:match_id>/view/", apis.PublicViewApi.as_view(), name="match-view"),
     path("matches/<int:match_id>/log/", apis.MatchLogApi.as_view(), name="match-log"),
     path("matches/<int:match_id>/log.jsonl", apis.MatchLogExportApi.as_view(),

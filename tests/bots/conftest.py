@@ -199,3 +199,30 @@ def refused_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+# ---- registered bots in real matches (users and API clients shared with tests/games) -----------
+
+from tests.games.conftest import (  # noqa: E402,F401 - fixtures: alice owns bots, bob plays
+    _fast_passwords,
+    _fresh_throttles,
+    alice,
+    alice_api,
+    anon_api,
+    bob,
+    bob_api,
+    charlie,
+    charlie_api,
+    client_for,
+    make_user,
+)
+
+
+@pytest.fixture
+def open_ref_server() -> Iterator[RefBotServer]:
+    """The reference bots over HTTP, not checking signatures (registration makes new secrets)."""
+    server = RefBotServer(("127.0.0.1", 0))
+    server.serve_in_thread()
+    yield server
+    server.shutdown()
+    server.server_close()

@@ -126,3 +126,25 @@ def test_proxy_environment_is_ignored(monkeypatch, fake_bot, secret) -> None:
         reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=2,
                                  method="GET"))
     assert reply.failure is None and bot.calls["/"] == 1
+
+
+def test_request_head_and_body_leave_in_one_write() -> None:
+    """httpcore writes head and body apart; the guarded stream sends them with one write."""
+    class Inner:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+
+        def write(self, data: bytes, timeout: float | None = None) -> None:
+            self.writes.append(data)
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return b"HTTP/1.1 200 OK\r\n"
+
+    inner = Inner()
+    stream = net.CoalescingStream(inner)
+    stream.write(b"POST /move HTTP/1.1\r\n\r\n")
+    stream.write(b'{"seat": 0}')
+    assert inner.writes == []
+    assert stream.read(100) and inner.writes == [b'POST /move HTTP/1.1\r\n\r\n{"seat": 0}']
+    stream.read(100)
+    assert len(inner.writes) == 1

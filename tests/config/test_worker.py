@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_real_worker_runs_a_task() -> None:
-    from config.celery import ping
+    from config.celery import app, ping
 
+    app.control.purge()  # messages other tests left on the broker are not this test's business
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo",
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],

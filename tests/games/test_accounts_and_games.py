@@ -96,3 +96,27 @@ def test_schema_documents_every_endpoint_with_error_bodies(anon_api) -> None:
     assert "StaleVersion" in error["examples"]
     assert "SeatActInputRequest" in schema["components"]["schemas"]
     assert "stale_version" in schema["components"]["schemas"]["CodeEnum"]["enum"]
+
+
+def test_schema_has_a_view_action_and_poll_component_per_game(anon_api) -> None:
+    from games.engine import game_ids
+
+    schema = anon_api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    components = schema["components"]["schemas"]
+    names = {"".join(p.capitalize() for p in g.split("_")): g for g in game_ids()}
+    for camel in names:
+        assert {f"{camel}View", f"{camel}Action", f"SeatPoll{camel}"} <= set(components), camel
+    poll = components["SeatPoll"]
+    assert poll["discriminator"]["propertyName"] == "game"
+    assert set(poll["discriminator"]["mapping"]) == set(game_ids())
+    op = schema["paths"]["/api/matches/{match_id}/seats/{seat}/"]["get"]
+    examples = op["responses"]["200"]["content"]["application/json"]["examples"]
+    assert len(examples) == len(game_ids())
+    assert any(e["value"]["game"] == "great_dalmuti" for e in examples.values())
+    act = schema["paths"]["/api/matches/{match_id}/seats/{seat}/actions/"]["post"]
+    request = act["requestBody"]["content"]["application/json"]
+    assert {e["value"]["action"]["type"] for e in request["examples"].values()}
+    assert len(request["examples"]) == len(game_ids())
+    assert "not_seated" in components["CodeEnum"]["enum"]
+    assert ("/api/matches/{match_id}/leave/", "post") in {
+        (p, m) for p, ops in schema["paths"].items() for m in ops}

@@ -134,7 +134,7 @@ def test_seat_kind_registry() -> None:
     unregister_seat_kind("player")  # built-ins stay
     assert get_seat_kind("player")
     with pytest.raises(KeyError):
-        get_seat_kind("webhook")
+        get_seat_kind("carrier_pigeon")
 
 
 def test_games_never_imports_bots_or_tournaments() -> None:

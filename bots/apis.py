@@ -1,0 +1,301 @@
+"""The REST API of webhook bots: register, list, inspect, update, enable/disable, delete, rotate
+the secret, re-check. Owner only: 401 anonymous, 403 ``not_your_bot`` for someone else's bot
+(bot ids are public, any user may seat a bot), 404 ``bot_not_found``.
+
+Thin views: an Input serializer checks the shape, one service or selector does the work, an
+Output serializer renders; errors are raised and mapped by ``config.exceptions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import selectors, services
+from .models import Bot
+
+BOT_ERROR_CODES = (
+    "invalid", "parse_error", "not_authenticated", "authentication_failed", "not_found",
+    "method_not_allowed", "throttled", "bot_not_found", "not_your_bot", "bad_url",
+    "bot_name_taken", "handshake_failed",
+)
+
+
+@extend_schema_serializer(component_name="BotError")
+class BotErrorSerializer(serializers.Serializer):
+    """Every error body. ``code`` is stable; ``detail`` is for humans."""
+
+    # A plain string (not an enum): an enum would clash with the games API's CodeEnum.
+    code = serializers.CharField(help_text="One of: " + ", ".join(BOT_ERROR_CODES) + ".")
+    detail = serializers.CharField()
+    reason = serializers.CharField(
+        required=False, help_text="With handshake_failed: timeout, connection_error, "
+                                  "blocked_address, http_status, invalid_json, oversized_body, "
+                                  "bad_shape or no_games.")
+    fields = serializers.DictField(required=False,
+                                   help_text="With invalid: the messages per field.")
+
+
+def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
+    return OpenApiResponse(
+        BotErrorSerializer, description=description,
+        examples=[OpenApiExample(code, value={"code": code, "detail": detail, **(extra or {})},
+                                 response_only=True)
+                  for code, detail, extra in examples])
+
+
+E400 = _error("Malformed request or URL.", ("invalid", "url: This field is required.", None),
+              ("bad_url", "a bot URL must be http:// or https://, not ftp", None))
+E401 = _error("No or bad token.", ("not_authenticated",
+                                   "Authentication credentials were not provided.", None))
+E403 = _error("Someone else's bot.", ("not_your_bot", "This bot belongs to someone else.", None))
+E404 = _error("No such bot.", ("bot_not_found", "No such bot.", None))
+E409 = _error("Name taken.", ("bot_name_taken", "you already have a bot named 'ada'", None))
+E422 = _error("The handshake failed: nothing was changed.",
+              ("handshake_failed", "connection_error: ConnectError: [Errno 111] Connection "
+                                   "refused", {"reason": "connection_error"}),
+              ("handshake_failed", 'bad_shape: "apiversion" must be "1", not None',
+               {"reason": "bad_shape"}))
+E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
+BOT_ID = OpenApiParameter("bot_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+                          description="The bot id (use it in a webhook seat spec).")
+
+
+@extend_schema_serializer(component_name="BotLatency")
+class LatencySerializer(serializers.Serializer):
+    p50 = serializers.FloatField(allow_null=True)
+    p95 = serializers.FloatField(allow_null=True)
+    max = serializers.FloatField(allow_null=True)
+    count = serializers.IntegerField(help_text="Calls measured (the latest 1,000 /move calls).")
+
+
+@extend_schema_serializer(component_name="BotLastError")
+class LastErrorSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    path = serializers.CharField(help_text="handshake, start, move or end.")
+    match = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+    turn = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField()
+    detail = serializers.CharField()
+    status = serializers.IntegerField(allow_null=True, help_text="HTTP status, if one came.")
+
+
+@extend_schema_serializer(component_name="BotStats")
+class StatsSerializer(serializers.Serializer):
+    matches_played = serializers.IntegerField()
+    matches_running = serializers.IntegerField()
+    moves = serializers.IntegerField(help_text="/move calls made.")
+    strikes = serializers.DictField(child=serializers.IntegerField(),
+                                    help_text="Strikes by reason (timeout, http_status, ...).")
+    strike_total = serializers.IntegerField()
+    platform_errors = serializers.IntegerField(help_text="Our failures: never a strike.")
+    call_errors = serializers.DictField(child=serializers.IntegerField(),
+                                        help_text='Failed handshake, /start and /end calls '
+                                                  'by "path:reason" (never a strike).')
+    latency_ms = LatencySerializer()
+    last_error = LastErrorSerializer(allow_null=True)
+
+
+@extend_schema_serializer(component_name="Bot")
+class BotSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    url = serializers.CharField()
+    enabled = serializers.BooleanField()
+    seatable = serializers.BooleanField(help_text="Enabled and the last handshake passed.")
+    games = serializers.ListField(child=serializers.CharField())
+    handshake_ok = serializers.BooleanField()
+    handshake_at = serializers.DateTimeField(allow_null=True)
+    handshake_error = serializers.CharField()
+    remote_name = serializers.CharField(help_text="The name in the bot's handshake.")
+    remote_author = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+@extend_schema_serializer(component_name="BotWithSecret")
+class BotWithSecretSerializer(BotSerializer):
+    secret = serializers.CharField(help_text="whsec_...: shown only now. Verify every call's "
+                                             "webhook-signature with it.")
+
+
+@extend_schema_serializer(component_name="BotCall")
+class CallSerializer(serializers.Serializer):
+    at = serializers.DateTimeField(source="created_at")
+    path = serializers.CharField()
+    match = serializers.IntegerField(source="match_id", allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+    turn = serializers.IntegerField(allow_null=True)
+    elapsed_ms = serializers.FloatField()
+    status = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField(help_text="Empty when the call succeeded.")
+    strike = serializers.BooleanField()
+    detail = serializers.CharField()
+    log = serializers.CharField(help_text="The bot's own log line.")
+
+
+@extend_schema_serializer(component_name="BotDetail")
+class BotDetailSerializer(BotSerializer):
+    stats = StatsSerializer()
+    recent_calls = CallSerializer(many=True)
+
+
+def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
+    return {"id": bot.pk, "name": bot.name, "url": bot.url, "enabled": bot.enabled,
+            "seatable": bot.seatable, "games": bot.games, "handshake_ok": bot.handshake_ok,
+            "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
+            "remote_name": bot.remote_name, "remote_author": bot.remote_author,
+            "created_at": bot.created_at, **extra}
+
+
+def _detail(bot: Bot) -> dict[str, Any]:
+    return BotDetailSerializer(_bot_data(
+        bot, stats=selectors.bot_stats(bot=bot),
+        recent_calls=selectors.bot_recent_calls(bot=bot))).data
+
+
+SECRET_EXAMPLE = OpenApiExample(
+    "registered", response_only=True, status_codes=["201", "200"],
+    value={"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
+           "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
+           "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
+           "remote_name": "Ada", "remote_author": "alice", "created_at": "2025-01-01T12:00:00Z",
+           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+
+
+class BotListCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        url = serializers.CharField(max_length=500, help_text="The bot's base URL (http/https).")
+
+    @extend_schema(tags=["bots"], operation_id="bots_list", summary="Your bots",
+                   responses={200: BotSerializer(many=True), 401: E401, 429: E429})
+    def get(self, request: Request) -> Response:
+        bots = selectors.bot_list(owner=request.user)
+        return Response(BotSerializer([_bot_data(b) for b in bots], many=True).data)
+
+    @extend_schema(
+        tags=["bots"], operation_id="bots_register", summary="Register a webhook bot",
+        description="The platform calls `GET {url}/` signed with the bot's new secret; the "
+                    "handshake must pass (protocol v1, at least one of our games). The secret "
+                    "is in this answer only.",
+        request=InputSerializer,
+        responses={201: BotWithSecretSerializer, 400: E400, 401: E401, 409: E409, 422: E422,
+                   429: E429},
+        examples=[OpenApiExample("register", request_only=True,
+                                 value={"name": "ada", "url": "https://ada.example.com/bot"}),
+                  SECRET_EXAMPLE],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot, secret = services.bot_register(owner=request.user, **data.validated_data)
+        return Response(BotWithSecretSerializer(_bot_data(bot, secret=secret)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class BotDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100, required=False)
+        url = serializers.CharField(max_length=500, required=False)
+
+    @extend_schema(tags=["bots"], operation_id="bots_detail",
+                   summary="Your bot, its stats and its latest calls", parameters=[BOT_ID],
+                   responses={200: BotDetailSerializer, 401: E401, 403: E403, 404: E404,
+                              429: E429})
+    def get(self, request: Request, bot_id: int) -> Response:
+        return Response(_detail(selectors.bot_get_owned(bot_id=bot_id, user=request.user)))
+
+    @extend_schema(tags=["bots"], operation_id="bots_update",
+                   summary="Rename or move your bot (the handshake runs again)",
+                   parameters=[BOT_ID], request=InputSerializer,
+                   responses={200: BotDetailSerializer, 400: E400, 401: E401, 403: E403,
+                              404: E404, 409: E409, 422: E422, 429: E429})
+    def patch(self, request: Request, bot_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = services.bot_update(bot_id=bot_id, user=request.user, **data.validated_data)
+        return Response(_detail(bot))
+
+    @extend_schema(tags=["bots"], operation_id="bots_delete", summary="Delete your bot",
+                   description="Its seats in running matches play default actions from now on.",
+                   parameters=[BOT_ID],
+                   responses={204: None, 401: E401, 403: E403, 404: E404, 429: E429})
+    def delete(self, request: Request, bot_id: int) -> Response:
+        services.bot_delete(bot_id=bot_id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class _BotActionApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+
+class BotEnableApi(_BotActionApi):
+    @extend_schema(tags=["bots"], operation_id="bots_enable", summary="Enable your bot",
+                   parameters=[BOT_ID], request=None,
+                   responses={200: BotSerializer, 401: E401, 403: E403, 404: E404, 429: E429})
+    def post(self, request: Request, bot_id: int) -> Response:
+        bot = services.bot_set_enabled(bot_id=bot_id, user=request.user, enabled=True)
+        return Response(BotSerializer(_bot_data(bot)).data)
+
+
+class BotDisableApi(_BotActionApi):
+    @extend_schema(tags=["bots"], operation_id="bots_disable", summary="Disable your bot",
+                   description="No new seats; in running matches its seats play default "
+                               "actions with a bot_unavailable strike.",
+                   parameters=[BOT_ID], request=None,
+                   responses={200: BotSerializer, 401: E401, 403: E403, 404: E404, 429: E429})
+    def post(self, request: Request, bot_id: int) -> Response:
+        bot = services.bot_set_enabled(bot_id=bot_id, user=request.user, enabled=False)
+        return Response(BotSerializer(_bot_data(bot)).data)
+
+
+class BotRotateSecretApi(_BotActionApi):
+    @extend_schema(tags=["bots"], operation_id="bots_rotate_secret",
+                   summary="Replace your bot's secret (shown once)",
+                   description="Calls are signed with the new secret from now on.",
+                   parameters=[BOT_ID], request=None,
+                   responses={200: BotWithSecretSerializer, 401: E401, 403: E403, 404: E404,
+                              429: E429},
+                   examples=[SECRET_EXAMPLE])
+    def post(self, request: Request, bot_id: int) -> Response:
+        bot, secret = services.bot_rotate_secret(bot_id=bot_id, user=request.user)
+        return Response(BotWithSecretSerializer(_bot_data(bot, secret=secret)).data)
+
+
+class BotCheckApi(_BotActionApi):
+    @extend_schema(tags=["bots"], operation_id="bots_check",
+                   summary="Run the handshake now and record the result",
+                   description="A failed check makes the bot unseatable until one passes; the "
+                               "answer says why in handshake_error.",
+                   parameters=[BOT_ID], request=None,
+                   responses={200: BotDetailSerializer, 401: E401, 403: E403, 404: E404,
+                              429: E429})
+    def post(self, request: Request, bot_id: int) -> Response:
+        return Response(_detail(services.bot_check_owned(bot_id=bot_id, user=request.user)))
+
+
+def _name_nested_serializers() -> None:
+    for view in (BotListCreateApi, BotDetailApi):
+        prefix = view.__name__.removesuffix("Api")
+        extend_schema_serializer(component_name=prefix + "Input")(view.InputSerializer)
+
+
+_name_nested_serializers()

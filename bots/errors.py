@@ -1,0 +1,32 @@
+"""Domain errors of bot registration and management (``{"code", "detail"}`` bodies)."""
+
+from __future__ import annotations
+
+from games.errors import DomainError
+
+
+class BotNotFound(DomainError):
+    code, status, default_detail = "bot_not_found", 404, "No such bot."
+
+
+class NotYourBot(DomainError):
+    code, status, default_detail = "not_your_bot", 403, "This bot belongs to someone else."
+
+
+class BadBotUrl(DomainError):
+    code, status, default_detail = "bad_url", 400, "This cannot be a bot URL."
+
+
+class BotNameTaken(DomainError):
+    code, status, default_detail = "bot_name_taken", 409, "You already have a bot by that name."
+
+
+class HandshakeFailed(DomainError):
+    """``GET {url}/`` did not give a valid protocol-v1 handshake; ``reason`` is the failure
+    reason (timeout, http_status, bad_shape, ...), ``detail`` says what came back."""
+
+    code, status, default_detail = "handshake_failed", 422, "The bot's handshake failed."
+
+    def __init__(self, detail: str | None = None, *, reason: str) -> None:
+        super().__init__(detail, reason=reason)
+        self.reason = reason

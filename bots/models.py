@@ -1,0 +1,101 @@
+"""Registered webhook bots, their seats in matches, and the log of every call made to them.
+
+Stats per bot (matches played, strikes by reason, latency p50/p95/max, last error) are read
+from :class:`BotCall` by ``bots.selectors``: one row per call, written once, never updated, so
+recording a move costs one INSERT and concurrent matches of one bot never contend for a row.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Bot(models.Model):
+    """A developer's HTTP bot. ``secret`` signs every call (shown to the owner only when it is
+    created or rotated); a bot can be seated only while ``enabled`` and ``handshake_ok``."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="bots")
+    name = models.CharField(max_length=100)
+    url = models.CharField(max_length=500, help_text="Base URL; the platform calls GET {url}/ "
+                                                     "and POST {url}/start, /move, /end.")
+    secret = models.CharField(max_length=100, help_text="whsec_...: signs every call.")
+    enabled = models.BooleanField(default=True)
+    games = models.JSONField(default=list, blank=True,
+                             help_text="Game ids from the last good handshake.")
+    handshake_ok = models.BooleanField(default=False)
+    handshake_at = models.DateTimeField(null=True, blank=True)
+    handshake_error = models.TextField(blank=True, default="")
+    remote_name = models.CharField(max_length=100, blank=True, default="",
+                                   help_text="The name the bot gives in its handshake.")
+    remote_author = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["owner", "name"]
+        constraints = [models.UniqueConstraint(fields=["owner", "name"],
+                                               name="bot_unique_name_per_owner")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} ({self.owner_id})"
+
+    @property
+    def seatable(self) -> bool:
+        return self.enabled and self.handshake_ok
+
+
+class BotSeat(models.Model):
+    """A bot's seat in one match: whether /start and /end were sent (each exactly once, claimed
+    with a conditional UPDATE), and the strikes it earned there by reason."""
+
+    match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="bot_seats")
+    number = models.PositiveSmallIntegerField()
+    bot = models.ForeignKey(Bot, null=True, on_delete=models.SET_NULL, related_name="seats")
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    strikes = models.JSONField(default=dict, blank=True, help_text="Strikes by reason.")
+    last_error = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"],
+                                               name="botseat_unique_number")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.number}: bot {self.bot_id}"
+
+
+class BotCall(models.Model):
+    """One call to a bot: what, how long, and how it failed (if it did)."""
+
+    class Path(models.TextChoices):
+        HANDSHAKE = "handshake", "GET /"
+        START = "start", "POST /start"
+        MOVE = "move", "POST /move"
+        END = "end", "POST /end"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls")
+    match = models.ForeignKey("games.Match", null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    path = models.CharField(max_length=16, choices=Path.choices)
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    elapsed_ms = models.FloatField()
+    status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="HTTP status.")
+    reason = models.CharField(max_length=32, blank=True, default="", db_index=True,
+                              help_text="Empty: success. A strike reason (the bot's fault on "
+                                        "/move), or platform_error (ours, never a strike).")
+    strike = models.BooleanField(default=False)
+    detail = models.TextField(blank=True, default="")
+    log = models.CharField(max_length=1000, blank=True, default="",
+                           help_text="The bot's own log line from its /move answer.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["bot", "path", "-id"], name="botcall_bot_path")]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} {self.path} {self.reason or 'ok'} {self.elapsed_ms:.1f} ms"

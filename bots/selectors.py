@@ -1,0 +1,67 @@
+"""Reads of bots: ownership checks and per-bot stats from the call log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, QuerySet
+
+from .errors import BotNotFound, NotYourBot
+from .match import percentile
+from .models import Bot, BotCall, BotSeat
+
+JSON = dict[str, Any]
+
+#: Latency percentiles are over this many of the bot's latest /move calls.
+LATENCY_WINDOW = 1000
+PLATFORM_ERROR = "platform_error"
+
+
+def bot_list(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
+    return Bot.objects.filter(owner=owner).order_by("name", "pk")
+
+
+def bot_get_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:
+    """The bot if ``user`` owns it: 404 ``bot_not_found`` if there is none, 403 ``not_your_bot``
+    if it is someone else's (bot ids are public: anyone may seat any bot)."""
+    bot = Bot.objects.filter(pk=bot_id).first()
+    if bot is None:
+        raise BotNotFound()
+    if bot.owner_id != user.pk:
+        raise NotYourBot()
+    return bot
+
+
+def bot_stats(*, bot: Bot) -> JSON:
+    """What a developer needs to debug the bot: matches, strikes by reason, latency, errors."""
+    seats = BotSeat.objects.filter(bot=bot)
+    calls = BotCall.objects.filter(bot=bot)
+    moves = calls.filter(path=BotCall.Path.MOVE)
+    strikes = {row["reason"]: row["n"] for row in
+               calls.filter(strike=True).values("reason").annotate(n=Count("id"))}
+    call_errors = {f"{row['path']}:{row['reason']}": row["n"] for row in
+                   calls.exclude(path=BotCall.Path.MOVE).exclude(reason="")
+                   .values("path", "reason").annotate(n=Count("id"))}
+    latencies = list(moves.exclude(reason=PLATFORM_ERROR)
+                     .values_list("elapsed_ms", flat=True)[:LATENCY_WINDOW])
+    last = calls.exclude(reason="").first()
+    return {
+        "matches_played": seats.filter(ended_at__isnull=False).count(),
+        "matches_running": seats.filter(ended_at__isnull=True).count(),
+        "moves": moves.count(),
+        "strikes": strikes,
+        "strike_total": sum(strikes.values()),
+        "platform_errors": calls.filter(reason=PLATFORM_ERROR).count(),
+        "call_errors": call_errors,
+        "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+                       "max": max(latencies) if latencies else None, "count": len(latencies)},
+        "last_error": None if last is None else {
+            "at": last.created_at, "path": last.path, "match": last.match_id, "seat": last.seat,
+            "turn": last.turn, "reason": last.reason, "detail": last.detail,
+            "status": last.status},
+    }
+
+
+def bot_recent_calls(*, bot: Bot, limit: int = 20) -> list[BotCall]:
+    return list(BotCall.objects.filter(bot=bot)[:limit])

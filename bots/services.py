@@ -1,0 +1,206 @@
+"""Services of webhook bots: registration, management and the handshake health check.
+
+Every change goes through here (``bot_<action>``); views stay thin. The handshake is network
+I/O, so it runs before any transaction is opened: a slow bot never holds a database lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import game_ids
+
+from . import protocol
+from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
+from .models import Bot, BotCall
+from .net import BadBotURL, BotClient, Call, Reply, check_url, client_from_settings
+from .selectors import bot_get_owned
+from .signing import new_secret
+
+log = logging.getLogger(__name__)
+
+_CLIENTS: dict[tuple[Any, ...], BotClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def bot_client() -> BotClient:
+    """The process's pooled :class:`BotClient` for the current ``BOTS_*`` settings (shared by
+    threads; a settings change, e.g. in a test, gets a client of its own)."""
+    key = (settings.BOTS_ALLOW_PRIVATE_ADDRESSES, settings.BOTS_MAX_RESPONSE_BYTES)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = client_from_settings()
+        return client
+
+
+def _check_url(url: str) -> str:
+    try:
+        return str(check_url(url))
+    except BadBotURL as exc:
+        raise BadBotUrl(str(exc)) from None
+
+
+def bot_handshake(*, url: str, secret: str) -> tuple[protocol.Handshake, Reply]:
+    """``GET {url}/`` signed with ``secret``; raise :class:`HandshakeFailed` unless it is a valid
+    protocol-v1 handshake naming at least one of our games (unknown game ids are dropped)."""
+    _check_url(url)
+    reply = bot_client().call(Call(url=url, path="", body=protocol.handshake_body(),
+                                   secret=secret, method="GET",
+                                   timeout=settings.BOTS_HANDSHAKE_TIMEOUT_MS / 1000))
+    outcome = reply.failure or protocol.parse_handshake(reply.body)
+    if isinstance(outcome, protocol.Failure):
+        hint = " (does the bot check signatures with another secret?)" if reply.status == 401 \
+            else ""
+        raise HandshakeFailed(f"{outcome.reason}: {outcome.detail}{hint}", reason=outcome.reason)
+    known = [g for g in outcome.games if g in game_ids()]
+    if not known:
+        raise HandshakeFailed(f"no_games: the handshake lists none of our games "
+                              f"({', '.join(game_ids())}); it says {outcome.games[:10]}",
+                              reason="no_games")
+    return protocol.Handshake(name=outcome.name, author=outcome.author, games=known), reply
+
+
+def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
+    return {"games": handshake.games, "handshake_ok": True, "handshake_at": timezone.now(),
+            "handshake_error": "", "remote_name": handshake.name,
+            "remote_author": handshake.author}
+
+
+def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = None) -> None:
+    BotCall.objects.create(bot=bot, path=BotCall.Path.HANDSHAKE, elapsed_ms=reply.elapsed * 1000,
+                           status=reply.status, reason=failure.reason if failure else "",
+                           detail=failure.detail if failure else "")
+
+
+def bot_register(*, owner: AbstractBaseUser, name: str, url: str) -> tuple[Bot, str]:
+    """Register a bot; its handshake (signed with its new secret) must pass. Returns the bot and
+    its secret, which is never shown again."""
+    url = _check_url(url)
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise BotNameTaken(f"you already have a bot named {name!r}")
+    secret = new_secret()
+    handshake, reply = bot_handshake(url=url, secret=secret)
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.create(owner=owner, name=name, url=url, secret=secret,
+                                     **_handshake_fields(handshake))
+            _record_handshake(bot, reply)
+    except IntegrityError:
+        raise BotNameTaken(f"you already have a bot named {name!r}") from None
+    return bot, secret
+
+
+def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
+               url: str | None = None) -> Bot:
+    """Rename and/or move a bot. The handshake is run again (with the bot's secret) and must
+    pass, or nothing changes."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    new_url = _check_url(url) if url is not None else bot.url
+    new_name = name if name is not None else bot.name
+    if new_name != bot.name and Bot.objects.filter(owner=bot.owner, name=new_name).exists():
+        raise BotNameTaken(f"you already have a bot named {new_name!r}")
+    handshake, reply = bot_handshake(url=new_url, secret=bot.secret)
+    with transaction.atomic():
+        fields = {"name": new_name, "url": new_url, **_handshake_fields(handshake)}
+        for key, value in fields.items():
+            setattr(bot, key, value)
+        try:
+            bot.save()
+        except IntegrityError:
+            raise BotNameTaken(f"you already have a bot named {new_name!r}") from None
+        _record_handshake(bot, reply)
+    return bot
+
+
+def bot_set_enabled(*, bot_id: int, user: AbstractBaseUser, enabled: bool) -> Bot:
+    """Disable (no new seats; in running matches it plays default actions with a
+    ``bot_unavailable`` strike) or enable a bot again."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    Bot.objects.filter(pk=bot.pk).update(enabled=enabled, updated_at=timezone.now())
+    bot.refresh_from_db()
+    return bot
+
+
+def bot_delete(*, bot_id: int, user: AbstractBaseUser) -> None:
+    """Delete a bot and its call log; its seats in running matches play default actions."""
+    bot_get_owned(bot_id=bot_id, user=user).delete()
+
+
+def bot_rotate_secret(*, bot_id: int, user: AbstractBaseUser) -> tuple[Bot, str]:
+    """A new secret, returned once; calls are signed with it from now on. No handshake: the bot
+    must first learn the new secret."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    secret = new_secret()
+    Bot.objects.filter(pk=bot.pk).update(secret=secret, updated_at=timezone.now())
+    bot.refresh_from_db()
+    return bot, secret
+
+
+def bot_check(*, bot_id: int) -> Bot:
+    """Run the handshake now and record the result (a failure makes the bot unseatable until a
+    later check passes). Never raises for what the bot does."""
+    bot = Bot.objects.get(pk=bot_id)
+    try:
+        handshake, reply = bot_handshake(url=bot.url, secret=bot.secret)
+    except (HandshakeFailed, BadBotUrl) as exc:
+        reason = getattr(exc, "reason", "bad_url")
+        Bot.objects.filter(pk=bot.pk).update(handshake_ok=False, handshake_at=timezone.now(),
+                                             handshake_error=exc.detail)
+        BotCall.objects.create(bot=bot, path=BotCall.Path.HANDSHAKE, elapsed_ms=0, reason=reason,
+                               detail=exc.detail)
+    else:
+        Bot.objects.filter(pk=bot.pk).update(**_handshake_fields(handshake))
+        _record_handshake(bot, reply)
+    bot.refresh_from_db()
+    return bot
+
+
+def bot_check_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:
+    bot_get_owned(bot_id=bot_id, user=user)
+    return bot_check(bot_id=bot_id)
+
+
+def bots_health_check(*, limit: int = 1000) -> int:
+    """Periodic: re-handshake every enabled bot (oldest check first). Returns how many."""
+    ids = list(Bot.objects.filter(enabled=True).order_by("handshake_at")
+               .values_list("pk", flat=True)[:limit])
+    for bot_id in ids:
+        try:
+            bot_check(bot_id=bot_id)
+        except Bot.DoesNotExist:
+            continue
+    return len(ids)
+
+
+def matches_resume_stalled(*, limit: int = 500) -> int:
+    """Queue the games task again for every running match with a due webhook seat that has not
+    changed for ``BOTS_STALLED_SECONDS``. The task is idempotent, so a false alarm costs one
+    look at the match. Returns how many were queued."""
+    from datetime import timedelta
+
+    from games.models import Match
+    from games.selectors import load_state
+    from games.tasks import advance_automatic_seats
+
+    from .webhook import WEBHOOK
+
+    quiet = timezone.now() - timedelta(seconds=settings.BOTS_STALLED_SECONDS)
+    matches = (Match.objects.filter(status=Match.Status.RUNNING, updated_at__lte=quiet,
+                                    seats__kind=WEBHOOK)
+               .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
+    queued = 0
+    for match in matches:
+        webhook_seats = {s.number for s in match.seats.all()
+                         if s.kind == WEBHOOK and not s.forfeited}
+        if webhook_seats & set(load_state(match).to_act()):
+            advance_automatic_seats.delay(match.pk)
+            queued += 1
+    return queued

@@ -1,0 +1,22 @@
+"""Celery tasks of webhook bots: thin adapters over one service each."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(name="bots.health_check", ignore_result=True, time_limit=900, soft_time_limit=840)
+def health_check() -> int:
+    """Periodic (CELERY_BEAT_SCHEDULE): re-handshake every enabled bot and record the result.
+    Safe to run twice (each check only overwrites the bot's handshake fields)."""
+    return services.bots_health_check()
+
+
+@shared_task(name="bots.resume_stalled_matches", ignore_result=True, time_limit=300,
+             soft_time_limit=240)
+def resume_stalled_matches() -> int:
+    """Periodic: queue ``games.advance_automatic_seats`` again for running matches where a
+    webhook seat is due but nothing moved for a while (a lost message, a killed worker)."""
+    return services.matches_resume_stalled()

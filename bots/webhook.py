@@ -1,0 +1,212 @@
+"""The ``webhook`` seat kind: a seat of a real match played by a registered :class:`Bot`.
+
+Registered from :meth:`bots.apps.BotsConfig.ready` with ``games.seats.register_seat_kind``;
+``games`` never imports this module. A seat spec ``{"kind": "webhook", "bot": <bot id>}`` seats
+the bot if it is enabled, passed its handshake and plays the game (any user may seat any such
+bot: bots are here to meet; an owner who does not want that disables the bot).
+
+The ``games.advance_automatic_seats`` task asks this kind, outside any lock, for every due
+webhook seat of a step at once (:meth:`WebhookSeatKind.choose_many`): it calls the bots
+concurrently through :mod:`bots.protocol` and :mod:`bots.net`, signed, and turns every failure
+into a :class:`games.seats.SeatAnswer` with a strike reason (the games service then plays the
+default action, counts the strike and forfeits the seat at ``BLUFF_MAX_STRIKES``). Every call is
+logged as a :class:`BotCall` (the bot's stats); strikes are also kept per seat on
+:class:`BotSeat`. ``/start`` and ``/end`` are sent once per seat (claimed by a conditional
+UPDATE), so a task that runs twice never sends them twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import State
+from games.models import Match
+from games.seats import SeatAnswer, SeatKind
+from games.selectors import load_state
+
+from . import protocol
+from .models import Bot, BotCall, BotSeat
+from .net import Call, Reply
+from .services import bot_client
+
+log = logging.getLogger(__name__)
+
+WEBHOOK = "webhook"
+#: Strike reason of a seat whose bot was disabled or deleted during the match.
+BOT_UNAVAILABLE = "bot_unavailable"
+
+JSON = dict[str, Any]
+
+
+def check_webhook_bot(game_id: str, bot: str) -> None:
+    """Raise ``ValueError`` (a readable reason) unless bot id ``bot`` can be seated in
+    ``game_id`` now."""
+    try:
+        bot_id = int(bot)
+    except (TypeError, ValueError):
+        raise ValueError(f"a webhook seat needs a bot id, not {bot!r}") from None
+    found = Bot.objects.filter(pk=bot_id).first()
+    if found is None:
+        raise ValueError(f"no bot {bot_id}")
+    if not found.enabled:
+        raise ValueError(f"bot {bot_id} is disabled")
+    if not found.handshake_ok:
+        raise ValueError(f"bot {bot_id} has not passed its handshake: {found.handshake_error}")
+    if game_id not in found.games:
+        raise ValueError(f"bot {bot_id} does not play {game_id} (its handshake lists "
+                         f"{', '.join(found.games) or 'nothing'})")
+
+
+def _timeout_ms(match: Match) -> int:
+    return min(settings.BOTS_MOVE_TIMEOUT_MS, match.move_time_limit * 1000)
+
+
+class WebhookSeatKind:
+    """The automatic seat of kind ``webhook`` (one instance per process; thread-safe)."""
+
+    # ---- what the games task calls -------------------------------------------------------
+
+    def choose(self, match: Match, seat_number: int, view: JSON,
+               legal_actions: Sequence[JSON]) -> JSON:
+        # games prefers choose_many, which needs the engine state to build protocol bodies.
+        raise NotImplementedError("the webhook kind answers through choose_many")
+
+    def choose_many(self, match: Match, state: State,
+                    seats: Sequence[int]) -> dict[int, SeatAnswer]:
+        bots = self._bots(match)
+        info = self._info(match, bots)
+        answers: dict[int, SeatAnswer] = {}
+        asked: list[int] = []
+        calls: list[Call] = []
+        for number in seats:
+            bot = bots.get(number)
+            if bot is None or not bot.enabled:
+                answers[number] = SeatAnswer(strike=BOT_UNAVAILABLE,
+                                             detail="the bot was deleted or disabled")
+                continue
+            body = protocol.encode(protocol.move_body(info, state, number))
+            calls.append(Call(url=bot.url, path="move", body=body, secret=bot.secret,
+                              timeout=info.timeout_ms / 1000))
+            asked.append(number)
+        replies = bot_client().call_many(calls) if calls else []
+        rows = []
+        for number, reply in zip(asked, replies):
+            outcome = reply.failure or protocol.parse_move_answer(state, number, reply.body)
+            row = self._row(bots[number], match, number, "move", state.moves, reply)
+            if isinstance(outcome, protocol.MoveAnswer):
+                answers[number] = SeatAnswer(action=outcome.action)
+                row.log = outcome.log or ""
+            else:
+                row.reason, row.detail = outcome.reason, outcome.detail
+                row.strike = outcome.is_bot_fault
+                answers[number] = SeatAnswer(strike=outcome.reason if row.strike else None,
+                                             detail=outcome.detail)
+            rows.append(row)
+        BotCall.objects.bulk_create(rows)
+        for number, answer in answers.items():
+            if answer.strike:
+                self._note_strike(match, number, bots.get(number), answer, state.moves)
+        return answers
+
+    def match_started(self, match: Match) -> None:
+        self._notify(match, "start")
+
+    def match_finished(self, match: Match) -> None:
+        self._notify(match, "end")
+
+    # ---- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _bots(match: Match) -> dict[int, Bot | None]:
+        ids: dict[int, int] = {}
+        for seat in match.seats.all():
+            if seat.kind == WEBHOOK:
+                try:
+                    ids[seat.number] = int(seat.bot_name)
+                except ValueError:
+                    continue
+        found = Bot.objects.in_bulk(set(ids.values()))
+        return {number: found.get(bot_id) for number, bot_id in ids.items()}
+
+    @staticmethod
+    def _info(match: Match, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
+        seats = list(match.seats.all())
+        user_ids = {s.user_id for s in seats if s.user_id}
+        names = dict(get_user_model().objects.filter(pk__in=user_ids)
+                     .values_list("pk", "username")) if user_ids else {}
+        labels = []
+        for seat in seats:
+            if seat.kind == WEBHOOK:
+                bot = bots.get(seat.number)
+                labels.append(bot.name if bot else "deleted bot")
+            elif seat.user_id:
+                labels.append(names.get(seat.user_id, "player"))
+            elif seat.bot_name:
+                labels.append(f"{seat.kind} {seat.bot_name}")
+            else:
+                labels.append("open seat")
+        return protocol.MatchInfo(id=str(match.pk), game=match.game, options=match.options,
+                                  seats=labels, timeout_ms=_timeout_ms(match),
+                                  strike_limit=settings.BLUFF_MAX_STRIKES or None)
+
+    @staticmethod
+    def _row(bot: Bot, match: Match, seat: int, path: str, turn: int, reply: Reply) -> BotCall:
+        return BotCall(bot=bot, match_id=match.pk, seat=seat, path=path, turn=turn,
+                       elapsed_ms=reply.elapsed * 1000, status=reply.status)
+
+    @staticmethod
+    def _note_strike(match: Match, number: int, bot: Bot | None, answer: SeatAnswer,
+                     turn: int) -> None:
+        with transaction.atomic():
+            seat, _ = BotSeat.objects.select_for_update().get_or_create(
+                match_id=match.pk, number=number, defaults={"bot": bot})
+            seat.strikes[answer.strike] = seat.strikes.get(answer.strike, 0) + 1
+            seat.last_error = {"turn": turn, "reason": answer.strike, "detail": answer.detail}
+            seat.save(update_fields=["strikes", "last_error"])
+
+    def _notify(self, match: Match, path: str) -> None:
+        """/start or /end, once per webhook seat, to all of them at once; answers are ignored,
+        failures logged (never a strike)."""
+        bots = self._bots(match)
+        if not bots:
+            return
+        now = timezone.now()
+        field = "started_at" if path == "start" else "ended_at"
+        claimed = []
+        for number, bot in bots.items():
+            row, _ = BotSeat.objects.get_or_create(match_id=match.pk, number=number,
+                                                   defaults={"bot": bot})
+            if BotSeat.objects.filter(pk=row.pk, **{f"{field}__isnull": True}).update(
+                    **{field: now}) == 1 and bot is not None and bot.enabled:
+                claimed.append(number)
+        if not claimed:
+            return
+        state = load_state(match)
+        info = self._info(match, bots)
+        make = protocol.start_body if path == "start" else protocol.end_body
+        calls = [Call(url=bots[n].url, path=path, body=protocol.encode(make(info, state, n)),
+                      secret=bots[n].secret, timeout=info.timeout_ms / 1000) for n in claimed]
+        rows = []
+        for number, reply in zip(claimed, bot_client().call_many(calls)):
+            row = self._row(bots[number], match, number, path, state.moves, reply)
+            if reply.failure is not None:
+                row.reason, row.detail = reply.failure.reason, reply.failure.detail
+            rows.append(row)
+        BotCall.objects.bulk_create(rows)
+
+
+WEBHOOK_KIND = WebhookSeatKind()
+
+
+def register() -> None:
+    from games.seats import register_seat_kind
+
+    register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
+                                check_bot=check_webhook_bot))

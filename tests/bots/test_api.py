@@ -1,0 +1,156 @@
+"""The bots API: registration (the handshake must pass), management, owner-only access, the
+secret shown once, the health-check task, and the admin. alice owns bots, charlie is an
+outsider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from bots import tasks
+from bots.models import Bot, BotCall
+
+pytestmark = pytest.mark.django_db
+
+
+def register(api: Any, url: str, name: str = "ada") -> Any:
+    return api.post("/api/bots/", {"name": name, "url": url}, format="json")
+
+
+def test_register_shows_the_secret_once(alice_api, open_ref_server) -> None:
+    response = register(alice_api, open_ref_server.base_url + "/heuristic")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["secret"].startswith("whsec_") and body["seatable"] and body["handshake_ok"]
+    assert set(body["games"]) == set(open_ref_server.games)
+    assert body["remote_name"] == "reference heuristic"
+    bot = Bot.objects.get(pk=body["id"])
+    assert bot.secret == body["secret"]  # stored: it signs every call
+    listed = alice_api.get("/api/bots/").json()
+    assert [b["id"] for b in listed] == [body["id"]] and "secret" not in listed[0]
+    detail = alice_api.get(f"/api/bots/{body['id']}/").json()
+    assert "secret" not in detail
+    assert detail["stats"]["moves"] == 0 and detail["recent_calls"][0]["path"] == "handshake"
+
+
+def test_the_handshake_is_signed_with_the_new_secret(alice_api, fake_bot) -> None:
+    bot = fake_bot("good")
+    body = register(alice_api, bot.url).json()
+    bot.secret, bot.bad_signatures = body["secret"], 0
+    assert alice_api.post(f"/api/bots/{body['id']}/check/").json()["handshake_ok"]
+    assert bot.bad_signatures == 0 and bot.calls["/"] == 2
+
+
+@pytest.mark.parametrize("path, reason", [("/nope", "http_status"),
+                                          ("/heuristic/move", "http_status")])
+def test_a_failed_handshake_is_a_422_and_registers_nothing(alice_api, open_ref_server, path,
+                                                           reason) -> None:
+    response = register(alice_api, open_ref_server.base_url + path)
+    assert response.status_code == 422
+    assert response.json()["code"] == "handshake_failed" and response.json()["reason"] == reason
+    assert not Bot.objects.exists()
+
+
+def test_refused_and_blocked_urls(alice_api, refused_url, open_ref_server, settings) -> None:
+    response = register(alice_api, refused_url)
+    assert response.status_code == 422 and response.json()["reason"] == "connection_error"
+    settings.BOTS_ALLOW_PRIVATE_ADDRESSES = False
+    response = register(alice_api, open_ref_server.base_url + "/random")
+    assert response.status_code == 422 and response.json()["reason"] == "blocked_address"
+    assert "loopback" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("data, code", [({"name": "x", "url": "ftp://bot.example"}, "bad_url"),
+                                        ({"name": "x"}, "invalid"),
+                                        ({"name": "x", "url": "http://u:p@bot.example"},
+                                         "bad_url")])
+def test_bad_requests(alice_api, data, code) -> None:
+    response = alice_api.post("/api/bots/", data, format="json")
+    assert response.status_code == 400 and response.json()["code"] == code
+
+
+def test_names_are_unique_per_owner(alice_api, charlie_api, open_ref_server) -> None:
+    url = open_ref_server.base_url + "/random"
+    assert register(alice_api, url).status_code == 201
+    response = register(alice_api, url)
+    assert response.status_code == 409 and response.json()["code"] == "bot_name_taken"
+    assert register(charlie_api, url).status_code == 201
+
+
+def test_owner_only(alice_api, charlie_api, anon_api, open_ref_server) -> None:
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+    for method, path in [("get", ""), ("patch", ""), ("delete", ""), ("post", "enable/"),
+                         ("post", "disable/"), ("post", "rotate-secret/"), ("post", "check/")]:
+        response = getattr(charlie_api, method)(f"/api/bots/{bot_id}/{path}", {}, format="json")
+        assert response.status_code == 403, (method, path)
+        assert response.json()["code"] == "not_your_bot"
+        response = getattr(anon_api, method)(f"/api/bots/{bot_id}/{path}", {}, format="json")
+        assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+        response = getattr(alice_api, method)(f"/api/bots/999999/{path}", {}, format="json")
+        assert response.status_code == 404 and response.json()["code"] == "bot_not_found"
+    assert charlie_api.get("/api/bots/").json() == []
+    assert anon_api.get("/api/bots/").status_code == 401
+
+
+def test_update_runs_the_handshake_again(alice_api, open_ref_server, refused_url) -> None:
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+    response = alice_api.patch(f"/api/bots/{bot_id}/", {"url": refused_url}, format="json")
+    assert response.status_code == 422 and response.json()["reason"] == "connection_error"
+    assert Bot.objects.get(pk=bot_id).url.endswith("/random"), "nothing changed"
+    response = alice_api.patch(f"/api/bots/{bot_id}/", {"name": "grace",
+                                                        "url": open_ref_server.base_url
+                                                        + "/dot/heuristic"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["name"] == "grace" and response.json()["games"] == ["dot"]
+    assert BotCall.objects.filter(bot_id=bot_id, path="handshake").count() == 2
+
+
+def test_disable_enable_rotate_delete(alice_api, open_ref_server) -> None:
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    bot_id = created["id"]
+    disabled = alice_api.post(f"/api/bots/{bot_id}/disable/").json()
+    assert not disabled["enabled"] and not disabled["seatable"]
+    assert alice_api.post(f"/api/bots/{bot_id}/enable/").json()["seatable"]
+    rotated = alice_api.post(f"/api/bots/{bot_id}/rotate-secret/").json()
+    assert rotated["secret"].startswith("whsec_") and rotated["secret"] != created["secret"]
+    assert Bot.objects.get(pk=bot_id).secret == rotated["secret"]
+    assert alice_api.delete(f"/api/bots/{bot_id}/").status_code == 204
+    assert alice_api.get(f"/api/bots/{bot_id}/").status_code == 404
+
+
+def test_the_health_check_task_records_the_result(alice_api, open_ref_server,
+                                                  refused_url) -> None:
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+    assert tasks.health_check.apply().get() == 1
+    assert Bot.objects.get(pk=bot_id).handshake_ok
+    Bot.objects.filter(pk=bot_id).update(url=refused_url)  # the bot went away
+    assert tasks.health_check.apply().get() == 1
+    bot = Bot.objects.get(pk=bot_id)
+    assert not bot.handshake_ok and "connection_error" in bot.handshake_error
+    detail = alice_api.get(f"/api/bots/{bot_id}/").json()
+    assert detail["stats"]["last_error"]["path"] == "handshake"
+    assert detail["stats"]["call_errors"] == {"handshake:connection_error": 1}
+    entry = settings.CELERY_BEAT_SCHEDULE["bots-health-check"]
+    assert entry["task"] == tasks.health_check.name == "bots.health_check"
+    assert settings.CELERY_BEAT_SCHEDULE["bots-resume-stalled-matches"]["task"] == \
+        tasks.resume_stalled_matches.name
+
+
+def test_admin_pages(alice_api, open_ref_server, django_user_model) -> None:
+    client = Client()  # ("client" is the bot HTTP client in tests/bots)
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw")
+    client.force_login(admin)
+    for page in ("bot/", "botseat/", "botcall/", f"bot/{bot_id}/change/",
+                 "bot/?enabled__exact=1&handshake_ok__exact=1", "botcall/?path__exact=handshake"):
+        assert client.get(f"/admin/bots/{page}").status_code == 200, page
+
+
+def test_the_schema_documents_the_bots_api() -> None:
+    schema = Client().get("/api/schema/?format=json").json()
+    assert "/api/bots/" in schema["paths"] and "/api/bots/{bot_id}/rotate-secret/" in schema["paths"]
+    assert "422" in schema["paths"]["/api/bots/"]["post"]["responses"]
+    assert "BotWithSecret" in schema["components"]["schemas"]

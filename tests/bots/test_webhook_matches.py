@@ -1,0 +1,254 @@
+"""Webhook bots in real matches created through the API: real HTTP bots on loopback, reference
+bots and polling players at one table; misbehaving bots get the default action and a strike
+with its reason; the strike limit forfeits; the games task is idempotent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bots.models import Bot, BotCall, BotSeat
+from bots.services import matches_resume_stalled
+from games import tasks
+from games.engine import get_game
+from games.models import Match, MatchEvent, Seat
+from tests.games.conftest import act, poll, replay_log
+
+from .conftest import SHORT_OPTIONS, require_game
+
+pytestmark = pytest.mark.django_db
+
+
+def register(api: Any, url: str, name: str = "ada") -> int:
+    response = api.post("/api/bots/", {"name": name, "url": url}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["id"]
+
+
+def create(api: Any, game: str, seats: list[dict], **extra: Any) -> Any:
+    return api.post("/api/matches/", {"game": game, "seats": seats, "join": False,
+                                      "seed": 3, **extra}, format="json")
+
+
+def advance(match_id: int) -> int:
+    """What the worker does once the request's transaction commits."""
+    return tasks.advance_automatic_seats.apply(args=[match_id]).get()
+
+
+def play_out(match_id: int, players: dict[int, Any] | None = None, limit: int = 5000) -> Match:
+    """Run the task, let polling players act (their first legal action), until the match ends."""
+    players = players or {}
+    for _ in range(limit):
+        advance(match_id)
+        match = Match.objects.get(pk=match_id)
+        if match.status == "finished":
+            advance(match_id)  # the task queued by the final action: sends /end
+            return match
+        moved = False
+        for seat, api in players.items():
+            body = poll(api, match_id, seat).json()
+            if body["your_turn"]:
+                assert act(api, match_id, seat, body["version"],
+                           body["legal_actions"][0]).status_code in (200, 409)
+                moved = True
+        assert moved or match.status == "finished", "nobody can move: the match stalled"
+    raise AssertionError("the match did not end")
+
+
+def test_mixed_table_webhook_reference_and_polling(alice_api, bob, bob_api,
+                                                   open_ref_server, fake_bot) -> None:
+    require_game("dice_cup")
+    served = register(alice_api, open_ref_server.base_url + "/heuristic", "served")
+    fake = fake_bot("good")
+    body = alice_api.post("/api/bots/", {"name": "fake", "url": fake.url}, format="json").json()
+    fake.secret, fake.bad_signatures = body["secret"], 0
+    response = create(alice_api, "dice_cup", [
+        {"kind": "webhook", "bot": served}, {"kind": "reference", "bot": "random"},
+        {"kind": "player"}, {"kind": "webhook", "bot": body["id"]}])
+    assert response.status_code == 201, response.json()
+    match_id = response.json()["id"]
+    assert [s["kind"] for s in response.json()["seats"]] == ["webhook", "reference", "player",
+                                                             "webhook"]
+    assert bob_api.post(f"/api/matches/{match_id}/join/", {}, format="json").status_code == 200
+    match = play_out(match_id, {2: bob_api})
+    assert match.result is not None
+    seats = Seat.objects.filter(match=match)
+    assert all(s.strikes == 0 and not s.forfeited for s in seats)
+    entries = MatchEvent.objects.filter(match=match)
+    assert not entries.filter(kind__in=["default", "timeout"]).exists()
+    for number in (0, 3):
+        assert entries.filter(kind="action", seat=number).exists()
+        row = BotSeat.objects.get(match=match, number=number)
+        assert row.started_at and row.ended_at and row.strikes == {}
+    assert fake.calls["/start"] == fake.calls["/end"] == 1 and fake.calls["/move"] > 0
+    assert fake.bad_signatures == 0, "every call is signed with the bot's secret"
+    stats = alice_api.get(f"/api/bots/{body['id']}/").json()["stats"]
+    assert stats["matches_played"] == 1 and stats["strike_total"] == 0
+    assert stats["moves"] == fake.calls["/move"] == stats["latency_ms"]["count"]
+    assert stats["latency_ms"]["p50"] <= stats["latency_ms"]["p95"] <= stats["latency_ms"]["max"]
+    log = bob_api.get(f"/api/matches/{match_id}/log/").json()
+    assert replay_log(log).result() == match.result
+
+
+def test_simultaneous_step_with_a_webhook_bot_and_a_polling_player(alice_api, bob, bob_api,
+                                                                   open_ref_server) -> None:
+    require_game("dot")
+    bot_id = register(alice_api, open_ref_server.base_url + "/dot/heuristic")
+    match_id = create(alice_api, "dot", [{"kind": "webhook", "bot": bot_id},
+                                         {"kind": "player"}]).json()["id"]
+    bob_api.post(f"/api/matches/{match_id}/join/", {}, format="json")
+    match = play_out(match_id, {1: bob_api})
+    assert not MatchEvent.objects.filter(match=match, kind="default").exists()
+    assert BotCall.objects.filter(bot_id=bot_id, path="end").count() == 1
+
+
+def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings) -> None:
+    require_game("dot")
+    first, second = fake_bot("slow"), fake_bot("slow")
+    first.sleep = second.sleep = 0.15
+    ids = [register(alice_api, first.url, "one"), register(alice_api, second.url, "two")]
+    match_id = create(alice_api, "dot", [{"kind": "webhook", "bot": i} for i in ids]).json()["id"]
+    match = play_out(match_id)
+    assert not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    calls = {(c.turn, c.seat): c for c in BotCall.objects.filter(path="move")}
+    both = [t for t, s in calls if s == 0 and (t, 1) in calls]
+    assert both, "D.O.T commits are simultaneous: both seats asked at the same turn"
+
+
+MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
+                 ("illegal", "illegal_action"), ("huge", "oversized_body"),
+                 ("bad_shape", "bad_shape"), ("slow", "timeout"), ("redirect", "http_status")]
+
+
+@pytest.mark.parametrize("behaviour, reason", MISBEHAVIOURS)
+def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_bot, settings,
+                                                                behaviour, reason) -> None:
+    require_game("dice_cup")
+    settings.BLUFF_MAX_STRIKES = 0  # never forfeit: count every strike
+    settings.BOTS_MOVE_TIMEOUT_MS = 150
+    settings.BOTS_MAX_RESPONSE_BYTES = 16 * 1024
+    bot = fake_bot(behaviour)
+    bot.sleep = 0.4
+    bot_id = register(alice_api, bot.url)
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "reference", "bot": "random"},
+                                              {"kind": "reference", "bot": "heuristic"}]
+                      ).json()["id"]
+    match = play_out(match_id)
+    entries = MatchEvent.objects.filter(match=match, seat=0)
+    assert entries.exists() and not entries.filter(kind="action").exists()
+    defaults = entries.filter(kind="default").count()
+    assert Seat.objects.get(match=match, number=0).strikes == defaults
+    assert BotSeat.objects.get(match=match, number=0).strikes == {reason: defaults}
+    assert not Seat.objects.filter(match=match, number__gt=0, strikes__gt=0).exists()
+    stats = alice_api.get(f"/api/bots/{bot_id}/").json()["stats"]
+    assert stats["strikes"] == {reason: defaults} and stats["matches_played"] == 1
+    assert stats["last_error"]["reason"] == reason and stats["last_error"]["detail"]
+    log = alice_api.get(f"/api/matches/{match_id}/log/").json()
+    fresh = get_game("dice_cup").new_match(players=3, seed=3)
+    for entry in log["entries"]:  # the bot's seat played exactly the game's default actions
+        if entry["seat"] == 0 and entry["kind"] == "default":
+            assert entry["action"] == fresh.default_action(0)
+        if entry["kind"] in ("action", "default"):
+            fresh.apply(entry["seat"], entry["action"])
+    assert fresh.result() == match.result
+
+
+def test_connection_refused_and_a_deleted_bot(alice_api, fake_bot, refused_url,
+                                              settings) -> None:
+    require_game("dice_cup")
+    settings.BLUFF_MAX_STRIKES = 0
+    gone = register(alice_api, fake_bot("good").url, "gone")
+    deleted = register(alice_api, fake_bot("good").url, "deleted")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": gone},
+                                              {"kind": "webhook", "bot": deleted},
+                                              {"kind": "reference", "bot": "random"}]
+                      ).json()["id"]
+    Bot.objects.filter(pk=gone).update(url=refused_url)
+    alice_api.delete(f"/api/bots/{deleted}/")
+    match = play_out(match_id)
+    assert set(BotSeat.objects.get(match=match, number=0).strikes) == {"connection_error"}
+    assert set(BotSeat.objects.get(match=match, number=1).strikes) == {"bot_unavailable"}
+
+
+def test_the_strike_limit_forfeits_the_seat(alice_api, fake_bot, settings) -> None:
+    require_game("dice_cup")
+    settings.BLUFF_MAX_STRIKES = 2
+    bot = fake_bot("error500")
+    bot_id = register(alice_api, bot.url)
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "reference", "bot": "random"},
+                                              {"kind": "reference", "bot": "random"}]
+                      ).json()["id"]
+    match = play_out(match_id)
+    seat = Seat.objects.get(match=match, number=0)
+    assert seat.strikes == 2 and seat.forfeited
+    assert bot.calls["/move"] == 2, "a forfeited seat is not called any more"
+    assert match.result["ranks"][0] == 3
+    resign = MatchEvent.objects.get(match=match, kind="resign")
+    assert resign.seat == 0 and resign.action["reason"] == "strikes"
+
+
+def test_the_task_is_idempotent(alice_api, open_ref_server) -> None:
+    require_game("dice_cup")
+    bot_id = register(alice_api, open_ref_server.base_url + "/random")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "reference", "bot": "random"}]
+                      ).json()["id"]
+    first = advance(match_id)
+    assert first > 0 and Match.objects.get(pk=match_id).status == "finished"
+    assert advance(match_id) == 0 and advance(match_id) == 0
+    assert BotCall.objects.filter(path="start").count() == 1
+    assert BotCall.objects.filter(path="end").count() == 1
+    assert BotCall.objects.filter(path="move").count() == first == MatchEvent.objects.filter(
+        match_id=match_id, seat=0, kind="action").count(), "each move asked once"
+
+
+def test_seating_rules(alice_api, bob_api, open_ref_server) -> None:
+    require_game("dice_cup")
+    dot_only = register(alice_api, open_ref_server.base_url + "/dot/random", "dot-only")
+    anything = register(alice_api, open_ref_server.base_url + "/random", "any")
+    for spec, words in [({"kind": "webhook", "bot": 999999}, "no bot 999999"),
+                        ({"kind": "webhook"}, "needs a bot id"),
+                        ({"kind": "webhook", "bot": dot_only}, "does not play dice_cup")]:
+        response = create(alice_api, "dice_cup", [spec, {"kind": "player"}])
+        assert response.status_code == 400 and response.json()["code"] == "bad_seats"
+        assert words in response.json()["detail"]
+    alice_api.post(f"/api/bots/{anything}/disable/")
+    response = create(bob_api, "dice_cup", [{"kind": "webhook", "bot": anything},
+                                            {"kind": "player"}])
+    assert response.status_code == 400 and "disabled" in response.json()["detail"]
+    alice_api.post(f"/api/bots/{anything}/enable/")
+    response = create(bob_api, "dice_cup", [{"kind": "webhook", "bot": anything},
+                                            {"kind": "player"}])
+    assert response.status_code == 201, "anyone may seat any enabled bot"
+
+
+def test_every_game_with_webhook_bots(alice_api, open_ref_server, game_id) -> None:
+    bot_id = register(alice_api, open_ref_server.base_url + "/heuristic")
+    game = get_game(game_id)
+    seats = [{"kind": "webhook", "bot": bot_id}] * game.min_players
+    response = create(alice_api, game_id, seats, options=SHORT_OPTIONS.get(game_id, {}))
+    assert response.status_code == 201, response.json()
+    match = play_out(response.json()["id"])
+    assert not MatchEvent.objects.filter(match=match, kind="default").exists()
+    assert BotCall.objects.exclude(reason="").count() == 0
+
+
+def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatch,
+                                          settings) -> None:
+    require_game("dice_cup")
+    settings.BOTS_STALLED_SECONDS = 1
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.advance_automatic_seats, "delay", queued.append)
+    bot_id = register(alice_api, open_ref_server.base_url + "/random")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "player"}]).json()["id"]
+    from datetime import timedelta
+
+    from django.utils import timezone
+    Match.objects.filter(pk=match_id).update(updated_at=timezone.now() - timedelta(seconds=5))
+    assert matches_resume_stalled() == (1 if Match.objects.get(pk=match_id).status == "running"
+                                        else 0)
+    assert queued in ([match_id], [])
