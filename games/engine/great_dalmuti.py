@@ -403,33 +403,16 @@ class GreatDalmutiState(State):
     def _parse_set(self, seat: int, cards: Any) -> tuple[int, int, int]:
         """GD-6: a ``cards`` object -> (rank, naturals, jesters); Jesters alone are rank 13.
         Zero counts are ignored; anything malformed or not held is refused (G-6)."""
-        if type(cards) is not dict or not cards:
-            raise IllegalAction('"cards" must be a non-empty object of counts per rank, '
-                                'e.g. {"7": 2, "jester": 1}')
-        hand = self.hands[seat]
-        rank = nat = jesters = 0
-        for k, v in cards.items():
-            r = RANK_OF.get(k) if type(k) is str else None
-            if r is None:
-                raise IllegalAction(f'unknown rank {k!r} in "cards" (ranks are "1".."12" and '
-                                    '"jester")')
-            if type(v) is not int:
-                raise IllegalAction(f'the count of rank {k!r} must be an integer, not {v!r}')
-            if v < 0:
-                raise IllegalAction(f'the count of rank {k!r} must not be negative ({v})')
-            if v > hand[r]:
-                raise IllegalAction(f'you hold {hand[r]} card(s) of rank {k!r}, not {v}')
-            if r == JESTER:
-                jesters = v
-            elif v:
-                if rank:
-                    raise IllegalAction("a set is cards of one rank (plus Jesters) (GD-6)")
-                rank, nat = r, v
-        if not rank:
-            if not jesters:
-                raise IllegalAction("a set needs at least one card")
-            rank = JESTER  # GD-6: Jesters alone are rank 13
-        return rank, nat, jesters
+        counts = self._parse_cards(seat, cards)
+        jesters = counts[JESTER]
+        naturals = [(r, v) for r, v in enumerate(counts) if v and r != JESTER]
+        if len(naturals) > 1:
+            raise IllegalAction("a set is cards of one rank (plus Jesters) (GD-6)")
+        if naturals:
+            return naturals[0][0], naturals[0][1], jesters
+        if not jesters:
+            raise IllegalAction("a set needs at least one card")
+        return JESTER, 0, jesters  # GD-6: Jesters alone are rank 13
 
     def _check(self, seat: int, action: JSON) -> Any:
         kind = action.get("type")
