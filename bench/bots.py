@@ -12,7 +12,8 @@ checking signatures, then in the same run:
    pooled client, answer parsing and engine validation), per /move call;
 3. with ``--full``, the same through the Django service path of real matches
    (``games.services.match_advance_automatic_seats`` with ``webhook`` seats: row lock, state
-   load/save, the match log and the bot's call log, on a throwaway SQLite database).
+   load/save once per batch of moves, the match log and the bot's call log, on a throwaway
+   database: SQLite, or PostgreSQL with ``DATABASE_URL=postgres://...``).
 
 Platform time per move = (2) or (3) minus (1). Target: under 0.5 ms per move for (2).
 """
@@ -185,7 +186,10 @@ def main() -> int:
           f"(target < {TARGET_MS} ms: {verdict})")
     if args.full:
         full, moves = bench_full(url, secret, args.game, args.players, options, args.matches)
-        print(f"full service path (Django, SQLite, match log + bot call log): {full:.3f} ms "
+        from django.db import connection
+
+        vendor = connection.vendor
+        print(f"full service path (Django, {vendor}, match log + bot call log): {full:.3f} ms "
               f"per move over {moves} moves; {full - raw:.3f} ms on top of the round trip")
     server.shutdown()
     return 0

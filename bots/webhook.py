@@ -39,6 +39,9 @@ from .services import bot_client
 log = logging.getLogger(__name__)
 
 WEBHOOK = "webhook"
+#: Attributes of a Match object: bots and match info cached for a batch; unwritten call rows.
+_CACHE = "_webhook_bots_info"
+_PENDING_CALLS = "_webhook_pending_calls"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
 BOT_UNAVAILABLE = "bot_unavailable"
 
@@ -80,8 +83,7 @@ class WebhookSeatKind:
 
     def choose_many(self, match: Match, state: State,
                     seats: Sequence[int]) -> dict[int, SeatAnswer]:
-        bots = self._bots(match)
-        info = self._info(match, bots)
+        bots, info = self._bots_and_info(match)
         answers: dict[int, SeatAnswer] = {}
         asked: list[int] = []
         calls: list[Call] = []
@@ -109,11 +111,19 @@ class WebhookSeatKind:
                 answers[number] = SeatAnswer(strike=outcome.reason if row.strike else None,
                                              detail=outcome.detail)
             rows.append(row)
-        BotCall.objects.bulk_create(rows)
+        # Written by flush(), in the transaction that stores the moves they are about.
+        match.__dict__.setdefault(_PENDING_CALLS, []).extend(rows)
         for number, answer in answers.items():
             if answer.strike:
                 self._note_strike(match, number, bots.get(number), answer, state.moves)
         return answers
+
+    def flush(self, match: Match) -> None:
+        """Write the /move call rows ``choose_many`` kept on ``match`` (called by the games
+        task before it commits the moves they are about)."""
+        rows = match.__dict__.pop(_PENDING_CALLS, None)
+        if rows:
+            BotCall.objects.bulk_create(rows)
 
     def match_started(self, match: Match) -> None:
         self._notify(match, "start")
@@ -122,6 +132,16 @@ class WebhookSeatKind:
         self._notify(match, "end")
 
     # ---- helpers -------------------------------------------------------------------------
+
+    def _bots_and_info(self, match: Match) -> tuple[dict[int, Bot | None], protocol.MatchInfo]:
+        """The seated bots and the match info of the request bodies, kept on the ``match``
+        object: the games task reuses one object for a batch of moves (at most about a
+        second), so a bot disabled or deleted meanwhile is noticed at the next batch."""
+        cached = match.__dict__.get(_CACHE)
+        if cached is None:
+            bots = self._bots(match)
+            cached = match.__dict__[_CACHE] = (bots, self._info(match, bots))
+        return cached
 
     @staticmethod
     def _bots(match: Match) -> dict[int, Bot | None]:
@@ -154,7 +174,7 @@ class WebhookSeatKind:
                 labels.append("open seat")
         return protocol.MatchInfo(id=str(match.pk), game=match.game, options=match.options,
                                   seats=labels, timeout_ms=_timeout_ms(match),
-                                  strike_limit=settings.BLUFF_MAX_STRIKES or None)
+                                  strike_limit=match.strike_limit or None)
 
     @staticmethod
     def _row(bot: Bot, match: Match, seat: int, path: str, turn: int, reply: Reply) -> BotCall:

@@ -236,6 +236,9 @@ class MatchOutputSerializer(serializers.Serializer):
     options = serializers.DictField()
     version = serializers.IntegerField()
     move_time_limit = serializers.IntegerField(help_text="Seconds per move.")
+    strike_limit = serializers.IntegerField(
+        help_text="Strikes (missed deadlines, failed webhook calls) that forfeit a seat; "
+                  "0 = never.")
     deadline = serializers.DateTimeField(allow_null=True)
     seed = serializers.IntegerField(allow_null=True, help_text="Revealed once the match is over.")
     result = serializers.DictField(allow_null=True, help_text="scores and ranks, once over.")
@@ -252,7 +255,8 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
     return {
         "id": match.pk, "game": match.game, "status": match.status, "players": match.players,
         "options": match.options, "version": match.version,
-        "move_time_limit": match.move_time_limit, "deadline": match.deadline,
+        "move_time_limit": match.move_time_limit, "strike_limit": match.strike_limit,
+        "deadline": match.deadline,
         "seed": match.seed if match.status == Match.Status.FINISHED else None,
         "result": match.result,
         "created_by": match.created_by.get_username() if match.created_by_id else None,
@@ -297,6 +301,10 @@ class MatchListCreateApi(APIView):
                                         help_text="Default: random, revealed at the end.")
         move_time_limit = serializers.IntegerField(required=False, min_value=1,
                                                    max_value=30 * 24 * 3600)
+        strike_limit = serializers.IntegerField(
+            required=False, min_value=0, max_value=1000,
+            help_text="Strikes (missed deadlines, failed webhook calls) that forfeit a seat; "
+                      "0 = never. Default: the server's BLUFF_MAX_STRIKES.")
         join = serializers.BooleanField(default=True,
                                         help_text="Seat the creator at the first open seat.")
 
@@ -343,7 +351,8 @@ class MatchListCreateApi(APIView):
                                                             "bot": "heuristic"}]}),
             OpenApiExample("three players, two open seats", request_only=True,
                            value={"game": "dice_cup", "players": 3,
-                                  "options": {"target_points": 20}, "move_time_limit": 300}),
+                                  "options": {"target_points": 20}, "move_time_limit": 300,
+                                  "strike_limit": 2}),
         ],
     )
     def post(self, request: Request) -> Response:
@@ -415,6 +424,31 @@ def _if_none_match(request: Request) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
+def _waits(q: dict[str, Any], seen: set[str]) -> bool:
+    return q.get("wait", 0) > 0 and bool(seen or q.get("after") is not None)
+
+
+def _wait_for_change(q: dict[str, Any], seen: set[str], parts: tuple[Any, ...],
+                     current: Any, check: Any = None) -> selectors.PollKey:
+    """The poll key now, or (``?wait=N`` with an ETag or ``after``) once it changes, at most
+    ``min(N, BLUFF_POLL_MAX_WAIT)`` seconds later. ``check(key)`` runs on the first key read
+    (e.g. the seat's owner) before any waiting."""
+    key = current()
+    if check is not None:
+        check(key)
+    if not _waits(q, seen):
+        return key
+    after = q.get("after")
+
+    def changed(k: selectors.PollKey) -> bool:
+        if seen and k.etag(*parts) not in seen:
+            return True
+        return after is not None and (k.version > after or k.status != key.status)
+
+    return selectors.poll_wait(current=current, changed=changed,
+                               wait=min(q["wait"], settings.BLUFF_POLL_MAX_WAIT))
+
+
 def _not_modified(etag: str) -> Response:
     return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
 
@@ -422,7 +456,7 @@ def _not_modified(etag: str) -> Response:
 E304 = OpenApiResponse(description="Not modified: the ETag in If-None-Match is still current.")
 
 
-class PollQuerySerializer(serializers.Serializer):
+class WaitQuerySerializer(serializers.Serializer):
     wait = serializers.IntegerField(
         required=False, default=0, min_value=0, max_value=3600,
         help_text="Long poll: wait up to this many seconds (capped by the server, "
@@ -432,6 +466,9 @@ class PollQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         required=False, min_value=0,
         help_text="With wait: the version you already have (no ETag needed).")
+
+
+class PollQuerySerializer(WaitQuerySerializer):
     legal = serializers.BooleanField(required=False, default=True,
                                      help_text="Include legal_actions when it is your turn.")
     events_since = serializers.IntegerField(
@@ -481,30 +518,16 @@ class SeatViewApi(APIView):
         q = query.validated_data
         parts = (seat, int(q["legal"]), q.get("events_since", "-"))
         seen = _if_none_match(request)
-        after = q.get("after")
-        waits = q["wait"] > 0 and (seen or after is not None)
-        if not waits:  # one query for seat and match (never the stored state), 304 or not
-            row = selectors.seat_for_poll(match_id=match_id, seat_number=seat)
-            key = selectors.poll_key_of(row)
-            selectors.seat_check_owner(key=key, user=request.user)
+        if seen or _waits(q, seen):
+            # The conditional path: one small query (no seat or match object, no state); the
+            # seat and its match are fetched only when an answer is due.
+            key = _wait_for_change(
+                q, seen, parts,
+                lambda: selectors.seat_poll_key(match_id=match_id, seat_number=seat),
+                check=lambda k: selectors.seat_check_owner(key=k, user=request.user))
             if key.etag(*parts) in seen:
                 return _not_modified(key.etag(*parts))
-            return self._answer(row, seat, q, parts)
-        key = selectors.seat_poll_key(match_id=match_id, seat_number=seat)
-        selectors.seat_check_owner(key=key, user=request.user)
-        if waits:
-            first = key
-
-            def changed(k: selectors.PollKey) -> bool:
-                if seen and k.etag(*parts) not in seen:
-                    return True
-                return after is not None and (k.version > after or k.status != first.status)
-
-            key = selectors.poll_wait(
-                current=lambda: selectors.seat_poll_key(match_id=match_id, seat_number=seat),
-                changed=changed, wait=min(q["wait"], settings.BLUFF_POLL_MAX_WAIT))
-        if key.etag(*parts) in seen:
-            return _not_modified(key.etag(*parts))
+        # One query for seat and match (never the stored state unless the cache misses).
         row = selectors.seat_for_poll(match_id=match_id, seat_number=seat)
         selectors.seat_check_owner(key=selectors.poll_key_of(row), user=request.user)
         return self._answer(row, seat, q, parts)
@@ -585,8 +608,10 @@ class SeatResignApi(APIView):
 class PublicViewApi(APIView):
     permission_classes = [AllowAny]
 
-    class QuerySerializer(serializers.Serializer):
-        events_since = serializers.IntegerField(required=False, min_value=0)
+    class QuerySerializer(WaitQuerySerializer):
+        events_since = serializers.IntegerField(required=False, min_value=0,
+                                                help_text="Also return the public engine "
+                                                          "events from this index.")
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
@@ -600,18 +625,28 @@ class PublicViewApi(APIView):
 
     @extend_schema(
         tags=["spectate"], operation_id="match_public_view", summary="What a spectator sees",
+        description="Long poll as a seat's poll: `?wait=N` with If-None-Match (304 if the ETag "
+                    "never changes) or with `after=V` (the current view once the version is "
+                    "above V or the status changes), capped by BLUFF_POLL_MAX_WAIT.",
         parameters=[MATCH_ID, QuerySerializer,
-                    OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER)],
+                    OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                                     description="The ETag of the last answer: 304 if "
+                                                 "unchanged.")],
         responses={200: OutputSerializer, 304: E304, 400: E400, 404: E404, 429: E429},
     )
     def get(self, request: Request, match_id: int) -> Response:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        since = query.validated_data.get("events_since")
+        q = query.validated_data
+        since = q.get("events_since")
         parts = ("public", "-" if since is None else since)
-        key = selectors.seat_poll_key(match_id=match_id, seat_number=None)
-        if key.etag(*parts) in _if_none_match(request):
-            return _not_modified(key.etag(*parts))
+        seen = _if_none_match(request)
+        if seen or _waits(q, seen):
+            key = _wait_for_change(
+                q, seen, parts, lambda: selectors.seat_poll_key(match_id=match_id,
+                                                                seat_number=None))
+            if key.etag(*parts) in seen:
+                return _not_modified(key.etag(*parts))
         match = selectors.match_get(match_id=match_id)
         data = selectors.match_public_view(match=match, events_since=since)
         etag = selectors.PollKey(None, match.version, match.status, match.updated_at).etag(*parts)

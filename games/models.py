@@ -16,6 +16,10 @@ def default_move_time_limit() -> int:
     return settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT
 
 
+def default_strike_limit() -> int:
+    return settings.BLUFF_MAX_STRIKES
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "open (waiting for players)"
@@ -40,6 +44,9 @@ class Match(models.Model):
     move_time_limit = models.PositiveIntegerField(
         default=default_move_time_limit, help_text="Seconds a seat has to act before it gets the "
                                                    "game's default action and a strike.")
+    strike_limit = models.PositiveSmallIntegerField(
+        default=default_strike_limit, help_text="Strikes (missed deadlines, failed webhook "
+                                                "calls) that forfeit a seat; 0 = never.")
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     result = models.JSONField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

@@ -58,8 +58,8 @@ class SeatAnswer:
 
     ``action`` None: no usable answer, the seat gets the game's default action. ``strike``: the
     seat itself is at fault (a short reason such as ``"timeout"``): it also gets a strike, and
-    ``BLUFF_MAX_STRIKES`` strikes forfeit it. ``action`` given but refused by the engine counts
-    as a strike with reason ``"illegal_action"``. No action and no strike is a platform failure:
+    reaching the match's ``strike_limit`` forfeits it. ``action`` given but refused by the engine
+    counts as a strike with reason ``"illegal_action"``. No action and no strike is a platform failure:
     the default action, no strike.
     """
 

@@ -93,11 +93,16 @@ def _seat(match: Match, number: int) -> Seat:
 
 
 def _log(match: Match, state: State, *, kind: str, seat: int | None, action: JSON | None,
-         since: int) -> MatchEvent:
-    return MatchEvent.objects.create(match=match, n=match.version, version=match.version,
-                                     kind=kind, seat=seat, action=action,
-                                     events=engine_events(state, since),
-                                     event_count=state.event_count)
+         since: int, pending: list[MatchEvent] | None = None) -> MatchEvent:
+    """Log one entry; with ``pending`` it is only appended there (the caller bulk-creates)."""
+    entry = MatchEvent(match=match, n=match.version, version=match.version, kind=kind,
+                       seat=seat, action=action, events=engine_events(state, since),
+                       event_count=state.event_count)
+    if pending is None:
+        entry.save(force_insert=True)
+    else:
+        pending.append(entry)
+    return entry
 
 
 def _new_step_unless(match: Match, same_step: bool) -> None:
@@ -107,7 +112,8 @@ def _new_step_unless(match: Match, same_step: bool) -> None:
         match.step_version = match.version
 
 
-def _apply(match: Match, state: State, *, seat: int, action: JSON, kind: str) -> None:
+def _apply(match: Match, state: State, *, seat: int, action: JSON, kind: str,
+           pending: list[MatchEvent] | None = None) -> None:
     """Apply through the engine (IllegalAction propagates, nothing changed), bump the version
     and log it."""
     since = state.event_count
@@ -117,10 +123,11 @@ def _apply(match: Match, state: State, *, seat: int, action: JSON, kind: str) ->
     # The step goes on only while the seats left are a strict subset of those asked before:
     # a seat asked again right after its own action faces a new decision.
     _new_step_unless(match, set(state.to_act()) < before)
-    _log(match, state, kind=kind, seat=seat, action=action, since=since)
+    _log(match, state, kind=kind, seat=seat, action=action, since=since, pending=pending)
 
 
-def _forfeit(match: Match, state: State, seat: Seat, *, reason: str) -> None:
+def _forfeit(match: Match, state: State, seat: Seat, *, reason: str,
+             pending: list[MatchEvent] | None = None) -> None:
     since = state.event_count
     before = set(state.to_act())
     state.forfeit(seat.number, reason)
@@ -129,18 +136,14 @@ def _forfeit(match: Match, state: State, seat: Seat, *, reason: str) -> None:
     match.version += 1
     _new_step_unless(match, set(state.to_act()) <= before)
     _log(match, state, kind=MatchEvent.Kind.RESIGN, seat=seat.number,
-         action={"type": "resign", "reason": reason}, since=since)
+         action={"type": "resign", "reason": reason}, since=since, pending=pending)
 
 
-def _settle(match: Match, state: State, *, now: datetime | None = None,
-            previous_to_act: Sequence[int] | None = None, enqueue: bool = True,
-            started: bool = False) -> None:
-    """Let every seat that answers by itself act, then store the state and the deadline.
-
-    Forfeited seats get the game's default action; inline automatic seats (reference bots)
-    choose now. Stops when only humans or out-of-process seats are due, or the match is over
-    (the engine's move cap guarantees that it ends).
-    """
+def _play_inline(match: Match, state: State, *,
+                 pending: list[MatchEvent] | None = None) -> dict[int, Seat]:
+    """Forfeited seats play their default action, inline automatic seats (reference bots)
+    choose, until only humans or out-of-process seats are due or the match is over (the
+    engine's move cap guarantees that it ends). Returns the seats by number."""
     seats = {seat.number: seat for seat in match.seats.all()}
     while not state.is_over:
         progressed = False
@@ -151,22 +154,40 @@ def _settle(match: Match, state: State, *, now: datetime | None = None,
             kind = get_seat_kind(seat.kind)
             if seat.forfeited:
                 _apply(match, state, seat=number, action=state.default_action(number),
-                       kind=MatchEvent.Kind.DEFAULT)
+                       kind=MatchEvent.Kind.DEFAULT, pending=pending)
             elif kind.automatic is not None and kind.inline:
                 action = kind.automatic.choose(match, number, state.view(number),
                                                state.legal_actions(number))
                 try:
-                    _apply(match, state, seat=number, action=action, kind=MatchEvent.Kind.ACTION)
+                    _apply(match, state, seat=number, action=action, kind=MatchEvent.Kind.ACTION,
+                           pending=pending)
                 except IllegalAction as exc:  # a bot bug must not stall the match
                     log.warning("match %s seat %s (%s) chose an illegal action: %s",
                                 match.pk, number, seat.kind, exc)
                     _apply(match, state, seat=number, action=state.default_action(number),
-                           kind=MatchEvent.Kind.DEFAULT)
+                           kind=MatchEvent.Kind.DEFAULT, pending=pending)
             else:
                 continue
             progressed = True
         if not progressed:
             break
+
+    return seats
+
+
+def _settle(match: Match, state: State, *, now: datetime | None = None,
+            previous_to_act: Sequence[int] | None = None, enqueue: bool = True,
+            started: bool = False, pending: list[MatchEvent] | None = None) -> None:
+    """Let every seat that answers by itself act, then store the state and the deadline.
+
+    Forfeited seats get the game's default action; inline automatic seats (reference bots)
+    choose now. Stops when only humans or out-of-process seats are due, or the match is over
+    (the engine's move cap guarantees that it ends).
+    """
+    seats = _play_inline(match, state, pending=pending)
+    if pending:
+        MatchEvent.objects.bulk_create(pending)
+        pending.clear()
 
     now = now or timezone.now()
     match.state = state.to_json(events=False)
@@ -222,12 +243,14 @@ def _start(match: Match, state: State, *, now: datetime) -> None:
 def match_create(*, game: str, created_by: AbstractBaseUser | None,
                  players: int | None = None, options: Mapping[str, Any] | None = None,
                  seats: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None,
-                 move_time_limit: int | None = None, join: bool = False) -> Match:
+                 move_time_limit: int | None = None, strike_limit: int | None = None,
+                 join: bool = False) -> Match:
     """Create a match; it starts at once if no seat is left open.
 
     ``seats``: one spec per seat, ``{"kind": "player"}`` for an open seat to be joined or
     ``{"kind": "reference", "bot": "heuristic"}`` (or any registered kind). ``join`` seats the
-    creator at the first open seat. The engine validates game, player count and options.
+    creator at the first open seat. ``strike_limit``: strikes that forfeit a seat (0 = never;
+    default ``BLUFF_MAX_STRIKES``). The engine validates game, player count and options.
     """
     try:
         engine = get_game(game)
@@ -270,6 +293,7 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
         match = Match.objects.create(
             game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             created_by=created_by,
         )
         joined = False
@@ -407,7 +431,8 @@ def match_resign(*, match_id: int, seat_number: int, user: AbstractBaseUser) -> 
 
 def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> int:
     """Give every seat past its deadline the game's default action and a strike; a seat that
-    reaches ``BLUFF_MAX_STRIKES`` is forfeited. Returns how many default actions were applied.
+    reaches the match's ``strike_limit`` is forfeited. Returns how many default actions were
+    applied.
 
     Each match is its own transaction; a match locked by a request is skipped (next sweep).
     """
@@ -431,7 +456,7 @@ def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> 
                 applied += 1
                 seat.strikes += 1
                 seat.save(update_fields=["strikes"])
-                limit_strikes = settings.BLUFF_MAX_STRIKES
+                limit_strikes = match.strike_limit
                 if limit_strikes and seat.strikes >= limit_strikes and not seat.forfeited:
                     _forfeit(match, state, seat, reason="timeouts")
             _settle(match, state, now=now)
@@ -478,31 +503,104 @@ def _ask_out_of_process(match: Match, state: State,
     return answers
 
 
-def _strike(match: Match, state: State, seat: Seat) -> None:
-    """One more strike for ``seat``; at ``BLUFF_MAX_STRIKES`` it forfeits."""
+def _strike(match: Match, state: State, seat: Seat,
+            pending: list[MatchEvent] | None = None) -> None:
+    """One more strike for ``seat``; at the match's ``strike_limit`` it forfeits."""
     seat.strikes += 1
     seat.save(update_fields=["strikes"])
-    limit_strikes = settings.BLUFF_MAX_STRIKES
+    limit_strikes = match.strike_limit
     if limit_strikes and seat.strikes >= limit_strikes and not seat.forfeited:
-        _forfeit(match, state, seat, reason="strikes")
+        _forfeit(match, state, seat, reason="strikes", pending=pending)
+
+
+def _due_out_of_process(match: Match, state: State) -> tuple[list[tuple[int, SeatKind]], bool]:
+    """The due out-of-process seats (not forfeited), and whether any other seat is due too
+    (after :func:`_play_inline` that can only be a polling player)."""
+    due: list[tuple[int, SeatKind]] = []
+    others = False
+    for number in state.to_act():
+        seat = _seat(match, number)
+        kind = get_seat_kind(seat.kind)
+        if kind.automatic is not None and not kind.inline and not seat.forfeited:
+            due.append((number, kind))
+        else:
+            others = True
+    return due, others
+
+
+def _flush_out_of_process(match: Match) -> None:
+    """Let out-of-process kinds write what they buffered on ``match`` (optional ``flush``
+    hook), inside the transaction that stores the moves it is about."""
+    for name in dict.fromkeys(seat.kind for seat in match.seats.all()):
+        kind = get_seat_kind(name)
+        flush = getattr(kind.automatic, "flush", None) if not kind.inline else None
+        if flush is None:
+            continue
+        try:
+            with transaction.atomic():
+                flush(match)
+        except Exception:  # noqa: BLE001 - a lost call log must not lose the moves
+            log.exception("match %s: flush of seat kind %r failed", match.pk, name)
+
+
+def _submit_answers(match: Match, state: State, due: list[tuple[int, SeatKind]],
+                    answers: Mapping[int, SeatAnswer], pending: list[MatchEvent]) -> int:
+    """Apply the answers of the due seats still asked (default action, plus a strike when the
+    seat is at fault, for a failed or illegal one); returns how many were applied."""
+    applied = 0
+    for number, kind in due:
+        if state.is_over or number not in state.to_act():
+            continue
+        seat = _seat(match, number)
+        if seat.forfeited:
+            continue  # forfeited meanwhile: _play_inline plays its default
+        answer = answers.get(number) or SeatAnswer(detail="no answer")
+        strike = answer.strike
+        if answer.action is not None:
+            try:
+                _apply(match, state, seat=number, action=answer.action,
+                       kind=MatchEvent.Kind.ACTION, pending=pending)
+                applied += 1
+                continue
+            except IllegalAction as exc:
+                log.info("match %s seat %s (%s) chose an illegal action: %s",
+                         match.pk, number, kind.name, exc)
+                strike = strike or "illegal_action"
+        _apply(match, state, seat=number, action=state.default_action(number),
+               kind=MatchEvent.Kind.DEFAULT, pending=pending)
+        applied += 1
+        if strike:
+            _strike(match, state, seat, pending)
+    return applied
 
 
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
-                                  max_seconds: float = 120.0) -> int:
+                                  max_seconds: float = 120.0, batch_moves: int = 64,
+                                  batch_seconds: float = 1.0) -> int:
     """Ask out-of-process automatic seats (e.g. webhook bots) that are due, step by step.
 
-    The seats choose outside any lock (every due seat of a simultaneous step at once); their
-    answers are then submitted with the version they saw, so running this twice at once is
-    harmless (stale answers are dropped and the seats asked again). A failed answer gets the
-    default action, plus a strike if the seat is at fault (:class:`SeatAnswer`). Also tells
-    those kinds when the match has started and when it is over. After ``max_seconds`` it stops
-    and queues itself again, so one long match never holds a worker past its time limit.
-    Returns how many answers were applied.
+    While only such seats are due, the task holds the match row lock and plays a *batch*: the
+    match and its engine state stay in memory across steps, the log rows are bulk-created and
+    the match is saved once, when the batch has ``batch_moves`` log entries, has lasted
+    ``batch_seconds``, a polling seat becomes due or the match ends. A crash loses the
+    unflushed moves only (the transaction rolls back); the task is idempotent and resumes from
+    the last saved state. Every due seat of a step is asked at once.
+
+    A step that also waits for polling seats (a simultaneous step) is asked outside any lock,
+    and the answers are submitted under the per-step rule of :func:`match_submit_action`: valid
+    while ``step_version <= the version they were asked at <= match.version`` and the seat is
+    still asked, so a polling seat answering meanwhile does not make the bot be asked twice.
+
+    A failed answer gets the default action, plus a strike if the seat is at fault
+    (:class:`SeatAnswer`). Also tells those kinds when the match has started and when it is
+    over. After ``max_seconds`` it stops and queues itself again, so one long match never holds
+    a worker past its time limit. Returns how many answers were applied.
     """
     applied = 0
+    steps = 0
     told_start = False
     deadline = time.monotonic() + max_seconds
-    for _ in range(max_steps):
+    while steps < max_steps:
         match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
         if match is None or match.status == Match.Status.OPEN:
             return applied
@@ -516,43 +614,43 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
             transaction.on_commit(lambda: _enqueue_advance(match_id))
             return applied
         state = load_state(match)
-        due: list[tuple[int, SeatKind]] = []
-        for number in state.to_act():
-            seat = _seat(match, number)
-            kind = get_seat_kind(seat.kind)
-            if kind.automatic is not None and not kind.inline and not seat.forfeited:
-                due.append((number, kind))
+        due, others = _due_out_of_process(match, state)
         if not due:
             return applied
-        answers = _ask_out_of_process(match, state, due)
+        pending: list[MatchEvent] = []
+        if others:
+            # A step shared with polling seats: ask outside the lock, submit per-step.
+            steps += 1
+            answers = _ask_out_of_process(match, state, due)
+            with transaction.atomic():
+                locked = _locked_match(match_id)
+                _flush_out_of_process(match)
+                if (locked.status != Match.Status.RUNNING
+                        or not locked.step_version <= match.version <= locked.version):
+                    continue  # a new step began meanwhile: look again
+                state = load_state(locked, for_update=True)
+                previous = state.to_act()
+                applied += _submit_answers(locked, state, due, answers, pending)
+                _settle(locked, state, previous_to_act=previous, enqueue=False, pending=pending)
+            continue
         with transaction.atomic():
             locked = _locked_match(match_id)
             if locked.version != match.version or locked.status != Match.Status.RUNNING:
                 continue  # someone moved first: look again
             state = load_state(locked, for_update=True)
-            previous = state.to_act()
-            for number, kind in due:
-                if state.is_over or number not in state.to_act():
-                    continue
-                seat = _seat(locked, number)
-                if seat.forfeited:
-                    continue  # forfeited meanwhile: _settle plays its default
-                answer = answers.get(number) or SeatAnswer(detail="no answer")
-                strike = answer.strike
-                if answer.action is not None:
-                    try:
-                        _apply(locked, state, seat=number, action=answer.action,
-                               kind=MatchEvent.Kind.ACTION)
-                        applied += 1
-                        continue
-                    except IllegalAction as exc:
-                        log.info("match %s seat %s (%s) chose an illegal action: %s",
-                                 match_id, number, kind.name, exc)
-                        strike = strike or "illegal_action"
-                _apply(locked, state, seat=number, action=state.default_action(number),
-                       kind=MatchEvent.Kind.DEFAULT)
-                applied += 1
-                if strike:
-                    _strike(locked, state, seat)
-            _settle(locked, state, previous_to_act=previous, enqueue=False)
+            batch_end = min(deadline, time.monotonic() + batch_seconds)
+            while True:
+                steps += 1
+                answers = _ask_out_of_process(locked, state, due)
+                previous = state.to_act()
+                applied += _submit_answers(locked, state, due, answers, pending)
+                _play_inline(locked, state, pending=pending)
+                if (state.is_over or steps >= max_steps or len(pending) >= batch_moves
+                        or time.monotonic() > batch_end):
+                    break
+                due, others = _due_out_of_process(locked, state)
+                if not due or others:
+                    break
+            _flush_out_of_process(locked)
+            _settle(locked, state, previous_to_act=previous, enqueue=False, pending=pending)
     return applied

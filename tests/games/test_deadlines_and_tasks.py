@@ -52,8 +52,10 @@ def test_a_missed_deadline_plays_the_default_action_and_gives_a_strike(duel, ali
     assert services.match_expire_deadlines(now=later(duel, -5)) == 0
 
 
-def test_too_many_strikes_forfeit_the_seat(duel, settings) -> None:
-    settings.BLUFF_MAX_STRIKES = 2
+def test_too_many_strikes_forfeit_the_seat(make_match, alice, bob, settings) -> None:
+    settings.BLUFF_MAX_STRIKES = 5  # the match's own strike_limit counts, not the setting
+    duel = make_match("dice_cup", [alice, bob], strike_limit=2)
+    assert duel.strike_limit == 2
     for _ in range(6):
         match = Match.objects.get(pk=duel.pk)
         if match.status != "running" or Seat.objects.get(match=duel, number=0).forfeited:

@@ -1,0 +1,116 @@
+"""The games task with webhook seats: batches of moves held in memory under the row lock (few
+queries per move, crash-safe), and the per-step rule for a simultaneous step shared with a
+polling seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from bots.models import Bot, BotCall
+from bots.signing import new_secret
+from bots.webhook import WEBHOOK_KIND
+from games import services
+from games.models import Match, MatchEvent
+from tests.games.conftest import act, poll, replay_log
+
+from .conftest import require_game
+
+pytestmark = pytest.mark.django_db
+
+
+def webhook_match(owner: Any, url: str, game: str, seats: list[dict] | None = None,
+                  players: int = 3) -> int:
+    bot = Bot.objects.create(owner=owner, name=f"b{Bot.objects.count()}", url=url,
+                             secret=new_secret(), games=[game], handshake_ok=True)
+    seats = seats or [{"kind": "webhook", "bot": bot.pk}] * players
+    seats = [dict(s, bot=bot.pk) if s.get("kind") == "webhook" else s for s in seats]
+    return services.match_create(game=game, created_by=owner, seats=seats, seed=5).pk
+
+
+def consistent(match_id: int) -> Match:
+    """The saved match and its log agree: entries 0..version, no gap, one /move row each."""
+    match = Match.objects.get(pk=match_id)
+    ns = list(MatchEvent.objects.filter(match_id=match_id).values_list("n", flat=True))
+    assert ns == list(range(match.version + 1))
+    moves = MatchEvent.objects.filter(match_id=match_id, kind="action").count()
+    assert BotCall.objects.filter(match_id=match_id, path="move").count() == moves
+    return match
+
+
+def test_a_batch_costs_well_under_one_query_per_move(alice, open_ref_server) -> None:
+    require_game("dice_cup")
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+    with CaptureQueriesContext(connection) as queries:
+        moves = services.match_advance_automatic_seats(match_id=match_id, batch_moves=64)
+    match = consistent(match_id)
+    assert match.status == "finished" and moves > 30
+    sql = [q["sql"] for q in queries.captured_queries]
+    saves = [q for q in sql if q.startswith('UPDATE "games_match"')]
+    assert len(saves) <= moves // 64 + 2, "the match is saved once per batch"
+    assert len(sql) < moves, f"{len(sql)} queries for {moves} moves"
+    log = {"game": "dice_cup", "players": 3, "seed": match.seed, "options": match.options,
+           "result": match.result, "entries": list(MatchEvent.objects.filter(
+               match_id=match_id).values("kind", "seat", "action"))}
+    assert replay_log(log).result() == match.result
+
+
+class Crash(BaseException):
+    """A worker dying mid-batch (not an Exception: nothing may catch it)."""
+
+
+def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open_ref_server,
+                                                                      monkeypatch) -> None:
+    require_game("dice_cup")
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+    original = type(WEBHOOK_KIND).choose_many
+    calls = {"n": 0}
+
+    def dying(self: Any, match: Any, state: Any, seats: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 13:
+            raise Crash()
+        return original(self, match, state, seats)
+
+    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", dying)
+    with pytest.raises(Crash):
+        services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
+    saved = consistent(match_id)
+    assert saved.status == "running" and 5 <= saved.version <= 13, saved.version
+    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", original)
+    services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
+    match = consistent(match_id)
+    assert match.status == "finished"
+    replay = {"game": "dice_cup", "players": 3, "seed": match.seed, "options": match.options,
+              "result": match.result, "entries": list(MatchEvent.objects.filter(
+                  match_id=match_id).values("kind", "seat", "action"))}
+    assert replay_log(replay).result() == match.result
+
+
+def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
+        alice, bob, bob_api, open_ref_server, monkeypatch) -> None:
+    require_game("dot")
+    match_id = webhook_match(alice, open_ref_server.base_url + "/dot/heuristic", "dot",
+                             seats=[{"kind": "webhook"}, {"kind": "player"}])
+    services.match_join(match_id=match_id, user=bob)
+    match = Match.objects.get(pk=match_id)
+    assert sorted(services.load_state(match).to_act()) == [0, 1], "D.O.T starts with commits"
+    original = type(WEBHOOK_KIND).choose_many
+
+    def bob_moves_meanwhile(self: Any, match: Any, state: Any, seats: Any) -> Any:
+        answers = original(self, match, state, seats)
+        body = poll(bob_api, match_id, 1).json()
+        if body["your_turn"]:
+            assert act(bob_api, match_id, 1, body["version"],
+                       body["legal_actions"][0]).status_code == 200
+        return answers
+
+    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", bob_moves_meanwhile)
+    services.match_advance_automatic_seats(match_id=match_id, max_steps=1)
+    first = MatchEvent.objects.filter(match_id=match_id, kind="action").order_by("n")
+    assert [e.seat for e in first[:2]] == [1, 0], "bob first, then the bot's answer kept"
+    assert BotCall.objects.filter(match_id=match_id, path="move", turn=0).count() == 1
+    assert not MatchEvent.objects.filter(match_id=match_id, kind="default").exists()

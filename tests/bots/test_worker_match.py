@@ -1,0 +1,96 @@
+"""A whole webhook match played by a real Celery worker process on the configured broker (the
+embedded filesystem broker on a bare machine, Redis in CI), against the test's own database."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.db import connection
+
+from bots.models import Bot, BotCall, BotSeat
+from bots.signing import new_secret
+from games import services
+from games.models import Match, MatchEvent
+
+from .conftest import require_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _database_url(tmp_path: Path) -> str:
+    """A DATABASE_URL for the worker: the test database itself (PostgreSQL), or on SQLite a file
+    copy of the in-memory test database (copied back once the worker is done)."""
+    data = connection.settings_dict
+    if connection.vendor == "sqlite":
+        path = tmp_path / "worker.sqlite3"
+        connection.ensure_connection()
+        with sqlite3.connect(path) as target:
+            connection.connection.backup(target)
+        return f"sqlite:///{path}"
+    auth = quote(data["USER"] or "")
+    if data.get("PASSWORD"):
+        auth += ":" + quote(data["PASSWORD"])
+    return (f"postgres://{auth}@{data['HOST'] or '127.0.0.1'}:{data['PORT'] or 5432}/"
+            f"{data['NAME']}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
+                                                   tmp_path) -> None:
+    require_game("dice_cup")
+    monkeypatch.setattr(services, "_enqueue_advance", lambda match_id: None)  # sent below
+    bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
+                             secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    match = services.match_create(game="dice_cup", created_by=alice, seed=11,
+                                  seats=[{"kind": "webhook", "bot": bot.pk},
+                                         {"kind": "reference", "bot": "random"},
+                                         {"kind": "webhook", "bot": bot.pk}])
+    database_url = _database_url(tmp_path)
+    queue = f"test-{uuid.uuid4().hex}"  # this test's own queue: no other test's messages
+    env = {**os.environ, "DATABASE_URL": database_url, "BOTS_ALLOW_PRIVATE_ADDRESSES": "1"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+         "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        from games.tasks import advance_automatic_seats
+
+        advance_automatic_seats.apply_async(args=[match.pk], queue=queue)
+        finished = False
+        started = time.monotonic()
+        while time.monotonic() - started < 90 and not finished:
+            time.sleep(0.3)
+            if connection.vendor == "sqlite":
+                with sqlite3.connect(database_url.removeprefix("sqlite:///")) as db:
+                    finished = db.execute(
+                        "SELECT COUNT(*) FROM bots_botseat WHERE match_id = ? AND ended_at "
+                        "IS NOT NULL", [match.pk]).fetchone()[0] == 2
+            else:
+                finished = BotSeat.objects.filter(match=match, ended_at__isnull=False).count() == 2
+            assert worker.poll() is None, worker.stdout.read() if worker.stdout else ""
+    finally:
+        worker.terminate()
+        try:
+            output = worker.communicate(timeout=20)[0]
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            output = worker.communicate()[0]
+    assert finished, f"the worker did not finish the match:\n{output}"
+    if connection.vendor == "sqlite":
+        with sqlite3.connect(database_url.removeprefix("sqlite:///")) as source:
+            source.backup(connection.connection)
+    match = Match.objects.get(pk=match.pk)
+    assert match.status == "finished" and match.result is not None
+    moves = MatchEvent.objects.filter(match=match, kind="action", seat__in=[0, 2]).count()
+    assert moves > 0 and not MatchEvent.objects.filter(match=match, kind="default").exists()
+    assert BotCall.objects.filter(match=match, path="move").count() == moves
+    assert BotCall.objects.filter(match=match, path="end").count() == 2

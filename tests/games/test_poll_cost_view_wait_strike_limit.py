@@ -1,0 +1,240 @@
+"""The cheap conditional poll (one small query, no state), ``?wait=N``/``after=`` on the public
+view, and the match-level ``strike_limit``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import selectors, services
+from games.models import Match, MatchEvent, Seat
+from games.seats import SeatAnswer, SeatKind, register_seat_kind, unregister_seat_kind
+
+from .conftest import act, poll, to_move, url
+
+pytestmark = pytest.mark.django_db
+
+
+# ---- the 304 path ------------------------------------------------------------------------------
+
+
+def test_a_304_poll_costs_the_token_and_one_small_query(duel, bob_api,
+                                                        django_assert_num_queries) -> None:
+    etag = poll(bob_api, duel, 1).headers["ETag"]
+    with django_assert_num_queries(2) as captured:  # the token, then the poll key
+        response = bob_api.get(url(duel, "seats", 1), HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304 and response.headers["ETag"] == etag
+    key_sql = captured.captured_queries[-1]["sql"].lower()
+    assert "state" not in key_sql and "join" in key_sql, "no stored state, one joined row"
+
+
+def test_the_raw_poll_key_is_the_key_of_the_orm_row(duel, alice_api) -> None:
+    version, legal = to_move(alice_api, duel, 0)
+    act(alice_api, duel, 0, version, legal[0])
+    for seat in (0, 1):
+        raw = selectors.seat_poll_key(match_id=duel.pk, seat_number=seat)
+        orm = selectors.poll_key_of(selectors.seat_for_poll(match_id=duel.pk, seat_number=seat))
+        assert raw == orm and raw.updated_at.tzinfo is not None
+    public = selectors.seat_poll_key(match_id=duel.pk, seat_number=None)
+    assert public.user_id is None and public.version == Match.objects.get(pk=duel.pk).version
+
+
+def test_the_conditional_path_still_checks_owner_and_existence(duel, alice_api, bob_api,
+                                                               charlie_api) -> None:
+    etag = poll(bob_api, duel, 1).headers["ETag"]
+    outsider = charlie_api.get(url(duel, "seats", 1), HTTP_IF_NONE_MATCH=etag)
+    assert outsider.status_code == 403 and outsider.json()["code"] == "not_your_seat"
+    other_seat = alice_api.get(url(duel, "seats", 1), HTTP_IF_NONE_MATCH=etag)
+    assert other_seat.status_code == 403
+    missing_seat = bob_api.get(url(duel, "seats", 7), HTTP_IF_NONE_MATCH=etag)
+    assert missing_seat.status_code == 404 and missing_seat.json()["code"] == "seat_not_found"
+    missing = bob_api.get(url(999999, "seats", 1), HTTP_IF_NONE_MATCH=etag)
+    assert missing.status_code == 404 and missing.json()["code"] == "match_not_found"
+    stale = bob_api.get(url(duel, "seats", 1), HTTP_IF_NONE_MATCH='"0.open.1.1.1.-"')
+    assert stale.status_code == 200 and stale.headers["ETag"] == etag
+
+
+# ---- ?wait=N on the public view -------------------------------------------------------------
+
+
+def _fake_clock(monkeypatch: Any) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr(selectors, "sleep", slept.append)
+    clock = iter(range(1000))
+    monkeypatch.setattr(selectors.time, "monotonic", lambda: next(clock) * 0.2)
+    return slept
+
+
+def test_public_view_long_poll_waits_then_answers_304(duel, anon_api, monkeypatch,
+                                                      settings) -> None:
+    settings.BLUFF_POLL_MAX_WAIT = 2
+    slept = _fake_clock(monkeypatch)
+    etag = anon_api.get(url(duel, "view")).headers["ETag"]
+    response = anon_api.get(url(duel, "view") + "?wait=60", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304 and response.headers["ETag"] == etag
+    assert slept and sum(slept) <= 2.0, "the wait is capped by BLUFF_POLL_MAX_WAIT"
+
+
+def test_public_view_long_poll_returns_as_soon_as_the_match_moves(duel, alice, bob, anon_api,
+                                                                  monkeypatch) -> None:
+    def someone_moves(seconds: float) -> None:
+        match = Match.objects.get(pk=duel.pk)
+        state = selectors.load_state(match)
+        seat = state.to_act()[0]
+        services.match_submit_action(match_id=duel.pk, seat_number=seat,
+                                     user=(alice, bob)[seat], version=match.version,
+                                     action=state.legal_actions(seat)[0])
+
+    monkeypatch.setattr(selectors, "sleep", someone_moves)
+    etag = anon_api.get(url(duel, "view")).headers["ETag"]
+    by_etag = anon_api.get(url(duel, "view") + "?wait=5", HTTP_IF_NONE_MATCH=etag)
+    assert by_etag.status_code == 200 and by_etag.json()["version"] == 1
+    assert by_etag.headers["ETag"] != etag
+    by_version = anon_api.get(url(duel, "view"), {"wait": 5, "after": 1})
+    assert by_version.status_code == 200 and by_version.json()["version"] == 2
+
+
+def test_public_view_wait_after_is_bounded_and_answers_the_current_view(
+        duel, anon_api, monkeypatch, settings) -> None:
+    settings.BLUFF_POLL_MAX_WAIT = 1
+    slept = _fake_clock(monkeypatch)
+    response = anon_api.get(url(duel, "view"), {"wait": 30, "after": 0, "events_since": 0})
+    assert response.status_code == 200 and response.json()["version"] == 0
+    assert response.json()["events"] and 0 < sum(slept) <= 1.0
+
+
+def test_public_view_wait_without_etag_or_after_answers_at_once(duel, anon_api,
+                                                                monkeypatch) -> None:
+    monkeypatch.setattr(selectors, "sleep", lambda s: pytest.fail("must not wait"))
+    assert anon_api.get(url(duel, "view"), {"wait": 30}).status_code == 200
+    assert anon_api.get(url(duel, "view"), {"wait": 30, "events_since": 0}).status_code == 200
+
+
+@pytest.mark.parametrize("query", [{"wait": -1}, {"wait": "x"}, {"wait": 1, "after": -1},
+                                   {"wait": 4000}])
+def test_public_view_refuses_bad_wait(duel, anon_api, query) -> None:
+    response = anon_api.get(url(duel, "view"), query)
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+
+
+def test_public_view_wait_on_a_missing_match_is_404(anon_api, db) -> None:
+    response = anon_api.get(url(999999, "view"), {"wait": 5, "after": 0})
+    assert response.status_code == 404 and response.json()["code"] == "match_not_found"
+
+
+def test_schema_documents_the_public_long_poll_and_the_strike_limit(anon_api) -> None:
+    schema = anon_api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    view = schema["paths"]["/api/matches/{match_id}/view/"]["get"]
+    names = {p["name"] for p in view["parameters"]}
+    assert {"wait", "after", "events_since", "If-None-Match"} <= names
+    assert "304" in view["responses"]
+    components = schema["components"]["schemas"]
+    create = components["MatchListCreateInputRequest"]["properties"]["strike_limit"]
+    assert create["minimum"] == 0 and "0 = never" in create["description"]
+    assert "strike_limit" in components["MatchOutput"]["required"]
+
+
+# ---- strike_limit ------------------------------------------------------------------------------
+
+
+def test_strike_limit_is_set_at_creation_and_shown(alice_api, anon_api, settings) -> None:
+    settings.BLUFF_MAX_STRIKES = 4
+    default = alice_api.post("/api/matches/", {"game": "dot"}, format="json")
+    assert default.status_code == 201 and default.json()["strike_limit"] == 4
+    chosen = alice_api.post("/api/matches/", {"game": "dot", "strike_limit": 0}, format="json")
+    assert chosen.status_code == 201 and chosen.json()["strike_limit"] == 0
+    match_id = chosen.json()["id"]
+    assert Match.objects.get(pk=match_id).strike_limit == 0
+    assert anon_api.get(url(match_id)).json()["strike_limit"] == 0
+    listed = anon_api.get("/api/matches/").json()["results"]
+    assert {m["id"]: m["strike_limit"] for m in listed} == {default.json()["id"]: 4, match_id: 0}
+
+
+@pytest.mark.parametrize("value", [-1, 1001, "x", None, 1.5])
+def test_strike_limit_is_validated(alice_api, value) -> None:
+    response = alice_api.post("/api/matches/", {"game": "dot", "strike_limit": value},
+                              format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert "strike_limit" in response.json()["fields"]
+    assert not Match.objects.exists()
+
+
+def _expire_all(match: Match, seat: int, rounds: int) -> Seat:
+    from .test_deadlines_and_tasks import later
+
+    for _ in range(rounds):
+        current = Match.objects.get(pk=match.pk)
+        if current.status != "running" or Seat.objects.get(match=match, number=seat).forfeited:
+            break
+        services.match_expire_deadlines(now=later(current))
+    return Seat.objects.get(match=match, number=seat)
+
+
+def test_a_strike_limit_of_one_forfeits_at_the_first_timeout(make_match, alice, bob,
+                                                             settings) -> None:
+    settings.BLUFF_MAX_STRIKES = 3
+    match = make_match("dice_cup", [alice, bob], strike_limit=1)
+    seat = _expire_all(match, 0, 1)
+    assert seat.strikes == 1 and seat.forfeited
+    resign = MatchEvent.objects.get(match=match, kind="resign", seat=0)
+    assert resign.action["reason"] == "timeouts"
+
+
+def test_a_strike_limit_of_zero_never_forfeits(make_match, alice, bob, settings) -> None:
+    settings.BLUFF_MAX_STRIKES = 1  # the setting is only the default of new matches
+    match = make_match("dice_cup", [alice, bob], strike_limit=0)
+    seat = _expire_all(match, 0, 8)
+    assert seat.strikes >= 2 and not seat.forfeited
+    assert not MatchEvent.objects.filter(match=match, kind="resign").exists()
+
+
+class StrikingSeat:
+    """An out-of-process seat that never answers in time: every answer is a strike."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def choose(self, match: Match, seat_number: int, view: dict, legal: Any) -> dict:
+        raise AssertionError("choose_many is used")
+
+    def choose_many(self, match: Match, state: Any, seats: list[int]) -> dict[int, SeatAnswer]:
+        self.asked += 1
+        return {n: SeatAnswer(strike="timeout", detail="too slow") for n in seats}
+
+
+@pytest.fixture
+def striking_kind() -> Any:
+    seat = StrikingSeat()
+    register_seat_kind(SeatKind(name="striking", automatic=seat, inline=False,
+                                check_bot=lambda game, bot: None))
+    yield seat
+    unregister_seat_kind("striking")
+
+
+@pytest.mark.parametrize("limit, forfeited", [(2, True), (0, False)])
+def test_out_of_process_strikes_count_against_the_match_strike_limit(
+        alice, striking_kind, settings, limit, forfeited) -> None:
+    settings.BLUFF_MAX_STRIKES = 1
+    match = services.match_create(
+        game="dice_cup", created_by=alice, seed=1, strike_limit=limit,
+        seats=[{"kind": "striking", "bot": "x"}, {"kind": "reference", "bot": "random"}])
+    services.match_advance_automatic_seats(match_id=match.pk)
+    match = Match.objects.get(pk=match.pk)
+    seat = Seat.objects.get(match=match, number=0)
+    assert match.status == "finished"
+    assert seat.forfeited is forfeited
+    if forfeited:
+        assert seat.strikes == limit and striking_kind.asked == limit
+        assert MatchEvent.objects.get(match=match, kind="resign").action["reason"] == "strikes"
+    else:
+        assert seat.strikes == striking_kind.asked > limit
+
+
+def test_webhook_bots_are_told_the_match_strike_limit(make_match, alice) -> None:
+    from bots.webhook import WebhookSeatKind
+
+    for limit, told in ((2, 2), (0, None)):
+        match = make_match("dice_cup", [alice, "bot:random"], strike_limit=limit)
+        match = Match.objects.prefetch_related("seats").get(pk=match.pk)
+        assert WebhookSeatKind._info(match, {}).strike_limit == told
