@@ -5,11 +5,11 @@ Registered from :meth:`bots.apps.BotsConfig.ready` with ``games.seats.register_s
 the bot if it is enabled, passed its handshake and plays the game (any user may seat any such
 bot: bots are here to meet; an owner who does not want that disables the bot).
 
-The ``games.advance_automatic_seats`` task asks this kind, outside any lock, for every due
-webhook seat of a step at once (:meth:`WebhookSeatKind.choose_many`): it calls the bots
+The ``games.advance_automatic_seats`` task asks this kind (in batches, see
+``games.services.match_advance_automatic_seats``) for every due webhook seat of a step at once (:meth:`WebhookSeatKind.choose_many`): it calls the bots
 concurrently through :mod:`bots.protocol` and :mod:`bots.net`, signed, and turns every failure
 into a :class:`games.seats.SeatAnswer` with a strike reason (the games service then plays the
-default action, counts the strike and forfeits the seat at ``BLUFF_MAX_STRIKES``). Every call is
+default action, counts the strike and forfeits the seat at the match's ``strike_limit``). Every call is
 logged as a :class:`BotCall` (the bot's stats); strikes are also kept per seat on
 :class:`BotSeat`. ``/start`` and ``/end`` are sent once per seat (claimed by a conditional
 UPDATE), so a task that runs twice never sends them twice.

@@ -11,8 +11,11 @@ from their ``AppConfig.ready()``::
 An automatic seat is asked through :class:`AutomaticSeat`. ``inline=True`` kinds are asked
 inside the transaction that holds the match row lock, right after the action that made them
 due (so they must be fast and must not do network I/O); ``inline=False`` kinds are asked by the
-``games.advance_automatic_seats`` Celery task, outside any lock, and their answer is submitted
-with the version they saw (a stale answer is dropped and the seat is asked again).
+``games.advance_automatic_seats`` Celery task: in batches under the match row lock while only
+automatic seats are due, otherwise outside the lock with their answers submitted under the
+per-step version rule (see ``games.services.match_advance_automatic_seats``). They may do network
+I/O, bounded by their own timeouts, and may define ``flush(match)`` to write their own records
+in the same transaction as a batch.
 """
 
 from __future__ import annotations
