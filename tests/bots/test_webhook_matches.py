@@ -107,6 +107,7 @@ def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings)
     require_game("dot")
     first, second = fake_bot("slow"), fake_bot("slow")
     first.sleep = second.sleep = 0.15
+    settings.BOTS_MOVE_TIMEOUT_MS = 5000  # slow, never failing, even on a loaded machine
     ids = [register(alice_api, first.url, "one"), register(alice_api, second.url, "two")]
     match_id = create(alice_api, "dot", [{"kind": "webhook", "bot": i} for i in ids]).json()["id"]
     match = play_out(match_id)
@@ -126,7 +127,8 @@ def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_
                                                                 behaviour, reason) -> None:
     require_game("dice_cup")
     settings.BLUFF_MAX_STRIKES = 0  # never forfeit: count every strike
-    settings.BOTS_MOVE_TIMEOUT_MS = 150
+    # Only the slow bot should time out: the others get a timeout no loaded machine reaches.
+    settings.BOTS_MOVE_TIMEOUT_MS = 150 if behaviour == "slow" else 5000
     settings.BOTS_MAX_RESPONSE_BYTES = 16 * 1024
     bot = fake_bot(behaviour)
     bot.sleep = 0.4
