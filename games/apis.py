@@ -527,18 +527,13 @@ class SeatViewApi(APIView):
                 check=lambda k: selectors.seat_check_owner(key=k, user=request.user))
             if key.etag(*parts) in seen:
                 return _not_modified(key.etag(*parts))
-        # One query for seat and match (never the stored state unless the cache misses).
-        row = selectors.seat_for_poll(match_id=match_id, seat_number=seat)
-        selectors.seat_check_owner(key=selectors.poll_key_of(row), user=request.user)
-        return self._answer(row, seat, q, parts)
-
-    def _answer(self, row: Any, seat: int, q: dict[str, Any], parts: tuple[Any, ...]) -> Response:
-        data = selectors.seat_view(match=row.match, seat_number=seat, seat=row,
-                                   with_legal=q["legal"], events_since=q.get("events_since"))
-        etag = selectors.poll_key_of(row).etag(*parts)
+        # One raw query for seat and match (the stored state only if the cache misses).
+        data, key = selectors.seat_view(match_id=match_id, seat_number=seat, user=request.user,
+                                        with_legal=q["legal"],
+                                        events_since=q.get("events_since"))
         # ``data`` is already JSON-ready and shaped as OutputSerializer documents it; running
         # the serializer over every legal action would be the poll's largest cost.
-        return Response(data, headers={"ETag": etag})
+        return Response(data, headers={"ETag": key.etag(*parts)})
 
 
 class SeatActApi(APIView):

@@ -41,6 +41,25 @@ def _state_key(match: Match) -> tuple[int, int, datetime]:
     return (match.pk, match.version, match.updated_at)
 
 
+def _cached_state(key: tuple[int, int, datetime]) -> State | None:
+    with _STATES_LOCK:
+        state = _STATES.get(key)
+        if state is not None:
+            _STATES.move_to_end(key)
+        return state
+
+
+def _cache_state(key: tuple[int, int, datetime], state: State) -> None:
+    size = settings.BLUFF_STATE_CACHE_SIZE
+    if size <= 0:
+        return
+    with _STATES_LOCK:
+        _STATES[key] = state
+        _STATES.move_to_end(key)
+        while len(_STATES) > size:
+            _STATES.popitem(last=False)
+
+
 def load_state(match: Match, *, for_update: bool = False) -> State:
     """The engine state of ``match`` (invariants checked by the engine on load).
 
@@ -48,11 +67,9 @@ def load_state(match: Match, *, for_update: bool = False) -> State:
     gets a fresh one of its own.
     """
     if not for_update:
-        with _STATES_LOCK:
-            state = _STATES.get(_state_key(match))
-            if state is not None:
-                _STATES.move_to_end(_state_key(match))
-                return state
+        state = _cached_state(_state_key(match))
+        if state is not None:
+            return state
     state = get_game(match.game).from_json(match.state)
     if not for_update:
         remember_state(match, state)
@@ -62,14 +79,7 @@ def load_state(match: Match, *, for_update: bool = False) -> State:
 def remember_state(match: Match, state: State) -> None:
     """Cache ``state`` as the committed state of ``match`` (call once it is committed and no
     longer changed)."""
-    size = settings.BLUFF_STATE_CACHE_SIZE
-    if size <= 0:
-        return
-    with _STATES_LOCK:
-        _STATES[_state_key(match)] = state
-        _STATES.move_to_end(_state_key(match))
-        while len(_STATES) > size:
-            _STATES.popitem(last=False)
+    _cache_state(_state_key(match), state)
 
 
 def engine_events(state: State, since: int) -> list[JSON]:
@@ -149,16 +159,18 @@ def _poll_sql(*, seat: bool) -> str:
     if sql is None:
         q = connection.ops.quote_name
         m = {name: q(Match._meta.get_field(name).column)
-             for name in ("id", "version", "status", "updated_at")}
-        columns = f"m.{m['version']}, m.{m['status']}, m.{m['updated_at']}"
+             for name in ("id", "version", "status", "updated_at", "game", "deadline")}
+        columns = (f"m.{m['version']}, m.{m['status']}, m.{m['updated_at']}, m.{m['game']}, "
+                   f"m.{m['deadline']}")
         if seat:
             s = {name: q(Seat._meta.get_field(name).column)
-                 for name in ("user", "match", "number")}
-            sql = (f"SELECT s.{s['user']}, {columns} FROM {q(Seat._meta.db_table)} s "
+                 for name in ("user", "match", "number", "strikes", "forfeited")}
+            sql = (f"SELECT s.{s['user']}, {columns}, s.{s['strikes']}, s.{s['forfeited']} "
+                   f"FROM {q(Seat._meta.db_table)} s "
                    f"INNER JOIN {q(Match._meta.db_table)} m ON m.{m['id']} = s.{s['match']} "
                    f"WHERE s.{s['match']} = %s AND s.{s['number']} = %s")
         else:
-            sql = (f"SELECT NULL, {columns} FROM {q(Match._meta.db_table)} m "
+            sql = (f"SELECT NULL, {columns}, NULL, NULL FROM {q(Match._meta.db_table)} m "
                    f"WHERE m.{m['id']} = %s")
         _POLL_SQL[(connection.vendor, seat)] = sql
     return sql
@@ -174,9 +186,26 @@ def _aware(value: datetime | str) -> datetime:
     return value
 
 
+@dataclass(frozen=True)
+class PollRow:
+    """One seat (or, without a seat, the match) as a poll needs it, from one raw query."""
+
+    key: PollKey
+    match_id: int
+    game: str
+    deadline: datetime | None
+    strikes: int | None
+    forfeited: bool | None
+
+
 def seat_poll_key(*, match_id: int, seat_number: int | None) -> PollKey:
     """What the ETag of a seat's (or, with ``None``, the public) view depends on: one small
-    query (raw SQL, see ``_poll_sql``), the same key :func:`poll_key_of` gives for the row."""
+    query (raw SQL, see ``_poll_sql``)."""
+    return seat_poll_row(match_id=match_id, seat_number=seat_number).key
+
+
+def seat_poll_row(*, match_id: int, seat_number: int | None) -> PollRow:
+    """The seat and match columns a poll answer needs, in one query without the stored state."""
     with connection.cursor() as cursor:
         if seat_number is None:
             cursor.execute(_poll_sql(seat=False), [match_id])
@@ -187,25 +216,26 @@ def seat_poll_key(*, match_id: int, seat_number: int | None) -> PollKey:
         if seat_number is None or not Match.objects.filter(pk=match_id).exists():
             raise MatchNotFound()
         raise SeatNotFound(f"match {match_id} has no seat {seat_number}")
-    user_id, version, status, updated_at = row
-    return PollKey(user_id, version, status, _aware(updated_at))
+    user_id, version, status, updated_at, game, deadline, strikes, forfeited = row
+    return PollRow(key=PollKey(user_id, version, status, _aware(updated_at)), match_id=match_id,
+                   game=game, deadline=None if deadline is None else _aware(deadline),
+                   strikes=strikes, forfeited=None if forfeited is None else bool(forfeited))
 
 
-def seat_for_poll(*, match_id: int, seat_number: int) -> Seat:
-    """The seat with its match in one query, the stored state left out: a poll whose state is
-    in the cache never transfers it (``load_state`` fetches it on a miss)."""
-    seat = (Seat.objects.select_related("match").defer("match__state")
-            .filter(match_id=match_id, number=seat_number).first())
-    if seat is None:
-        if not Match.objects.filter(pk=match_id).exists():
-            raise MatchNotFound()
-        raise SeatNotFound(f"match {match_id} has no seat {seat_number}")
-    return seat
-
-
-def poll_key_of(seat: Seat) -> PollKey:
-    match = seat.match
-    return PollKey(seat.user_id, match.version, match.status, match.updated_at)
+def _state_for_row(row: PollRow) -> State | None:
+    """The state the row's key names: from the cache, else from the database if the match has
+    not moved since the row was read (``None`` then: read the row again)."""
+    key = (row.match_id, row.key.version, row.key.updated_at)
+    state = _cached_state(key)
+    if state is None:
+        data = (Match.objects.filter(pk=row.match_id, version=row.key.version,
+                                     updated_at=row.key.updated_at)
+                .values_list("state", flat=True).first())
+        if data is None:
+            return None
+        state = get_game(row.game).from_json(data)
+        _cache_state(key, state)
+    return state
 
 
 def seat_check_owner(*, key: PollKey, user: AbstractBaseUser) -> None:
@@ -237,19 +267,25 @@ def _legal_list(legal: Any) -> tuple[list[JSON], Any]:
     return list(legal), summary
 
 
-def seat_view(*, match: Match, seat_number: int, with_legal: bool = True,
-              events_since: int | None = None, seat: Seat | None = None) -> JSON:
-    """The poll answer for a seat: the engine's view of that seat plus the match's clock.
-    ``seat``: the seat row if already fetched (else ``match.seats`` is looked through)."""
-    state = load_state(match)
+def seat_view(*, match_id: int, seat_number: int, user: AbstractBaseUser,
+              with_legal: bool = True, events_since: int | None = None) -> tuple[JSON, PollKey]:
+    """The poll answer for a seat (the engine's view of that seat plus the match's clock) and
+    the key its ETag comes from. Only the seat's player may read it. One raw query, plus the
+    stored state only when the per-process cache does not hold it."""
+    for _ in range(5):  # the match may move between the row and its state: read again
+        row = seat_poll_row(match_id=match_id, seat_number=seat_number)
+        seat_check_owner(key=row.key, user=user)
+        state = _state_for_row(row)
+        if state is not None:
+            break
+    else:
+        raise RuntimeError(f"match {match_id} kept changing while it was read")
     to_act = state.to_act()
-    if seat is None:
-        seat = next(s for s in match.seats.all() if s.number == seat_number)
-    your_turn = seat_number in to_act and not seat.forfeited
+    your_turn = seat_number in to_act and not row.forfeited
     out: JSON = {
-        "match": match.pk, "game": match.game, "seat": seat_number, "status": match.status,
-        "version": match.version, "deadline": match.deadline, "to_act": to_act,
-        "your_turn": your_turn, "strikes": seat.strikes, "forfeited": seat.forfeited,
+        "match": match_id, "game": row.game, "seat": seat_number, "status": row.key.status,
+        "version": row.key.version, "deadline": row.deadline, "to_act": to_act,
+        "your_turn": your_turn, "strikes": row.strikes, "forfeited": row.forfeited,
         "legal_actions": None, "view": state.view(seat_number),
     }
     if your_turn and with_legal:
@@ -257,8 +293,8 @@ def seat_view(*, match: Match, seat_number: int, with_legal: bool = True,
         if summary is not None:
             out["legal_actions_summary"] = summary
     if events_since is not None:
-        out["events"] = match_events(match_id=match.pk, since=events_since, seat=seat_number)
-    return out
+        out["events"] = match_events(match_id=match_id, since=events_since, seat=seat_number)
+    return out, row.key
 
 
 def match_public_view(*, match: Match, events_since: int | None = None) -> JSON:

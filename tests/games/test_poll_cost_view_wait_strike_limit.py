@@ -29,15 +29,28 @@ def test_a_304_poll_costs_the_token_and_one_small_query(duel, bob_api,
     assert "state" not in key_sql and "join" in key_sql, "no stored state, one joined row"
 
 
-def test_the_raw_poll_key_is_the_key_of_the_orm_row(duel, alice_api) -> None:
+def test_the_raw_poll_row_is_what_the_orm_reads(duel, alice_api) -> None:
     version, legal = to_move(alice_api, duel, 0)
     act(alice_api, duel, 0, version, legal[0])
     for seat in (0, 1):
-        raw = selectors.seat_poll_key(match_id=duel.pk, seat_number=seat)
-        orm = selectors.poll_key_of(selectors.seat_for_poll(match_id=duel.pk, seat_number=seat))
-        assert raw == orm and raw.updated_at.tzinfo is not None
+        raw = selectors.seat_poll_row(match_id=duel.pk, seat_number=seat)
+        orm = Seat.objects.select_related("match").get(match=duel, number=seat)
+        assert raw.key == selectors.PollKey(orm.user_id, orm.match.version, orm.match.status,
+                                            orm.match.updated_at)
+        assert (raw.game, raw.deadline, raw.strikes, raw.forfeited) == (
+            orm.match.game, orm.match.deadline, orm.strikes, orm.forfeited)
+        assert raw.key.updated_at.tzinfo is not None and raw.deadline.tzinfo is not None
     public = selectors.seat_poll_key(match_id=duel.pk, seat_number=None)
     assert public.user_id is None and public.version == Match.objects.get(pk=duel.pk).version
+
+
+def test_a_200_poll_of_a_cached_state_costs_the_token_and_one_query(
+        duel, bob_api, django_assert_num_queries) -> None:
+    poll(bob_api, duel, 1)  # loads the state into this process's cache
+    with django_assert_num_queries(2) as captured:  # the token, then the seat row
+        response = bob_api.get(url(duel, "seats", 1))
+    assert response.status_code == 200 and response.json()["seat"] == 1
+    assert "state" not in captured.captured_queries[-1]["sql"].lower()
 
 
 def test_the_conditional_path_still_checks_owner_and_existence(duel, alice_api, bob_api,
