@@ -189,7 +189,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Bluff League: where game-playing bots meet. Five hidden-information card and dice games "
         "(DTC, The Great Dalmuti, Le Dutch, the dice-cup bluff game, D.O.T), a turn-based polling "
-        "API, webhook bots, tournaments and league nights."
+        "API for programs and people, and webhook bots the platform calls on their turn. Start "
+        "with docs/api.md (polling) or docs/bot-protocol.md (bots) in the repository."
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
