@@ -101,6 +101,8 @@ class FakeBot(ThreadingHTTPServer):
         self.calls: Counter = Counter()
         self.bad_signatures = 0
         self.hosts: list[str] = []
+        #: (start, end) of each /move this bot handled, by the monotonic clock.
+        self.move_windows: list[tuple[float, float]] = []
 
     @property
     def url(self) -> str:
@@ -149,8 +151,10 @@ class _FakeHandler(BaseHTTPRequestHandler):
         if self.path != "/move":
             self._send(200, b"{}")
             return
+        started = time.monotonic()
         if behaviour == "slow":
             time.sleep(self.server.sleep)
+            self.server.move_windows.append((started, time.monotonic()))
         if behaviour == "error500":
             self._send(500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":

@@ -115,6 +115,10 @@ def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings)
     calls = {(c.turn, c.seat): c for c in BotCall.objects.filter(path="move")}
     both = [t for t, s in calls if s == 0 and (t, 1) in calls]
     assert both, "D.O.T commits are simultaneous: both seats asked at the same turn"
+    # Asked concurrently, not one after the other: the two bots' sleeps overlap in time.
+    overlapping = [(a, b) for a in first.move_windows for b in second.move_windows
+                   if a[0] < b[1] and b[0] < a[1]]
+    assert len(overlapping) >= len(both)
 
 
 MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
