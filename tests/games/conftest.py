@@ -6,7 +6,7 @@ Factories are fixtures returning functions (``make_user``, ``make_match``); clie
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -153,3 +153,27 @@ def replay_log(log: dict[str, Any]) -> Any:
         elif entry["kind"] == "resign":
             state.forfeit(entry["seat"], entry["action"]["reason"])
     return state
+
+
+def out_of_process_kind(name: str, seat: Any) -> Iterator[Any]:
+    """Body of a fixture that registers ``seat`` as a test seat kind asked by the Celery task
+    (``inline=False``, any bot name), yields it, and removes the kind afterwards."""
+    from games.seats import SeatKind, register_seat_kind, unregister_seat_kind
+
+    register_seat_kind(SeatKind(name=name, automatic=seat, inline=False,
+                                check_bot=lambda game, bot: None))
+    yield seat
+    unregister_seat_kind(name)
+
+
+def make_alice_move_while_waiting(monkeypatch: Any, match_id: int, alice: Any) -> None:
+    """A long poll's sleep becomes: alice (seat 0) plays her first legal action."""
+    from games import selectors
+
+    def alice_moves(seconds: float) -> None:
+        match = Match.objects.get(pk=match_id)
+        legal = selectors.load_state(match).legal_actions(0)
+        services.match_submit_action(match_id=match_id, seat_number=0, user=alice,
+                                     version=match.version, action=legal[0])
+
+    monkeypatch.setattr(selectors, "sleep", alice_moves)

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from games import services, tasks
 from games.models import Match, MatchEvent, Seat
-from games.seats import SeatKind, get_seat_kind, register_seat_kind, unregister_seat_kind
+from games.seats import get_seat_kind, unregister_seat_kind
 
-from .conftest import act, poll, replay_log, to_move, url
+from .conftest import act, out_of_process_kind, poll, replay_log, to_move
 
 pytestmark = pytest.mark.django_db
 
@@ -106,11 +106,7 @@ class EchoSeat:
 
 @pytest.fixture
 def echo_kind() -> Any:
-    seat = EchoSeat()
-    register_seat_kind(SeatKind(name="echo", automatic=seat, inline=False,
-                                check_bot=lambda game, bot: None))
-    yield seat
-    unregister_seat_kind("echo")
+    yield from out_of_process_kind("echo", EchoSeat())
 
 
 def test_out_of_process_seats_act_in_a_task_queued_on_commit(alice, alice_api, echo_kind,
@@ -159,7 +155,7 @@ def test_admin_lists_and_read_only_logs(duel, client, django_user_model) -> None
         response = client.get(f"/admin/games/{page}/")
         assert response.status_code == 200, page
     assert client.get(f"/admin/games/match/{duel.pk}/change/").status_code == 200
-    assert client.get(f"/admin/games/match/?status__exact=running&game=dice_cup").status_code == 200
+    assert client.get("/admin/games/match/?status__exact=running&game=dice_cup").status_code == 200
     entry = MatchEvent.objects.filter(match=duel).first()
     assert client.get(f"/admin/games/matchevent/{entry.pk}/change/").status_code == 200
     assert client.get("/admin/games/matchevent/add/").status_code == 403

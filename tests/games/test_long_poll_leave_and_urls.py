@@ -8,7 +8,7 @@ import pytest
 from games import selectors, services
 from games.models import Match, MatchEvent
 
-from .conftest import act, poll, to_move, url
+from .conftest import act, make_alice_move_while_waiting, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 
@@ -18,13 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def test_wait_after_a_version_returns_as_soon_as_the_match_moves(duel, alice, bob_api,
                                                                  monkeypatch) -> None:
-    def alice_moves(seconds: float) -> None:
-        match = Match.objects.get(pk=duel.pk)
-        legal = selectors.load_state(match).legal_actions(0)
-        services.match_submit_action(match_id=duel.pk, seat_number=0, user=alice,
-                                     version=match.version, action=legal[0])
-
-    monkeypatch.setattr(selectors, "sleep", alice_moves)
+    make_alice_move_while_waiting(monkeypatch, duel.pk, alice)
     response = poll(bob_api, duel, 1, wait=5, after=0)
     assert response.status_code == 200
     assert response.json()["version"] == 1 and response.json()["your_turn"]

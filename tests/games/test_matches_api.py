@@ -11,7 +11,7 @@ from games import selectors
 from games.engine.play import replay
 from games.models import AppliedAction, Match, MatchEvent
 
-from .conftest import act, poll, replay_log, to_move, url
+from .conftest import act, make_alice_move_while_waiting, poll, replay_log, to_move, url
 
 pytestmark = pytest.mark.django_db
 
@@ -212,17 +212,8 @@ def test_long_poll_waits_then_answers_304(duel, bob_api, monkeypatch, settings) 
 
 def test_long_poll_returns_as_soon_as_the_match_moves(duel, alice, bob_api,
                                                       monkeypatch) -> None:
-    from games import services
-
     etag = poll(bob_api, duel, 1).headers["ETag"]
-
-    def alice_moves(seconds: float) -> None:
-        match = Match.objects.get(pk=duel.pk)
-        legal = selectors.load_state(match).legal_actions(0)
-        services.match_submit_action(match_id=duel.pk, seat_number=0, user=alice,
-                                     version=match.version, action=legal[0])
-
-    monkeypatch.setattr(selectors, "sleep", alice_moves)
+    make_alice_move_while_waiting(monkeypatch, duel.pk, alice)
     response = bob_api.get(url(duel, "seats", 1) + "?wait=5", HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200 and response.json()["your_turn"]
     assert response.json()["version"] == 1

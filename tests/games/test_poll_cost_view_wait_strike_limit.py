@@ -9,9 +9,9 @@ import pytest
 
 from games import selectors, services
 from games.models import Match, MatchEvent, Seat
-from games.seats import SeatAnswer, SeatKind, register_seat_kind, unregister_seat_kind
+from games.seats import SeatAnswer
 
-from .conftest import act, poll, to_move, url
+from .conftest import act, out_of_process_kind, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 
@@ -218,11 +218,7 @@ class StrikingSeat:
 
 @pytest.fixture
 def striking_kind() -> Any:
-    seat = StrikingSeat()
-    register_seat_kind(SeatKind(name="striking", automatic=seat, inline=False,
-                                check_bot=lambda game, bot: None))
-    yield seat
-    unregister_seat_kind("striking")
+    yield from out_of_process_kind("striking", StrikingSeat())
 
 
 @pytest.mark.parametrize("limit, forfeited", [(2, True), (0, False)])
