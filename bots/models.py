@@ -48,7 +48,7 @@ class Bot(models.Model):
 
 class BotSeat(models.Model):
     """A bot's seat in one match: whether /start and /end were sent (each exactly once, claimed
-    with a conditional UPDATE), and the strikes it earned there by reason."""
+    with one conditional upsert), and the strikes it earned there by reason."""
 
     match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="bot_seats")
     number = models.PositiveSmallIntegerField()

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 from standardwebhooks import Webhook, WebhookVerificationError
 
-__all__ = ["WebhookVerificationError", "new_secret", "sign_headers", "verify"]
+__all__ = ["WebhookVerificationError", "new_secret", "sign_headers", "signed_header_pairs",
+           "verify"]
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32  # 256 bits; the scheme asks for 24 to 64 random bytes
@@ -34,15 +35,22 @@ def new_secret() -> str:
 def sign_headers(secret: str, body: bytes, *, msg_id: str | None = None,
                  timestamp: int | None = None) -> dict[str, str]:
     """The three ``webhook-*`` headers for ``body``. A fresh id per call lets a bot drop replays."""
-    msg_id = msg_id or f"msg_{uuid.uuid4().hex}"
+    return {name.decode(): value.decode()
+            for name, value in signed_header_pairs(secret, body, msg_id=msg_id,
+                                                    timestamp=timestamp)}
+
+
+def signed_header_pairs(secret: str, body: bytes, *, msg_id: str | None = None,
+                        timestamp: int | None = None) -> list[tuple[bytes, bytes]]:
+    """:func:`sign_headers` as the ``(name, value)`` byte pairs an HTTP client sends as is."""
+    msg = (msg_id or f"msg_{uuid.uuid4().hex}").encode()
     timestamp = int(time.time()) if timestamp is None else timestamp
     # The scheme's HMAC computed directly with the decoded key (cached per secret): the same
     # bytes as ``Webhook(secret).sign`` (the specification's test vector checks it), without
     # re-decoding the secret and round-tripping the body through str on every call.
-    mac = hmac.new(_key(secret), b"%s.%d.%s" % (msg_id.encode(), timestamp, body),
-                   hashlib.sha256).digest()
-    return {"webhook-id": msg_id, "webhook-timestamp": str(timestamp),
-            "webhook-signature": "v1," + base64.b64encode(mac).decode("ascii")}
+    mac = hmac.new(_key(secret), b"%s.%d.%s" % (msg, timestamp, body), hashlib.sha256).digest()
+    return [(b"webhook-id", msg), (b"webhook-timestamp", b"%d" % timestamp),
+            (b"webhook-signature", b"v1," + base64.b64encode(mac))]
 
 
 @lru_cache(maxsize=4096)

@@ -6,13 +6,14 @@ the bot if it is enabled, passed its handshake and plays the game (any user may 
 bot: bots are here to meet; an owner who does not want that disables the bot).
 
 The ``games.advance_automatic_seats`` task asks this kind (in batches, see
-``games.services.match_advance_automatic_seats``) for every due webhook seat of a step at once (:meth:`WebhookSeatKind.choose_many`): it calls the bots
-concurrently through :mod:`bots.protocol` and :mod:`bots.net`, signed, and turns every failure
-into a :class:`games.seats.SeatAnswer` with a strike reason (the games service then plays the
-default action, counts the strike and forfeits the seat at the match's ``strike_limit``). Every call is
+``games.services.match_advance_automatic_seats``) for every due webhook seat of a step at once
+(:meth:`WebhookSeatKind.choose_many`): it calls the bots concurrently through
+:mod:`bots.protocol` and :mod:`bots.net`, signed, and turns every failure into a
+:class:`games.seats.SeatAnswer` with a strike reason (the games service then plays the default
+action, counts the strike and forfeits the seat at the match's ``strike_limit``). Every call is
 logged as a :class:`BotCall` (the bot's stats); strikes are also kept per seat on
-:class:`BotSeat`. ``/start`` and ``/end`` are sent once per seat (claimed by a conditional
-UPDATE), so a task that runs twice never sends them twice.
+:class:`BotSeat`. ``/start`` and ``/end`` are sent once per seat (claimed by one conditional
+upsert), so a task that runs twice never sends them twice.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.engine import State
@@ -197,15 +198,9 @@ class WebhookSeatKind:
         bots = self._bots(match)
         if not bots:
             return
-        now = timezone.now()
-        field = "started_at" if path == "start" else "ended_at"
-        claimed = []
-        for number, bot in bots.items():
-            row, _ = BotSeat.objects.get_or_create(match_id=match.pk, number=number,
-                                                   defaults={"bot": bot})
-            if BotSeat.objects.filter(pk=row.pk, **{f"{field}__isnull": True}).update(
-                    **{field: now}) == 1 and bot is not None and bot.enabled:
-                claimed.append(number)
+        claimed = [n for n in self._claim(match, bots, "started_at" if path == "start"
+                                          else "ended_at")
+                   if bots.get(n) is not None and bots[n].enabled]
         if not claimed:
             return
         state = load_state(match)
@@ -220,6 +215,32 @@ class WebhookSeatKind:
                 row.reason, row.detail = reply.failure.reason, reply.failure.detail
             rows.append(row)
         BotCall.objects.bulk_create(rows)
+
+    @staticmethod
+    def _claim(match: Match, bots: dict[int, Bot | None], field: str) -> list[int]:
+        """Set ``field`` (``started_at`` or ``ended_at``) to now on each seat's
+        :class:`BotSeat` where it is unset, creating missing rows; the seat numbers set here.
+
+        One atomic upsert, so of two tasks racing for a match exactly one sends each call, in
+        one round trip: PostgreSQL and SQLite (3.35+) both have ``ON CONFLICT ... DO UPDATE
+        ... WHERE`` and ``RETURNING``, and the ORM can express neither that WHERE nor "return
+        only the rows changed".
+        """
+        if field not in ("started_at", "ended_at"):
+            raise ValueError(field)
+        table = connection.ops.quote_name(BotSeat._meta.db_table)
+        now = BotSeat._meta.get_field(field).get_db_prep_value(timezone.now(), connection)
+        params: list[Any] = []
+        for number, bot in bots.items():
+            params += [match.pk, number, bot.pk if bot else None, now]
+        values = ", ".join(["(%s, %s, %s, %s, '{}')"] * len(bots))
+        sql = (f"INSERT INTO {table} (match_id, number, bot_id, {field}, strikes) "
+               f"VALUES {values} ON CONFLICT (match_id, number) DO UPDATE "
+               f"SET {field} = excluded.{field} WHERE {table}.{field} IS NULL "
+               "RETURNING number")
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return sorted(row[0] for row in cursor.fetchall())
 
 
 WEBHOOK_KIND = WebhookSeatKind()

@@ -270,6 +270,7 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
                                  options={} if options is None else options)
     except BadOptions as exc:
         raise BadMatchOptions(str(exc)) from None
+    checked: set[tuple[str, str]] = set()  # the same bot in several seats is checked once
     for number, spec in enumerate(specs):
         try:
             kind = get_seat_kind(spec.get("kind", PLAYER))
@@ -277,10 +278,13 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
             raise BadSeats(f"seat {number}: unknown seat kind {spec.get('kind')!r}") from None
         bot = spec.get("bot") or ""
         if kind.check_bot is not None:
+            if (kind.name, str(bot)) in checked:
+                continue
             try:
                 kind.check_bot(game, bot)
             except ValueError as exc:
                 raise BadSeats(f"seat {number}: {exc}") from None
+            checked.add((kind.name, str(bot)))
         elif bot:
             raise BadSeats(f"seat {number}: a {kind.name!r} seat takes no bot")
     if join and created_by is None:
@@ -575,7 +579,7 @@ def _submit_answers(match: Match, state: State, due: list[tuple[int, SeatKind]],
 
 
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
-                                  max_seconds: float = 120.0, batch_moves: int = 64,
+                                  max_seconds: float = 120.0, batch_moves: int = 256,
                                   batch_seconds: float = 1.0) -> int:
     """Ask out-of-process automatic seats (e.g. webhook bots) that are due, step by step.
 

@@ -151,3 +151,12 @@ def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
 def test_handshake(raw, ok) -> None:
     outcome = protocol.parse_handshake(raw)
     assert isinstance(outcome, protocol.Handshake) is ok
+
+
+def test_bodies_are_compact_utf8_json_with_string_keys() -> None:
+    """What is signed is what is sent: compact UTF-8 (a player named Zoë stays two bytes of
+    UTF-8, not an escape), integer keys written as strings as ``json.dumps`` would."""
+    body = protocol.encode({"seats": [{"seat": 0, "name": "Zoë"}], "scores": {1: 3}})
+    assert body == '{"seats":[{"seat":0,"name":"Zoë"}],"scores":{"1":3}}'.encode()
+    assert json.loads(body) == json.loads(json.dumps({"seats": [{"seat": 0, "name": "Zoë"}],
+                                                      "scores": {1: 3}}))

@@ -1,0 +1,80 @@
+"""/start and /end are claimed once per seat by one upsert: a task that runs twice, or two tasks
+racing for one match, send each call exactly once; strikes kept on the seat survive the claim."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from bots.models import Bot, BotSeat
+from bots.signing import new_secret
+from bots.webhook import WebhookSeatKind
+from games import services
+
+from .conftest import require_game
+
+
+def seated_match(owner: Any, players: int = 3) -> tuple[Any, dict[int, Bot]]:
+    """A match of webhook seats (not started by any task: nothing is claimed yet)."""
+    require_game("dice_cup")
+    bot = Bot.objects.create(owner=owner, name="claims", url="http://bot.example",
+                             secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    match = services.match_create(game="dice_cup", created_by=owner, seed=1,
+                                  seats=[{"kind": "webhook", "bot": bot.pk}] * players)
+    return match, dict.fromkeys(range(players), bot)
+
+
+@pytest.mark.django_db
+def test_each_seat_is_claimed_once_per_field(alice) -> None:
+    match, bots = seated_match(alice)
+    claim = WebhookSeatKind._claim
+    assert claim(match, bots, "started_at") == [0, 1, 2]
+    assert claim(match, bots, "started_at") == []
+    assert claim(match, bots, "ended_at") == [0, 1, 2]
+    assert claim(match, bots, "ended_at") == []
+    rows = BotSeat.objects.filter(match=match)
+    assert len(rows) == 3 and all(r.started_at and r.ended_at and r.bot_id for r in rows)
+
+
+@pytest.mark.django_db
+def test_a_row_made_earlier_keeps_its_strikes_and_is_still_claimed(alice) -> None:
+    match, bots = seated_match(alice)
+    BotSeat.objects.create(match=match, number=1, bot=bots[1], strikes={"timeout": 2},
+                           last_error={"reason": "timeout"})
+    BotSeat.objects.create(match=match, number=2, bot=bots[2], started_at=match.created_at)
+    assert WebhookSeatKind._claim(match, bots, "started_at") == [0, 1]
+    seat = BotSeat.objects.get(match=match, number=1)
+    assert seat.strikes == {"timeout": 2} and seat.last_error == {"reason": "timeout"}
+    assert BotSeat.objects.get(match=match, number=2).started_at == match.created_at
+
+
+def test_only_known_fields_can_be_claimed(alice, db) -> None:
+    match, bots = seated_match(alice)
+    with pytest.raises(ValueError):
+        WebhookSeatKind._claim(match, bots, "strikes = 1, started_at")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_racing_tasks_split_the_seats_without_overlap(alice) -> None:
+    match, bots = seated_match(alice, players=4)
+    results: list[list[int]] = []
+    barrier = threading.Barrier(4)
+
+    def claim() -> None:
+        try:
+            barrier.wait()
+            results.append(WebhookSeatKind._claim(match, bots, "started_at"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    claimed = [n for result in results for n in result]
+    assert sorted(claimed) == [0, 1, 2, 3], results
