@@ -96,6 +96,9 @@ class LastErrorSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="BotStats")
 class StatsSerializer(serializers.Serializer):
+    """Matches from the bot's seats; calls, strikes and latency over the kept call log (the
+    last ``BOTS_CALL_LOG_DAYS`` days, 30 by default)."""
+
     matches_played = serializers.IntegerField()
     matches_running = serializers.IntegerField()
     moves = serializers.IntegerField(help_text="/move calls made.")

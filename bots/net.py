@@ -23,6 +23,7 @@ concurrently for simultaneous steps.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 import time
 from collections.abc import Sequence
@@ -57,6 +58,8 @@ ALLOWABLE: Final = frozenset({"loopback", "private", "carrier-grade NAT"})
 DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
 DEFAULT_CONNECT_TIMEOUT: Final = 2.0
 USER_AGENT: Final = "BluffLeague-Bots/1"
+
+log = logging.getLogger(__name__)
 
 
 class BlockedAddress(Exception):
@@ -305,7 +308,8 @@ class BotClient:
         self.close()
 
     def call(self, call: Call) -> Reply:
-        """Send one signed request; a non-200, oversize, slow or failed call is a Failure."""
+        """Send one signed request; a non-200, oversize, slow or failed call is a Failure, and
+        so is an error of ours (``platform_error``, logged), so a caller never sees it raise."""
         start = time.perf_counter()
         try:
             return self._send(call, start)
@@ -321,6 +325,9 @@ class BotClient:
         except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol,
                 OSError) as exc:
             return self._failed(start, CONNECTION_ERROR, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - ours (e.g. a corrupt stored secret): no strike
+            log.exception("bot call to %s failed on our side", call.url)
+            return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
 
     def call_many(self, calls: Sequence[Call]) -> list[Reply]:
         """All ``calls`` at once (a simultaneous step); replies in the same order."""

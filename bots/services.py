@@ -204,3 +204,29 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
             advance_automatic_seats.delay(match.pk)
             queued += 1
     return queued
+
+
+def calls_prune(*, days: int | None = None, chunk: int = 5000,
+                max_rows: int = 1_000_000) -> int:
+    """Delete call log rows older than ``days`` (default ``BOTS_CALL_LOG_DAYS``; 0 keeps them
+    all), oldest first, ``chunk`` rows per statement so no delete holds locks for long, at most
+    ``max_rows`` per run (the next run goes on). One row per bot move would otherwise grow
+    without bound; bots' stats are over the rows kept. Returns how many were deleted."""
+    from datetime import timedelta
+
+    days = settings.BOTS_CALL_LOG_DAYS if days is None else days
+    if days <= 0:
+        return 0
+    cutoff = timezone.now() - timedelta(days=days)
+    # Ids grow with time: everything below the first recent id is old (found on the pk index).
+    first_kept = (BotCall.objects.filter(created_at__gte=cutoff).order_by("id")
+                  .values_list("id", flat=True).first())
+    old = BotCall.objects.all() if first_kept is None else BotCall.objects.filter(id__lt=first_kept)
+    deleted = 0
+    while deleted < max_rows:
+        ids = list(old.order_by("id").values_list("id", flat=True)[:min(chunk,
+                                                                        max_rows - deleted)])
+        if not ids:
+            break
+        deleted += BotCall.objects.filter(id__in=ids).delete()[0]
+    return deleted

@@ -88,18 +88,25 @@ class WebhookSeatKind:
         answers: dict[int, SeatAnswer] = {}
         asked: list[int] = []
         calls: list[Call] = []
+        rows: list[BotCall] = []
         for number in seats:
             bot = bots.get(number)
             if bot is None or not bot.enabled:
                 answers[number] = SeatAnswer(strike=BOT_UNAVAILABLE,
                                              detail="the bot was deleted or disabled")
                 continue
-            body = protocol.encode(protocol.move_body(info, state, number))
+            try:
+                body = protocol.encode(protocol.move_body(info, state, number))
+            except Exception as exc:  # noqa: BLE001 - our bug: a default action, no strike
+                log.exception("match %s seat %s: building the /move body failed", match.pk,
+                              number)
+                answers[number] = SeatAnswer(detail=f"platform error: {exc!r}")
+                rows.append(self._platform_row(bot, match, number, "move", state.moves, exc))
+                continue
             calls.append(Call(url=bot.url, path="move", body=body, secret=bot.secret,
                               timeout=info.timeout_ms / 1000))
             asked.append(number)
         replies = bot_client().call_many(calls) if calls else []
-        rows = []
         for number, reply in zip(asked, replies):
             outcome = reply.failure or protocol.parse_move_answer(state, number, reply.body)
             row = self._row(bots[number], match, number, "move", state.moves, reply)
@@ -183,6 +190,13 @@ class WebhookSeatKind:
                        elapsed_ms=reply.elapsed * 1000, status=reply.status)
 
     @staticmethod
+    def _platform_row(bot: Bot, match: Match, seat: int, path: str, turn: int,
+                      exc: Exception) -> BotCall:
+        """The call log row of a call we could not even build: ours, never a strike."""
+        return BotCall(bot=bot, match_id=match.pk, seat=seat, path=path, turn=turn,
+                       elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR, detail=repr(exc))
+
+    @staticmethod
     def _note_strike(match: Match, number: int, bot: Bot | None, answer: SeatAnswer,
                      turn: int) -> None:
         with transaction.atomic():
@@ -206,10 +220,21 @@ class WebhookSeatKind:
         state = load_state(match)
         info = self._info(match, bots)
         make = protocol.start_body if path == "start" else protocol.end_body
-        calls = [Call(url=bots[n].url, path=path, body=protocol.encode(make(info, state, n)),
-                      secret=bots[n].secret, timeout=info.timeout_ms / 1000) for n in claimed]
-        rows = []
-        for number, reply in zip(claimed, bot_client().call_many(calls)):
+        rows: list[BotCall] = []
+        calls: list[Call] = []
+        asked: list[int] = []
+        for number in claimed:
+            try:
+                body = protocol.encode(make(info, state, number))
+            except Exception as exc:  # noqa: BLE001 - our bug: logged, noted in the bot's stats
+                log.exception("match %s seat %s: building /%s failed", match.pk, number, path)
+                rows.append(self._platform_row(bots[number], match, number, path, state.moves,
+                                               exc))
+                continue
+            calls.append(Call(url=bots[number].url, path=path, body=body,
+                              secret=bots[number].secret, timeout=info.timeout_ms / 1000))
+            asked.append(number)
+        for number, reply in zip(asked, bot_client().call_many(calls)):
             row = self._row(bots[number], match, number, path, state.moves, reply)
             if reply.failure is not None:
                 row.reason, row.detail = reply.failure.reason, reply.failure.detail

@@ -139,6 +139,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env_int("BOTS_RESUME_SWEEP_SECONDS", 60, minimum=1)),
         "options": {"expires": 60},
     },
+    "bots-prune-call-log": {
+        "task": "bots.prune_call_log",
+        "schedule": float(env_int("BOTS_CALL_LOG_PRUNE_SECONDS", 3600, minimum=10)),
+        "options": {"expires": 600},
+    },
 }
 
 # ---- Matches ----------------------------------------------------------------------------------
@@ -162,6 +167,8 @@ BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
 # A running match whose due webhook seat has not moved for this long is queued again.
 BOTS_STALLED_SECONDS = env_int("BOTS_STALLED_SECONDS", 120, minimum=1)
+# Days of bot call log kept (one row per call; bots' stats are over these); 0 keeps all.
+BOTS_CALL_LOG_DAYS = env_int("BOTS_CALL_LOG_DAYS", 30, minimum=0)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

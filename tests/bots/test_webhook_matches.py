@@ -258,3 +258,44 @@ def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatc
     assert matches_resume_stalled() == (1 if Match.objects.get(pk=match_id).status == "running"
                                         else 0)
     assert queued in ([match_id], [])
+
+
+def test_failures_of_ours_are_platform_errors_in_the_stats_never_strikes(
+        alice, alice_api, open_ref_server, monkeypatch, caplog) -> None:
+    """A corrupt stored secret (signing fails) and a bug building a /move body: the match still
+    ends, with default actions and no strike, and the bot's stats count them apart."""
+    require_game("dice_cup")
+    from bots import protocol
+
+    broken = Bot.objects.create(owner=alice, name="broken", url=open_ref_server.base_url
+                                + "/random", secret="whsec_%%%not-base64", games=["dice_cup"],
+                                handshake_ok=True)
+    good = register(alice_api, open_ref_server.base_url + "/random", "good")
+    build = protocol.move_body
+    asked = {"n": 0}
+
+    def flaky_body(info: Any, state: Any, seat: int) -> Any:
+        asked["n"] += 1
+        if seat == 1 and asked["n"] % 2:
+            raise RuntimeError("engine view bug")
+        return build(info, state, seat)
+
+    monkeypatch.setattr(protocol, "move_body", flaky_body)
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": broken.pk},
+                                              {"kind": "webhook", "bot": good}]).json()["id"]
+    match = play_out(match_id)
+    assert match.status == "finished"
+    assert all(s.strikes == 0 and not s.forfeited for s in Seat.objects.filter(match=match))
+    for bot_id in (broken.pk, good):
+        stats = alice_api.get(f"/api/bots/{bot_id}/").json()["stats"]
+        ours = BotCall.objects.filter(bot_id=bot_id, reason="platform_error")
+        assert stats["strike_total"] == 0 and stats["strikes"] == {}
+        assert stats["platform_errors"] == ours.count() > 0
+    assert not BotCall.objects.filter(bot=broken).exclude(reason="platform_error").exists(), \
+        "no call could be signed"
+    broken_moves = BotCall.objects.filter(bot=broken, path="move")
+    assert "Error" in broken_moves.first().detail
+    assert BotCall.objects.filter(bot_id=good, reason="platform_error",
+                                  detail__contains="engine view bug").exists()
+    assert MatchEvent.objects.filter(match=match, kind="default", seat=0).count() == \
+        broken_moves.count()
