@@ -1,6 +1,7 @@
-"""The REST API of webhook bots: register, list, inspect, update, enable/disable, delete, rotate
-the secret, re-check. Owner only: 401 anonymous, 403 ``not_your_bot`` for someone else's bot
-(bot ids are public, any user may seat a bot), 404 ``bot_not_found``.
+"""The REST API of webhook bots: register, list, inspect, read the call log, update,
+enable/disable, delete, rotate the secret, re-check. Owner only: 401 anonymous, 403
+``not_your_bot`` for someone else's bot (bot ids are public, any user may seat a bot), 404
+``bot_not_found``.
 
 Thin views: an Input serializer checks the shape, one service or selector does the work, an
 Output serializer renders; errors are raised and mapped by ``config.exceptions``.
@@ -19,13 +20,14 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import selectors, services
-from .models import Bot
+from .models import Bot, BotCall
 
 BOT_ERROR_CODES = (
     "invalid", "parse_error", "not_authenticated", "authentication_failed", "not_found",
@@ -293,6 +295,44 @@ class BotCheckApi(_BotActionApi):
                               429: E429})
     def post(self, request: Request, bot_id: int) -> Response:
         return Response(_detail(services.bot_check_owned(bot_id=bot_id, user=request.user)))
+
+
+class BotCallsApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class Pagination(LimitOffsetPagination):
+        default_limit = 50
+        max_limit = 500
+
+    #: Read by drf-spectacular, so the schema shows the paginated envelope.
+    pagination_class = Pagination
+
+    class FilterSerializer(serializers.Serializer):
+        path = serializers.ChoiceField(choices=BotCall.Path.values, required=False)
+        match = serializers.IntegerField(required=False, min_value=1, help_text="A match id.")
+        reason = serializers.CharField(required=False, max_length=32,
+                                       help_text="e.g. timeout, illegal_action, "
+                                                 "platform_error.")
+        failed = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                          help_text="true: failed calls only; false: "
+                                                    "successful ones only.")
+
+    @extend_schema(tags=["bots"], operation_id="bots_calls",
+                   summary="Your bot's call log, newest first, filtered",
+                   description="Every call the platform made to the bot (kept "
+                               "BOTS_CALL_LOG_DAYS, 30 by default): latency, HTTP status, the "
+                               "failure and its detail, the bot's own log line.",
+                   parameters=[BOT_ID, FilterSerializer],
+                   responses={200: CallSerializer(many=True), 400: E400, 401: E401,
+                              403: E403, 404: E404, 429: E429})
+    def get(self, request: Request, bot_id: int) -> Response:
+        bot = selectors.bot_get_owned(bot_id=bot_id, user=request.user)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.bot_calls(bot=bot, **filters.validated_data),
+                                           request, view=self)
+        return paginator.get_paginated_response(CallSerializer(page, many=True).data)
 
 
 def _name_nested_serializers() -> None:

@@ -64,4 +64,20 @@ def bot_stats(*, bot: Bot) -> JSON:
 
 
 def bot_recent_calls(*, bot: Bot, limit: int = 20) -> list[BotCall]:
-    return list(BotCall.objects.filter(bot=bot)[:limit])
+    return list(bot_calls(bot=bot)[:limit])
+
+
+def bot_calls(*, bot: Bot, path: str | None = None, match: int | None = None,
+              reason: str | None = None, failed: bool | None = None) -> QuerySet[BotCall]:
+    """The bot's call log, newest first, filtered: ``failed`` True keeps calls with a reason
+    (a strike, a /start or /end failure, or ours), False the successful ones."""
+    calls = BotCall.objects.filter(bot=bot)
+    if path:
+        calls = calls.filter(path=path)
+    if match is not None:
+        calls = calls.filter(match_id=match)
+    if reason:
+        calls = calls.filter(reason=reason)
+    if failed is not None:
+        calls = calls.exclude(reason="") if failed else calls.filter(reason="")
+    return calls.order_by("-id")

@@ -14,4 +14,5 @@ urlpatterns = [
     path("bots/<int:bot_id>/rotate-secret/", apis.BotRotateSecretApi.as_view(),
          name="bot-rotate-secret"),
     path("bots/<int:bot_id>/check/", apis.BotCheckApi.as_view(), name="bot-check"),
+    path("bots/<int:bot_id>/calls/", apis.BotCallsApi.as_view(), name="bot-calls"),
 ]

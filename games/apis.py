@@ -275,6 +275,9 @@ class MatchListCreateApi(APIView):
         default_limit = 50
         max_limit = 200
 
+    #: Read by drf-spectacular, so the schema shows the paginated envelope the GET returns.
+    pagination_class = Pagination
+
     class FilterSerializer(serializers.Serializer):
         game = serializers.CharField(required=False, max_length=32)
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
@@ -326,7 +329,7 @@ class MatchListCreateApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         qs = selectors.match_list(**filters.validated_data)
-        paginator = self.Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self)
         data = [_match_data(m, request.user) for m in page]
         return paginator.get_paginated_response(MatchOutputSerializer(data, many=True).data)

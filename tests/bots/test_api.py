@@ -12,6 +12,7 @@ from django.test import Client
 
 from bots import tasks
 from bots.models import Bot, BotCall
+from tests.games.conftest import documented_keys
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +84,8 @@ def test_names_are_unique_per_owner(alice_api, charlie_api, open_ref_server) -> 
 def test_owner_only(alice_api, charlie_api, anon_api, open_ref_server) -> None:
     bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
     for method, path in [("get", ""), ("patch", ""), ("delete", ""), ("post", "enable/"),
-                         ("post", "disable/"), ("post", "rotate-secret/"), ("post", "check/")]:
+                         ("post", "disable/"), ("post", "rotate-secret/"), ("post", "check/"),
+                         ("get", "calls/")]:
         response = getattr(charlie_api, method)(f"/api/bots/{bot_id}/{path}", {}, format="json")
         assert response.status_code == 403, (method, path)
         assert response.json()["code"] == "not_your_bot"
@@ -154,3 +156,41 @@ def test_the_schema_documents_the_bots_api() -> None:
     assert "/api/bots/" in schema["paths"] and "/api/bots/{bot_id}/rotate-secret/" in schema["paths"]
     assert "422" in schema["paths"]["/api/bots/"]["post"]["responses"]
     assert "BotWithSecret" in schema["components"]["schemas"]
+
+
+def test_the_call_log_is_paginated_newest_first_and_filtered(alice, alice_api,
+                                                             open_ref_server) -> None:
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+    BotCall.objects.filter(bot_id=bot_id).delete()  # the registration handshake
+    rows = [("start", "", False), ("move", "", False), ("move", "timeout", True),
+            ("move", "illegal_action", True), ("move", "platform_error", False),
+            ("end", "connection_error", False)]
+    for turn, (path, reason, strike) in enumerate(rows):
+        BotCall.objects.create(bot_id=bot_id, path=path, turn=turn, elapsed_ms=1.5 * turn,
+                               reason=reason, strike=strike, detail=reason and f"{reason}!",
+                               log="thinking" if path == "move" else "")
+
+    def turns(query: str = "") -> list[int]:
+        response = alice_api.get(f"/api/bots/{bot_id}/calls/{query}")
+        assert response.status_code == 200, response.json()
+        return [call["turn"] for call in response.json()["results"]]
+
+    assert turns() == [5, 4, 3, 2, 1, 0]
+    assert turns("?path=move") == [4, 3, 2, 1]
+    assert turns("?failed=true") == [5, 4, 3, 2]
+    assert turns("?failed=false") == [1, 0]
+    assert turns("?reason=timeout") == [2]
+    assert turns("?path=move&failed=true&limit=2") == [4, 3]
+    page = alice_api.get(f"/api/bots/{bot_id}/calls/?limit=2&offset=2").json()
+    assert page["count"] == 6 and [c["turn"] for c in page["results"]] == [3, 2]
+    assert page["next"] and page["previous"]
+    call = page["results"][0]
+    assert call["reason"] == "illegal_action" and call["strike"] and call["log"] == "thinking"
+    assert call["detail"] == "illegal_action!" and call["elapsed_ms"] == 4.5
+    bad = alice_api.get(f"/api/bots/{bot_id}/calls/?path=teleport")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+    schema = Client().get("/api/schema/?format=json").json()
+    assert documented_keys(schema, "/api/bots/{bot_id}/calls/", "get") == set(page)
+    ref = schema["components"]["schemas"]["PaginatedBotCallList"]["properties"]["results"]
+    assert ref["items"]["$ref"].endswith("/BotCall") and set(call) == set(
+        schema["components"]["schemas"]["BotCall"]["properties"])

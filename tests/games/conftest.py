@@ -177,3 +177,10 @@ def make_alice_move_while_waiting(monkeypatch: Any, match_id: int, alice: Any) -
                                      version=match.version, action=legal[0])
 
     monkeypatch.setattr(selectors, "sleep", alice_moves)
+
+
+def documented_keys(schema: dict, path: str, method: str, code: str = "200") -> set[str]:
+    """The top-level keys the schema promises for one answer (its $ref resolved)."""
+    ref = schema["paths"][path][method]["responses"][code]["content"]["application/json"][
+        "schema"]["$ref"]
+    return set(schema["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"])

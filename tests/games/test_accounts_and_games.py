@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.throttling import AnonRateThrottle
 
+from .conftest import documented_keys
+
 pytestmark = pytest.mark.django_db
 
 
@@ -120,3 +122,10 @@ def test_schema_has_a_view_action_and_poll_component_per_game(anon_api) -> None:
     assert "not_seated" in components["CodeEnum"]["enum"]
     assert ("/api/matches/{match_id}/leave/", "post") in {
         (p, m) for p, ops in schema["paths"].items() for m in ops}
+
+
+def test_the_match_list_schema_is_the_paginated_envelope_it_returns(alice_api) -> None:
+    page = alice_api.get("/api/matches/").json()
+    schema = alice_api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    assert documented_keys(schema, "/api/matches/", "get") == set(page) == {
+        "count", "next", "previous", "results"}
