@@ -12,9 +12,9 @@ from .models import Bot, BotCall, BotSeat
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "owner", "url", "enabled", "handshake_ok", "handshake_at",
-                    "created_at")
-    list_filter = ("enabled", "handshake_ok", "created_at")
+    list_display = ("id", "name", "owner", "url", "enabled", "public", "handshake_ok",
+                    "handshake_at", "created_at")
+    list_filter = ("enabled", "public", "handshake_ok", "created_at")
     search_fields = ("name", "url", "owner__username", "remote_name")
     raw_id_fields = ("owner",)
     readonly_fields = ("secret", "games", "handshake_at", "handshake_error", "remote_name",

@@ -1,7 +1,7 @@
 """The REST API of webhook bots: register, list, inspect, read the call log, update,
 enable/disable, delete, rotate the secret, re-check. Owner only: 401 anonymous, 403
-``not_your_bot`` for someone else's bot (bot ids are public, any user may seat a bot), 404
-``bot_not_found``.
+``not_your_bot`` for someone else's bot (bot ids are public: anyone may seat a public bot),
+404 ``bot_not_found``.
 
 Thin views: an Input serializer checks the shape, one service or selector does the work, an
 Output serializer renders; errors are raised and mapped by ``config.exceptions``.
@@ -121,6 +121,7 @@ class BotSerializer(serializers.Serializer):
     name = serializers.CharField()
     url = serializers.CharField()
     enabled = serializers.BooleanField()
+    public = serializers.BooleanField(help_text="Anyone may seat it (true), or only you.")
     seatable = serializers.BooleanField(help_text="Enabled and the last handshake passed.")
     games = serializers.ListField(child=serializers.CharField())
     handshake_ok = serializers.BooleanField()
@@ -160,6 +161,7 @@ class BotDetailSerializer(BotSerializer):
 
 def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
     return {"id": bot.pk, "name": bot.name, "url": bot.url, "enabled": bot.enabled,
+            "public": bot.public,
             "seatable": bot.seatable, "games": bot.games, "handshake_ok": bot.handshake_ok,
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
@@ -187,6 +189,8 @@ class BotListCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
         url = serializers.CharField(max_length=500, help_text="The bot's base URL (http/https).")
+        public = serializers.BooleanField(
+            default=True, help_text="Who may seat the bot: anyone (true), or only you (false).")
 
     @extend_schema(tags=["bots"], operation_id="bots_list", summary="Your bots",
                    responses={200: BotSerializer(many=True), 401: E401, 429: E429})
@@ -220,6 +224,8 @@ class BotDetailApi(APIView):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100, required=False)
         url = serializers.CharField(max_length=500, required=False)
+        public = serializers.BooleanField(
+            required=False, help_text="Who may seat the bot: anyone (true), or only you (false).")
 
     @extend_schema(tags=["bots"], operation_id="bots_detail",
                    summary="Your bot, its stats and its latest calls", parameters=[BOT_ID],
@@ -229,7 +235,8 @@ class BotDetailApi(APIView):
         return Response(_detail(selectors.bot_get_owned(bot_id=bot_id, user=request.user)))
 
     @extend_schema(tags=["bots"], operation_id="bots_update",
-                   summary="Rename or move your bot (the handshake runs again)",
+                   summary="Rename or move your bot (the handshake runs again), or make it "
+                           "public or private",
                    parameters=[BOT_ID], request=InputSerializer,
                    responses={200: BotDetailSerializer, 400: E400, 401: E401, 403: E403,
                               404: E404, 409: E409, 422: E422, 429: E429})

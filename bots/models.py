@@ -22,6 +22,8 @@ class Bot(models.Model):
                                                      "and POST {url}/start, /move, /end.")
     secret = models.CharField(max_length=100, help_text="whsec_...: signs every call.")
     enabled = models.BooleanField(default=True)
+    public = models.BooleanField(default=True,
+                                 help_text="Anyone may seat it; off: only its owner may.")
     games = models.JSONField(default=list, blank=True,
                              help_text="Game ids from the last good handshake.")
     handshake_ok = models.BooleanField(default=False)

@@ -24,7 +24,7 @@ def bot_list(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
 
 def bot_get_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:
     """The bot if ``user`` owns it: 404 ``bot_not_found`` if there is none, 403 ``not_your_bot``
-    if it is someone else's (bot ids are public: anyone may seat any bot)."""
+    if it is someone else's (bot ids are public: anyone may seat a public bot)."""
     bot = Bot.objects.filter(pk=bot_id).first()
     if bot is None:
         raise BotNotFound()

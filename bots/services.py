@@ -80,7 +80,8 @@ def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = 
                            detail=failure.detail if failure else "")
 
 
-def bot_register(*, owner: AbstractBaseUser, name: str, url: str) -> tuple[Bot, str]:
+def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
+                 public: bool = True) -> tuple[Bot, str]:
     """Register a bot; its handshake (signed with its new secret) must pass. Returns the bot and
     its secret, which is never shown again."""
     url = _check_url(url)
@@ -91,7 +92,7 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str) -> tuple[Bot, 
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, name=name, url=url, secret=secret,
-                                     **_handshake_fields(handshake))
+                                     public=public, **_handshake_fields(handshake))
             _record_handshake(bot, reply)
     except IntegrityError:
         raise BotNameTaken(f"you already have a bot named {name!r}") from None
@@ -99,24 +100,30 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str) -> tuple[Bot, 
 
 
 def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
-               url: str | None = None) -> Bot:
-    """Rename and/or move a bot. The handshake is run again (with the bot's secret) and must
-    pass, or nothing changes."""
+               url: str | None = None, public: bool | None = None) -> Bot:
+    """Rename or move a bot, or say who may seat it. A rename or move runs the handshake
+    again (with the bot's secret), which must pass, or nothing changes."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
-    new_url = _check_url(url) if url is not None else bot.url
-    new_name = name if name is not None else bot.name
-    if new_name != bot.name and Bot.objects.filter(owner=bot.owner, name=new_name).exists():
-        raise BotNameTaken(f"you already have a bot named {new_name!r}")
-    handshake, reply = bot_handshake(url=new_url, secret=bot.secret)
+    fields: dict[str, Any] = {} if public is None else {"public": public}
+    reply = None
+    if name is not None or url is not None:
+        new_url = _check_url(url) if url is not None else bot.url
+        new_name = name if name is not None else bot.name
+        if new_name != bot.name and Bot.objects.filter(owner=bot.owner, name=new_name).exists():
+            raise BotNameTaken(f"you already have a bot named {new_name!r}")
+        handshake, reply = bot_handshake(url=new_url, secret=bot.secret)
+        fields.update(name=new_name, url=new_url, **_handshake_fields(handshake))
+    if not fields:
+        return bot
     with transaction.atomic():
-        fields = {"name": new_name, "url": new_url, **_handshake_fields(handshake)}
         for key, value in fields.items():
             setattr(bot, key, value)
         try:
             bot.save()
         except IntegrityError:
-            raise BotNameTaken(f"you already have a bot named {new_name!r}") from None
-        _record_handshake(bot, reply)
+            raise BotNameTaken(f"you already have a bot named {fields.get('name')!r}") from None
+        if reply is not None:
+            _record_handshake(bot, reply)
     return bot
 
 

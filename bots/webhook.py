@@ -2,8 +2,8 @@
 
 Registered from :meth:`bots.apps.BotsConfig.ready` with ``games.seats.register_seat_kind``;
 ``games`` never imports this module. A seat spec ``{"kind": "webhook", "bot": <bot id>}`` seats
-the bot if it is enabled, passed its handshake and plays the game (any user may seat any such
-bot: bots are here to meet; an owner who does not want that disables the bot).
+the bot if it is enabled, passed its handshake and plays the game, and is public (any user may
+seat it: bots are here to meet) or the match's creator owns it.
 
 The ``games.advance_automatic_seats`` task asks this kind (in batches, see
 ``games.services.match_advance_automatic_seats``) for every due webhook seat of a step at once
@@ -49,9 +49,9 @@ BOT_UNAVAILABLE = "bot_unavailable"
 JSON = dict[str, Any]
 
 
-def check_webhook_bot(game_id: str, bot: str) -> None:
-    """Raise ``ValueError`` (a readable reason) unless bot id ``bot`` can be seated in
-    ``game_id`` now."""
+def check_webhook_bot(game_id: str, bot: str, user: Any = None) -> None:
+    """Raise ``ValueError`` (a readable reason) unless ``user`` (the match's creator) can seat
+    bot id ``bot`` in ``game_id`` now."""
     try:
         bot_id = int(bot)
     except (TypeError, ValueError):
@@ -61,6 +61,8 @@ def check_webhook_bot(game_id: str, bot: str) -> None:
         raise ValueError(f"no bot {bot_id}")
     if not found.enabled:
         raise ValueError(f"bot {bot_id} is disabled")
+    if not found.public and (user is None or user.pk != found.owner_id):
+        raise ValueError(f"bot {bot_id} is private: only its owner may seat it")
     if not found.handshake_ok:
         raise ValueError(f"bot {bot_id} has not passed its handshake: {found.handshake_error}")
     if game_id not in found.games:

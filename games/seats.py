@@ -6,7 +6,7 @@ from their ``AppConfig.ready()``::
 
     from games.seats import SeatKind, register_seat_kind
     register_seat_kind(SeatKind(name="webhook", automatic=WebhookSeat(), inline=False,
-                                check_bot=check_webhook_bot_name))
+                                check_bot=check_webhook_bot))
 
 An automatic seat is asked through :class:`AutomaticSeat`. ``inline=True`` kinds are asked
 inside the transaction that holds the match row lock, right after the action that made them
@@ -78,9 +78,10 @@ class SeatKind:
     automatic: AutomaticSeat | None = None
     #: Ask the automatic seat in the same request (True) or in a Celery task (False).
     inline: bool = True
-    #: Check the ``bot`` named in a seat spec when a match is created; raise ``ValueError``
-    #: with a readable reason. ``None``: the kind takes no bot name.
-    check_bot: Callable[[str, str], None] | None = None
+    #: Check the ``bot`` named in a seat spec when ``user`` (the creator, None for the
+    #: platform itself) creates a match of the game; raise ``ValueError`` with a readable
+    #: reason. ``None``: the kind takes no bot name.
+    check_bot: Callable[[str, str, Any], None] | None = None
 
 
 class ReferenceBotSeat:
@@ -99,7 +100,7 @@ class ReferenceBotSeat:
         return bot.choose(view, legal_actions)
 
 
-def _check_reference_bot(game_id: str, bot_name: str) -> None:
+def _check_reference_bot(game_id: str, bot_name: str, user: Any = None) -> None:
     game = get_game(game_id)
     if bot_name not in game.bots:
         raise ValueError(f"no reference bot {bot_name!r} for {game_id} "

@@ -281,7 +281,7 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
             if (kind.name, str(bot)) in checked:
                 continue
             try:
-                kind.check_bot(game, bot)
+                kind.check_bot(game, bot, created_by)
             except ValueError as exc:
                 raise BadSeats(f"seat {number}: {exc}") from None
             checked.add((kind.name, str(bot)))

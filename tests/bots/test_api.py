@@ -99,9 +99,11 @@ def test_owner_only(alice_api, charlie_api, anon_api, open_ref_server) -> None:
 
 def test_update_runs_the_handshake_again(alice_api, open_ref_server, refused_url) -> None:
     bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
-    response = alice_api.patch(f"/api/bots/{bot_id}/", {"url": refused_url}, format="json")
+    response = alice_api.patch(f"/api/bots/{bot_id}/", {"url": refused_url, "public": False},
+                               format="json")
     assert response.status_code == 422 and response.json()["reason"] == "connection_error"
-    assert Bot.objects.get(pk=bot_id).url.endswith("/random"), "nothing changed"
+    bot = Bot.objects.get(pk=bot_id)
+    assert bot.url.endswith("/random") and bot.public, "nothing changed"
     response = alice_api.patch(f"/api/bots/{bot_id}/", {"name": "grace",
                                                         "url": open_ref_server.base_url
                                                         + "/dot/heuristic"}, format="json")

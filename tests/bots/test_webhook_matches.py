@@ -228,7 +228,30 @@ def test_seating_rules(alice_api, bob_api, open_ref_server) -> None:
     alice_api.post(f"/api/bots/{anything}/enable/")
     response = create(bob_api, "dice_cup", [{"kind": "webhook", "bot": anything},
                                             {"kind": "player"}])
-    assert response.status_code == 201, "anyone may seat any enabled bot"
+    assert response.status_code == 201, "anyone may seat any enabled public bot"
+
+
+def test_a_private_bot_is_seated_by_its_owner_only(alice_api, bob_api, open_ref_server,
+                                                   monkeypatch) -> None:
+    require_game("dice_cup")
+    from bots import services
+
+    response = alice_api.post("/api/bots/", {"name": "mine", "public": False,
+                                             "url": open_ref_server.base_url + "/random"},
+                              format="json")
+    assert response.status_code == 201 and response.json()["public"] is False
+    mine = response.json()["id"]
+    seats = [{"kind": "webhook", "bot": mine}, {"kind": "reference", "bot": "random"}]
+    refused = create(bob_api, "dice_cup", seats)
+    assert refused.status_code == 400 and refused.json()["code"] == "bad_seats"
+    assert "private" in refused.json()["detail"]
+    assert create(alice_api, "dice_cup", seats).status_code == 201
+    # Making it public again needs no handshake: nothing is called.
+    monkeypatch.setattr(services, "bot_handshake", lambda **kw: pytest.fail("handshake"))
+    patched = alice_api.patch(f"/api/bots/{mine}/", {"public": True}, format="json")
+    assert patched.status_code == 200 and patched.json()["public"] is True
+    assert create(bob_api, "dice_cup", seats).status_code == 201
+    assert alice_api.get("/api/bots/").json()[0]["public"] is True
 
 
 def test_every_game_with_webhook_bots(alice_api, open_ref_server, game_id) -> None:

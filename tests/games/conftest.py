@@ -161,7 +161,7 @@ def out_of_process_kind(name: str, seat: Any) -> Iterator[Any]:
     from games.seats import SeatKind, register_seat_kind, unregister_seat_kind
 
     register_seat_kind(SeatKind(name=name, automatic=seat, inline=False,
-                                check_bot=lambda game, bot: None))
+                                check_bot=lambda game, bot, user: None))
     yield seat
     unregister_seat_kind(name)
 
