@@ -188,7 +188,7 @@ def full_path(url: str, secret: str, game_id: str, players: int,
     from django.test.utils import setup_test_environment
 
     settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
-    setup_test_environment()
+    setup_test_environment(debug=False)  # as in production: no query log kept
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
 
     from django.contrib.auth import get_user_model

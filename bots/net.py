@@ -1,39 +1,49 @@
-"""Calling developers' bot URLs safely: an SSRF-guarded, pooled httpcore client.
+"""Calling developers' bot URLs safely and fast: an SSRF-guarded client on libcurl (pycurl).
 
 A bot URL is attacker-controlled, and the platform runs inside a network with databases, brokers
-and a cloud metadata endpoint. So every connection:
+and a cloud metadata endpoint. So every call:
 
-* resolves the host once and refuses it if *any* of its addresses is loopback, private,
+* resolves the host itself and refuses it if *any* of its addresses is loopback, private,
   link-local, carrier-grade NAT, multicast, reserved, unspecified or a cloud metadata address
-  (IPv4 and IPv6, looking inside IPv4-mapped, 6to4, NAT64 and Teredo IPv6 addresses);
-* connects to the very address it checked (the check lives in the httpcore network backend, at
-  connect time, so a second DNS answer can never swap in another address: no DNS rebinding),
-  while the Host header and TLS SNI keep the URL's name;
-* follows no redirects, ignores proxy environment variables, asks for no compression, reads the
-  body as a stream and stops past a size cap, and bounds connect and read time.
+  (IPv4 and IPv6, looking inside IPv4-mapped, 6to4, NAT64 and Teredo IPv6 addresses); the
+  checked answer is reused for :data:`DNS_CACHE_SECONDS`;
+* connects only to an address it checked: curl is handed the checked addresses (``RESOLVE``) and
+  does no DNS of its own, and every socket curl opens is checked again just before it connects,
+  so a second DNS answer can never swap in another address (no DNS rebinding), while the Host
+  header and TLS SNI keep the URL's name;
+* follows no redirects, uses no proxy (whatever the environment says), asks for no compression,
+  stops reading past a size cap, and bounds connect and total time.
 
 ``allow_private`` (the ``BOTS_ALLOW_PRIVATE_ADDRESSES`` setting, on for local runs and tests)
 lets loopback, private and carrier-grade NAT addresses through; link-local, metadata,
 multicast, reserved and unspecified addresses are refused always.
 
-Connections are pooled and kept alive per origin; :meth:`BotClient.call_many` calls several bots
-concurrently for simultaneous steps.
+Why libcurl and not httpx: the platform's time per bot move is mostly the HTTP client's own.
+httpx's transport (httpcore + h11, pure Python) costs about 0.35 ms of CPU per call, which left
+the 0.5 ms per-move budget to noise; libcurl costs about 0.1 ms, less than the standard
+library's ``http.client``, and runs the concurrent calls of a simultaneous step in one thread
+(``CurlMulti``) instead of a thread pool (``bench/bots.py`` measures both).
+
+Connections are kept alive and reused per origin, per thread (one ``CurlMulti`` each);
+:meth:`BotClient.call_many` calls several bots at once for simultaneous steps.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import socket
+import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-import httpcore
+import certifi
 import httpx
+import pycurl
 
 from .protocol import (BLOCKED_ADDRESS, CONNECTION_ERROR, HTTP_STATUS, OVERSIZED_BODY,
                        PLATFORM_ERROR, TIMEOUT, Failure)
@@ -144,74 +154,6 @@ def check_url(url: str) -> httpx.URL:
     return parsed
 
 
-class CoalescingStream(httpcore.NetworkStream):
-    """A socket stream that holds written bytes until the first read, then sends them at once.
-
-    httpcore writes a request's head and body separately; on a kept-alive loopback connection
-    that second ``send`` (a syscall and a TCP segment the bot must read separately) was a good
-    part of the platform's time per move. Requests are read only after being fully written, so
-    nothing waits longer than before.
-    """
-
-    def __init__(self, inner: httpcore.NetworkStream) -> None:
-        self._inner = inner
-        self._pending: list[bytes] = []
-        self._timeout: float | None = None
-
-    def _flush(self) -> None:
-        if self._pending:
-            data = b"".join(self._pending)
-            self._pending.clear()
-            self._inner.write(data, self._timeout)
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if buffer:
-            self._pending.append(buffer)
-            self._timeout = timeout
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        self._flush()
-        return self._inner.read(max_bytes, timeout)
-
-    def close(self) -> None:
-        self._pending.clear()
-        self._inner.close()
-
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
-        self._flush()
-        return CoalescingStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class GuardedBackend(httpcore.SyncBackend):
-    """httpcore's socket backend, resolving and checking the host itself before connecting to
-    the checked address. httpcore still hands ``host`` (the name) to TLS for SNI."""
-
-    def __init__(self, *, allow_private: bool) -> None:
-        self.allow_private = allow_private
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Any = None) -> httpcore.NetworkStream:
-        try:
-            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in resolve_host(host, port)]
-        except (OSError, UnicodeError) as exc:
-            raise httpcore.ConnectError(f"cannot resolve {host!r}: {exc}") from exc
-        if not addresses:
-            raise httpcore.ConnectError(f"{host!r} has no address")
-        for ip in addresses:  # one bad record is enough: the resolver might pick it next time
-            check_address(ip, allow_private=self.allow_private)
-        return CoalescingStream(super().connect_tcp(
-            str(addresses[0]), port, timeout=timeout, local_address=local_address,
-            socket_options=socket_options))
-
-
-# ---- the client --------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Call:
     """One signed request to a bot: ``path`` is appended to the bot's base URL."""
@@ -234,49 +176,90 @@ class Reply:
     failure: Failure | None = None
 
 
-@dataclass(frozen=True)
-class _Target:
-    """A bot URL + path parsed and checked once: the httpcore URL and the ``Host`` header."""
-
-    url: httpcore.URL
-    host: bytes
-
-
-@lru_cache(maxsize=4096)
-def _target(base: str, path: str) -> _Target:
-    parsed = check_url(join_url(base, path))
-    return _Target(httpcore.URL(scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port,
-                                target=parsed.raw_path), parsed.netloc)
-
-
-@lru_cache(maxsize=64)
-def _timeouts(timeout: float, connect_timeout: float) -> dict[str, float]:
-    return {"connect": min(connect_timeout, timeout), "read": timeout, "write": timeout,
-            "pool": timeout}
-
-
 def join_url(base: str, path: str) -> str:
     """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``."""
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
-def _header(headers: Sequence[tuple[bytes, bytes]], name: bytes) -> bytes | None:
-    for key, value in headers:
-        if key.lower() == name:
-            return value
-    return None
+@dataclass(frozen=True)
+class _Target:
+    """A bot URL + path parsed and checked once: what curl needs to call it."""
+
+    url: str
+    host: str
+    port: int
+    ip: IPAddress | None  # the host, when it is an address literal
 
 
-_FIXED_HEADERS: Final = [(b"user-agent", USER_AGENT.encode()), (b"accept-encoding", b"identity")]
-_JSON_HEADER: Final = (b"content-type", b"application/json")
+@lru_cache(maxsize=4096)
+def _target(base: str, path: str) -> _Target:
+    parsed = check_url(join_url(base, path))
+    host = parsed.raw_host.decode("ascii")
+    try:
+        ip: IPAddress | None = ipaddress.ip_address(host)
+    except ValueError:
+        ip = None
+    return _Target(str(parsed), host, parsed.port or (443 if parsed.scheme == "https" else 80),
+                   ip)
+
+
+class _Transfer:
+    """One call in flight: its curl handle and the body read so far (up to ``cap`` bytes)."""
+
+    __slots__ = ("call", "easy", "cap", "allow_private", "chunks", "size", "oversized",
+                 "blocked", "done_at", "errno", "error")
+
+    def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
+        self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.oversized = False
+        self.blocked = ""
+        self.done_at = 0.0
+        self.errno = 0
+        self.error = ""
+
+    def open_socket(self, purpose: int, address: Any) -> Any:
+        """curl's socket opener: the last check of the address it is about to connect to."""
+        try:
+            check_address(ipaddress.ip_address(address.addr[0].split("%", 1)[0]),
+                          allow_private=self.allow_private)
+        except (BlockedAddress, ValueError) as exc:
+            self.blocked = str(exc)
+            return pycurl.SOCKET_BAD
+        return socket.socket(address.family, address.socktype, address.protocol)
+
+    def write(self, data: bytes) -> int | None:
+        """curl's body sink; answering 0 (not ``len(data)``) makes curl stop reading."""
+        self.size += len(data)
+        if self.size > self.cap:
+            self.oversized = True
+            return 0
+        self.chunks.append(data)
+        return None
+
+
+class _Handles(threading.local):
+    """Per thread (curl handles are not thread-safe): one multi handle, whose connection cache
+    keeps connections alive across calls, and the idle easy handles to reuse. ``pid``: a
+    forked child (a worker process) must not share its parent's connections."""
+
+    multi: pycurl.CurlMulti | None = None
+    idle: list[pycurl.Curl]
+    pid: int = 0
+
+
+#: How long a host's resolved and checked addresses are reused for new connections.
+DNS_CACHE_SECONDS: Final = 30.0
+#: Connections kept alive per thread (curl closes the least recently used beyond it).
+DEFAULT_MAX_CONNECTIONS: Final = 100
+#: A kept-alive connection idle longer than this is not reused.
+KEEPALIVE_SECONDS: Final = 30
 
 
 class BotClient:
-    """A pooled, guarded HTTP client for bot calls. Thread-safe; share one per worker process.
-
-    Requests go straight to httpcore's connection pool (the transport under ``httpx.Client``):
-    httpx's own layer (request/response models, cookies, auth, redirects, hooks) is nothing we
-    want and cost about 0.2 ms per call, a third of the platform's time per move.
+    """A guarded HTTP client for bot calls on libcurl. Thread-safe: each thread gets its own
+    curl handles and connection cache; share one client per worker process.
 
     Every call returns a :class:`Reply` and never raises for anything the bot or network does.
     """
@@ -284,22 +267,22 @@ class BotClient:
     def __init__(self, *, allow_private: bool = False,
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                 max_connections: int = 100, workers: int = 8) -> None:
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         self.allow_private = allow_private
         self.max_response_bytes = max_response_bytes
         self.connect_timeout = connect_timeout
-        # No proxy (environment variables are never read here), keep-alive per origin.
-        self._http = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=max_connections, max_keepalive_connections=max_connections,
-            keepalive_expiry=30.0, network_backend=GuardedBackend(allow_private=allow_private))
-        self._workers = workers
-        self._pool: ThreadPoolExecutor | None = None
+        self.max_connections = max_connections
+        self._handles = _Handles()
+        self._multis: list[pycurl.CurlMulti] = []
+        self._dns: dict[tuple[str, int], tuple[float, str]] = {}
+        self._lock = threading.Lock()
 
     def close(self) -> None:
-        self._http.close()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Close every thread's connections (the client must not be used afterwards)."""
+        with self._lock:
+            multis, self._multis = self._multis, []
+        for multi in multis:
+            multi.close()
 
     def __enter__(self) -> BotClient:
         return self
@@ -310,82 +293,177 @@ class BotClient:
     def call(self, call: Call) -> Reply:
         """Send one signed request; a non-200, oversize, slow or failed call is a Failure, and
         so is an error of ours (``platform_error``, logged), so a caller never sees it raise."""
-        start = time.perf_counter()
-        try:
-            return self._send(call, start)
-        except BlockedAddress as exc:
-            return self._failed(start, BLOCKED_ADDRESS, str(exc))
-        except BadBotURL as exc:
-            return self._failed(start, CONNECTION_ERROR, str(exc))
-        except httpcore.PoolTimeout as exc:  # all our connections busy: our problem
-            return self._failed(start, PLATFORM_ERROR, f"connection pool exhausted: {exc}")
-        except httpcore.TimeoutException as exc:
-            return self._failed(start, TIMEOUT, f"{type(exc).__name__}: no answer within "
-                                                f"{call.timeout * 1000:.0f} ms")
-        except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol,
-                OSError) as exc:
-            return self._failed(start, CONNECTION_ERROR, f"{type(exc).__name__}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - ours (e.g. a corrupt stored secret): no strike
-            log.exception("bot call to %s failed on our side", call.url)
-            return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
+        return self.call_many([call])[0]
 
     def call_many(self, calls: Sequence[Call]) -> list[Reply]:
         """All ``calls`` at once (a simultaneous step); replies in the same order."""
-        if len(calls) <= 1:
-            return [self.call(c) for c in calls]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self._workers,
-                                            thread_name_prefix="bot-call")
-        return list(self._pool.map(self.call, calls))
+        start = time.perf_counter()
+        replies: list[Reply | None] = [None] * len(calls)
+        running: dict[int, _Transfer] = {}
+        for i, call in enumerate(calls):
+            try:
+                running[i] = self._begin(call)
+            except BlockedAddress as exc:
+                replies[i] = self._failed(start, BLOCKED_ADDRESS, str(exc))
+            except BadBotURL as exc:
+                replies[i] = self._failed(start, CONNECTION_ERROR, str(exc))
+            except Exception as exc:  # noqa: BLE001 - ours (e.g. a corrupt stored secret)
+                log.exception("bot call to %s failed on our side", call.url)
+                replies[i] = self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
+        if running:
+            multi = self._handles.multi
+            try:
+                self._run(multi, list(running.values()))
+            finally:
+                for transfer in running.values():
+                    multi.remove_handle(transfer.easy)
+                    self._handles.idle.append(transfer.easy)
+            for i, transfer in running.items():
+                replies[i] = self._reply(transfer, start)
+        return replies  # type: ignore[return-value]
+
+    # ---- helpers -----------------------------------------------------------------------------
 
     @staticmethod
     def _failed(start: float, reason: str, detail: str) -> Reply:
         return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
 
-    def _send(self, call: Call, start: float) -> Reply:
-        target = _target(call.url, call.path)
-        headers = [(b"host", target.host), *_FIXED_HEADERS,
-                   *signed_header_pairs(call.secret, call.body)]
-        if call.method == "POST":
-            headers += [_JSON_HEADER, (b"content-length", b"%d" % len(call.body))]
-        deadline = start + call.timeout
-        response = self._http.handle_request(httpcore.Request(
-            call.method, target.url, headers=headers, content=call.body or None,
-            extensions={"timeout": _timeouts(call.timeout, self.connect_timeout)}))
+    def _resolve_entry(self, target: _Target) -> str | None:
+        """curl's ``RESOLVE`` entry for the target's host: its addresses, every one checked
+        (raises :class:`BlockedAddress`); None for an address literal (checked here too)."""
+        if target.ip is not None:
+            check_address(target.ip, allow_private=self.allow_private)
+            return None
+        key = (target.host, target.port)
+        now = time.monotonic()
+        cached = self._dns.get(key)
+        if cached is not None and cached[0] > now:
+            return cached[1]
         try:
-            status = response.status
-            if status != 200:
-                detail = f"HTTP {status}"
-                location = _header(response.headers, b"location")
-                if 300 <= status < 400 and location is not None:
-                    detail += (f" redirect to {location.decode('latin-1')!r} "
-                               "(redirects are not followed)")
-                return Reply(b"", time.perf_counter() - start, status,
-                             Failure(HTTP_STATUS, detail))
-            cap = self.max_response_bytes
-            declared = (_header(response.headers, b"content-length") or b"").decode("latin-1")
-            if declared.isdigit() and int(declared) > cap:
-                return Reply(b"", time.perf_counter() - start, status, Failure(
-                    OVERSIZED_BODY, f"Content-Length {declared} is over the {cap}-byte limit"))
-            chunks: list[bytes] = []
-            size = 0
-            # Raw bytes: we asked for no compression and never inflate a body.
-            for chunk in response.stream:
-                size += len(chunk)
-                if size > cap:
-                    return Reply(b"", time.perf_counter() - start, status, Failure(
-                        OVERSIZED_BODY, f"body is over the {cap}-byte limit"))
-                chunks.append(chunk)
-                if time.perf_counter() > deadline:
+            found = resolve_host(target.host, target.port)
+            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in found]
+        except (OSError, UnicodeError, ValueError) as exc:
+            raise BadBotURL(f"cannot resolve {target.host!r}: {exc}") from None
+        if not addresses:
+            raise BadBotURL(f"{target.host!r} has no address")
+        for ip in addresses:  # one bad record is enough: the resolver might pick it next time
+            check_address(ip, allow_private=self.allow_private)
+        entry = f"{target.host}:{target.port}:" + ",".join(
+            f"[{ip}]" if ip.version == 6 else str(ip) for ip in addresses)
+        self._dns[key] = (now + DNS_CACHE_SECONDS, entry)
+        return entry
+
+    def _easy(self) -> pycurl.Curl:
+        """An idle easy handle of this thread, with the options every call shares."""
+        handles = self._handles
+        if handles.multi is None or handles.pid != os.getpid():
+            handles.multi = pycurl.CurlMulti()
+            handles.multi.setopt(pycurl.M_MAXCONNECTS, self.max_connections)
+            handles.idle = []
+            handles.pid = os.getpid()
+            with self._lock:
+                self._multis.append(handles.multi)
+        if handles.idle:
+            return handles.idle.pop()
+        easy = pycurl.Curl()
+        easy.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
+        easy.setopt(pycurl.FOLLOWLOCATION, 0)
+        easy.setopt(pycurl.PROXY, "")  # no proxy, whatever *_PROXY variables say
+        easy.setopt(pycurl.NOPROXY, "*")
+        easy.setopt(pycurl.NOSIGNAL, 1)
+        easy.setopt(pycurl.TCP_NODELAY, 1)
+        easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
+        easy.setopt(pycurl.MAXAGE_CONN, KEEPALIVE_SECONDS)
+        easy.setopt(pycurl.CAINFO, certifi.where())
+        easy.setopt(pycurl.USERAGENT, USER_AGENT)
+        easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
+        return easy
+
+    def _begin(self, call: Call) -> _Transfer:
+        """Check the call, set up a handle for it and add it to this thread's multi handle."""
+        target = _target(call.url, call.path)
+        resolve = self._resolve_entry(target)
+        easy = self._easy()
+        transfer = _Transfer(call, easy, self.max_response_bytes, self.allow_private)
+        try:
+            easy.setopt(pycurl.URL, target.url)
+            easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
+            easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
+            headers = [b"%s: %s" % pair for pair in signed_header_pairs(call.secret, call.body)]
+            if call.method == "POST":
+                easy.setopt(pycurl.HTTPHEADER, headers + _POST_HEADERS)
+                easy.setopt(pycurl.POSTFIELDS, call.body)
+            else:
+                easy.setopt(pycurl.HTTPHEADER, headers + _GET_HEADERS)
+                easy.setopt(pycurl.HTTPGET, 1)
+            timeout_ms = max(1, round(call.timeout * 1000))
+            easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
+            easy.setopt(pycurl.CONNECTTIMEOUT_MS,
+                        max(1, min(timeout_ms, round(self.connect_timeout * 1000))))
+            easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
+            self._handles.multi.add_handle(easy)
+        except BaseException:
+            self._handles.idle.append(easy)
+            raise
+        return transfer
+
+    @staticmethod
+    def _run(multi: pycurl.CurlMulti, transfers: list[_Transfer]) -> None:
+        """Drive the multi handle until every transfer is done, noting when each ended."""
+        by_easy = {transfer.easy: transfer for transfer in transfers}
+        pending = len(transfers)
+        while pending:
+            while multi.perform()[0] == pycurl.E_CALL_MULTI_PERFORM:
+                pass
+            while True:
+                queued, ok, failed = multi.info_read()
+                now = time.perf_counter()
+                for easy in ok:
+                    by_easy[easy].done_at = now
+                    pending -= 1
+                for easy, errno, error in failed:
+                    transfer = by_easy[easy]
+                    transfer.done_at, transfer.errno, transfer.error = now, errno, error
+                    pending -= 1
+                if not queued:
                     break
-        finally:
-            response.close()
-        elapsed = time.perf_counter() - start
+            if pending:
+                wait = multi.timeout()
+                wait_s = 0.05 if wait < 0 else min(wait / 1000, 0.05)
+                if multi.select(wait_s) == -1 and wait_s > 0:
+                    time.sleep(min(wait_s, 0.001))  # nothing to wait on yet: curl's own timers
+
+    def _reply(self, transfer: _Transfer, start: float) -> Reply:
+        call, easy = transfer.call, transfer.easy
+        elapsed = transfer.done_at - start
+        limit_ms = f"{call.timeout * 1000:.0f} ms"
+        if transfer.errno:
+            if transfer.blocked:
+                return Reply(b"", elapsed, None, Failure(BLOCKED_ADDRESS, transfer.blocked))
+            if transfer.oversized or transfer.errno == pycurl.E_FILESIZE_EXCEEDED:
+                return Reply(b"", elapsed, easy.getinfo(pycurl.RESPONSE_CODE) or None, Failure(
+                    OVERSIZED_BODY, f"body is over the {transfer.cap}-byte limit"))
+            if transfer.errno == pycurl.E_OPERATION_TIMEDOUT:
+                return Reply(b"", elapsed, None, Failure(
+                    TIMEOUT, f"no answer within {limit_ms} ({transfer.error})"))
+            return Reply(b"", elapsed, None, Failure(
+                CONNECTION_ERROR, f"curl error {transfer.errno}: {transfer.error}"))
+        status = easy.getinfo(pycurl.RESPONSE_CODE)
+        if status != 200:
+            detail = f"HTTP {status}"
+            location = easy.getinfo(pycurl.REDIRECT_URL)
+            if 300 <= status < 400 and location:
+                detail += f" redirect to {location!r} (redirects are not followed)"
+            return Reply(b"", elapsed, status, Failure(HTTP_STATUS, detail))
         if elapsed > call.timeout:
             return Reply(b"", elapsed, status, Failure(
-                TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the "
-                         f"{call.timeout * 1000:.0f} ms limit"))
-        return Reply(b"".join(chunks), elapsed, status)
+                TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))
+        return Reply(b"".join(transfer.chunks), elapsed, status)
+
+
+_GET_HEADERS: Final = [b"accept-encoding: identity"]
+#: No "Expect: 100-continue" (a round trip before the body): curl sends head and body at once.
+_POST_HEADERS: Final = [*_GET_HEADERS, b"content-type: application/json", b"expect:"]
 
 
 def client_from_settings(**overrides: Any) -> BotClient:

@@ -4,8 +4,10 @@ no redirects, capped bodies. DNS is faked (``bots.net.resolve_host``), so no rea
 from __future__ import annotations
 
 import ipaddress
+import socket
+import threading
 
-import httpcore
+import pycurl
 import pytest
 
 from bots import net, protocol
@@ -43,10 +45,17 @@ def test_public_addresses(address: str) -> None:
 
 @pytest.fixture
 def no_connect(monkeypatch):
-    """Fail the test if any socket connection is even attempted."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("a connection was attempted to a refused address")
-    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", refuse)
+    """Fail the test if curl even opens a socket (every socket it opens passes through
+    ``_Transfer.open_socket``)."""
+    attempts: list[object] = []
+
+    def refuse(self, purpose, address):
+        attempts.append(address)
+        return pycurl.SOCKET_BAD
+
+    monkeypatch.setattr(net._Transfer, "open_socket", refuse)
+    yield
+    assert attempts == [], "a connection was attempted to a refused address"
 
 
 @pytest.mark.parametrize("addresses", [
@@ -128,23 +137,43 @@ def test_proxy_environment_is_ignored(monkeypatch, fake_bot, secret) -> None:
     assert reply.failure is None and bot.calls["/"] == 1
 
 
-def test_request_head_and_body_leave_in_one_write() -> None:
-    """httpcore writes head and body apart; the guarded stream sends them with one write."""
-    class Inner:
-        def __init__(self) -> None:
-            self.writes: list[bytes] = []
+def test_a_request_reaches_the_bot_in_one_piece(secret) -> None:
+    """Head and body leave in one write (no "Expect: 100-continue" either), so the bot's first
+    read has the whole request: no second segment, no delayed-ACK wait on loopback."""
+    server = socket.create_server(("127.0.0.1", 0))
+    first: list[bytes] = []
 
-        def write(self, data: bytes, timeout: float | None = None) -> None:
-            self.writes.append(data)
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            first.append(conn.recv(65536))  # returns with the first segment that arrives
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 
-        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return b"HTTP/1.1 200 OK\r\n"
+    thread = threading.Thread(target=serve)
+    thread.start()
+    body = b'{"seat": 0, "pad": "' + b"x" * 3000 + b'"}'
+    with BotClient(allow_private=True) as client:
+        reply = client.call(Call(url=f"http://127.0.0.1:{server.getsockname()[1]}",
+                                 path="move", body=body, secret=secret, timeout=2))
+    thread.join()
+    server.close()
+    assert reply.failure is None and reply.body == b"{}"
+    assert first[0].endswith(b"\r\n\r\n" + body)
+    assert b"expect:" not in first[0].lower()
 
-    inner = Inner()
-    stream = net.CoalescingStream(inner)
-    stream.write(b"POST /move HTTP/1.1\r\n\r\n")
-    stream.write(b'{"seat": 0}')
-    assert inner.writes == []
-    assert stream.read(100) and inner.writes == [b'POST /move HTTP/1.1\r\n\r\n{"seat": 0}']
-    stream.read(100)
-    assert len(inner.writes) == 1
+
+def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
+    """The last line of defence: even an address curl got past the resolver check is checked
+    again when curl opens the socket."""
+    transfer = net._Transfer(Call(url="http://x", path="", body=b"", secret=secret, timeout=1),
+                             easy=None, cap=10, allow_private=False)
+    address = type("Address", (), {"family": socket.AF_INET, "socktype": socket.SOCK_STREAM,
+                                   "protocol": 6, "addr": ("169.254.169.254", 80)})()
+    assert transfer.open_socket(0, address) == pycurl.SOCKET_BAD
+    assert "cloud metadata" in transfer.blocked
+    transfer.allow_private = True
+    assert transfer.open_socket(0, address) == pycurl.SOCKET_BAD, "metadata: refused always"
+    address.addr = ("10.0.0.1", 80)
+    opened = transfer.open_socket(0, address)
+    assert isinstance(opened, socket.socket)
+    opened.close()
