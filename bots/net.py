@@ -314,12 +314,18 @@ class BotClient:
             multi = self._handles.multi
             try:
                 self._run(multi, list(running.values()))
+            except Exception as exc:  # noqa: BLE001 - curl itself failed: ours, never a strike
+                log.exception("driving bot calls failed")
+                for i in running:
+                    replies[i] = self._failed(start, PLATFORM_ERROR,
+                                              f"{type(exc).__name__}: {exc}")
             finally:
                 for transfer in running.values():
                     multi.remove_handle(transfer.easy)
                     self._handles.idle.append(transfer.easy)
             for i, transfer in running.items():
-                replies[i] = self._reply(transfer, start)
+                if replies[i] is None:
+                    replies[i] = self._reply(transfer, start)
         return replies  # type: ignore[return-value]
 
     # ---- helpers -----------------------------------------------------------------------------

@@ -177,3 +177,20 @@ def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
     opened = transfer.open_socket(0, address)
     assert isinstance(opened, socket.socket)
     opened.close()
+
+
+def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, secret) -> None:
+    bot = fake_bot("good")
+
+    def broken(multi, transfers):
+        raise RuntimeError("curl multi is broken")
+
+    with BotClient(allow_private=True) as client:
+        monkeypatch.setattr(BotClient, "_run", staticmethod(broken))
+        replies = client.call_many([Call(url=bot.url, path="", body=b"", secret=secret,
+                                         timeout=1, method="GET")] * 2)
+        assert [r.failure.reason for r in replies] == [protocol.PLATFORM_ERROR] * 2
+        monkeypatch.undo()
+        reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=1,
+                                 method="GET"))
+        assert reply.failure is None, "the handles went back and work again"
