@@ -3,7 +3,7 @@
 The failure policy lives here, once: any failure of a webhook seat's /move call gives that seat
 the game's documented ``default_action`` and a strike with its reason; at ``strike_limit``
 strikes the seat forfeits (``state.forfeit``: ranked last) and from then on plays default
-actions without being called. Failures that are ours (a bug, an exhausted connection pool) are
+actions without being called. Failures that are ours (a bug, a corrupt stored secret) are
 recorded as platform errors and never strike the bot. Nothing a bot does can raise out of
 :func:`play_webhook_match` or make it wait longer than the per-call timeout.
 
