@@ -193,8 +193,7 @@ def full_path(url: str, secret: str, game_id: str, players: int,
 
     from django.contrib.auth import get_user_model
 
-    from bots.models import BotCall
-    from bots.models import Bot
+    from bots.models import Bot, BotCall
     from games import services
     from games.engine import game_ids
 

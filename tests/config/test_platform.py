@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 from django.db import connection
-from django.test import override_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
