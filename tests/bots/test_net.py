@@ -194,3 +194,48 @@ def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, sec
         reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=1,
                                  method="GET"))
         assert reply.failure is None, "the handles went back and work again"
+
+
+@pytest.fixture
+def self_signed_https_bot(tmp_path, secret):
+    """An HTTPS bot on loopback whose certificate no public CA signed (made with openssl)."""
+    import http.server
+    import shutil
+    import ssl
+    import subprocess
+
+    if not shutil.which("openssl"):
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"https://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_tls_certificates_are_verified(self_signed_https_bot, secret) -> None:
+    """An https:// bot must show a certificate a public CA signed: a self-signed one is a
+    connection error (so nobody can impersonate a bot's host to the platform)."""
+    with BotClient(allow_private=True) as client:
+        reply = client.call(Call(url=self_signed_https_bot, path="", body=b"", secret=secret,
+                                 timeout=2, method="GET"))
+    assert reply.failure.reason == protocol.CONNECTION_ERROR
+    assert "certificate" in reply.failure.detail.lower()
