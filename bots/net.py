@@ -251,6 +251,8 @@ class _Handles(threading.local):
 
 #: How long a host's resolved and checked addresses are reused for new connections.
 DNS_CACHE_SECONDS: Final = 30.0
+#: The clock of that cache (tests move it).
+_clock = time.monotonic
 #: Connections kept alive per thread (curl closes the least recently used beyond it).
 DEFAULT_MAX_CONNECTIONS: Final = 100
 #: A kept-alive connection idle longer than this is not reused.
@@ -341,7 +343,7 @@ class BotClient:
             check_address(target.ip, allow_private=self.allow_private)
             return None
         key = (target.host, target.port)
-        now = time.monotonic()
+        now = _clock()
         cached = self._dns.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]

@@ -239,3 +239,33 @@ def test_tls_certificates_are_verified(self_signed_https_bot, secret) -> None:
                                  timeout=2, method="GET"))
     assert reply.failure.reason == protocol.CONNECTION_ERROR
     assert "certificate" in reply.failure.detail.lower()
+
+
+def test_a_hosts_answer_is_reused_for_a_while_then_checked_again(monkeypatch, fake_bot,
+                                                                 secret) -> None:
+    """Within DNS_CACHE_SECONDS the checked answer is reused; after it the host is resolved
+    and checked again, so a host that now points at a refused address is refused, even with a
+    kept-alive connection to its old address."""
+    bot = fake_bot("good")
+    answers = {"bot.example.com": ["127.0.0.1"]}
+    lookups: list[str] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return answers[host]
+
+    clock = [1000.0]
+    monkeypatch.setattr(net, "resolve_host", resolve)
+    monkeypatch.setattr(net, "_clock", lambda: clock[0])
+    call = Call(url=f"http://bot.example.com:{bot.server_address[1]}", path="", body=b"",
+                secret=secret, timeout=2, method="GET")
+    with BotClient(allow_private=True) as client:
+        assert client.call(call).failure is None
+        answers["bot.example.com"] = ["169.254.169.254"]
+        clock[0] += net.DNS_CACHE_SECONDS - 1
+        assert client.call(call).failure is None, "still the checked answer"
+        clock[0] += 2
+        reply = client.call(call)
+    assert reply.failure.reason == protocol.BLOCKED_ADDRESS
+    assert "cloud metadata" in reply.failure.detail
+    assert lookups == ["bot.example.com"] * 2 and bot.calls["/"] == 2
