@@ -101,6 +101,7 @@ class FakeBot(ThreadingHTTPServer):
         self.calls: Counter = Counter()
         self.bad_signatures = 0
         self.hosts: list[str] = []
+        self.connections = 0  # TCP connections accepted
         #: (start, end) of each /move this bot handled, by the monotonic clock.
         self.move_windows: list[tuple[float, float]] = []
 
@@ -120,6 +121,10 @@ class _FakeHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections += 1
 
     def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)

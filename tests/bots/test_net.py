@@ -269,3 +269,17 @@ def test_a_hosts_answer_is_reused_for_a_while_then_checked_again(monkeypatch, fa
     assert reply.failure.reason == protocol.BLOCKED_ADDRESS
     assert "cloud metadata" in reply.failure.detail
     assert lookups == ["bot.example.com"] * 2 and bot.calls["/"] == 2
+
+
+def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
+    """Sequential calls share one connection; a simultaneous step needs one per call in
+    flight, and those are reused too."""
+    bot = fake_bot("good")
+    call = Call(url=bot.url, path="", body=b"", secret=secret, timeout=2, method="GET")
+    with BotClient(allow_private=True) as client:
+        for _ in range(5):
+            assert client.call(call).failure is None
+        assert bot.connections == 1
+        for _ in range(3):
+            assert all(r.failure is None for r in client.call_many([call] * 3))
+    assert bot.connections == 3 and bot.calls["/"] == 14
