@@ -40,7 +40,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -179,10 +180,11 @@ def bench_protocol(url: str, secret: str, game_id: str, players: int, options,
     return Run(out, notify_ms=statistics.mean(notify_ms))
 
 
+@contextmanager
 def full_path(url: str, secret: str, game_id: str, players: int,
-              options) -> Callable[[range], Run]:
-    """A function playing matches through the games service on a throwaway test database
-    (created here; call ``full_path.teardown()`` when done)."""
+              options) -> Iterator[Callable[[range], Run]]:
+    """A function playing matches through the games service, on a throwaway test database
+    that lives as long as the ``with`` block."""
     from django.conf import settings
     from django.db import connection
     from django.test.utils import setup_test_environment
@@ -211,15 +213,11 @@ def full_path(url: str, secret: str, game_id: str, players: int,
         calls = BotCall.objects.filter(match_id=match.pk, path="move").count()
         return moves, calls, elapsed
 
-    def play(seeds: range) -> Run:
-        return Run([one(seed) for seed in seeds])
-
-    def teardown() -> None:
+    try:
+        one(10_000)  # warm up
+        yield lambda seeds: Run([one(seed) for seed in seeds])
+    finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
-
-    one(10_000)  # warm up
-    play.teardown = teardown  # type: ignore[attr-defined]
-    return play
 
 
 def main() -> int:
@@ -244,19 +242,18 @@ def main() -> int:
     process, url = start_bot(args.bot, secret)
     try:
         bodies = sample_bodies(args.game, args.players, options)
-        full = full_path(url, secret, args.game, args.players, options) if args.full else None
         raws, protocols, notifies, fulls = [], [], [], []
-        for r in range(args.rounds):
-            seeds = range(r * args.matches, (r + 1) * args.matches)
-            raw = bench_raw(url, secret, bodies, 1000)
-            protocol = bench_protocol(url, secret, args.game, args.players, options, seeds)
-            raws.append(raw)
-            protocols.append(protocol.per_move(raw))
-            notifies.append(protocol.notify_ms)
-            if full is not None:
-                fulls.append(full(seeds))
-        if full is not None:
-            full.teardown()
+        with (full_path(url, secret, args.game, args.players, options) if args.full
+              else nullcontext()) as full:
+            for r in range(args.rounds):
+                seeds = range(r * args.matches, (r + 1) * args.matches)
+                raw = bench_raw(url, secret, bodies, 1000)
+                protocol = bench_protocol(url, secret, args.game, args.players, options, seeds)
+                raws.append(raw)
+                protocols.append(protocol.per_move(raw))
+                notifies.append(protocol.notify_ms)
+                if full is not None:
+                    fulls.append(full(seeds))
     finally:
         process.kill()
 

@@ -19,7 +19,7 @@ upsert), so a task that runs twice never sends them twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -88,28 +88,19 @@ class WebhookSeatKind:
                     seats: Sequence[int]) -> dict[int, SeatAnswer]:
         bots, info = self._bots_and_info(match)
         answers: dict[int, SeatAnswer] = {}
-        asked: list[int] = []
-        calls: list[Call] = []
-        rows: list[BotCall] = []
+        asked = []
         for number in seats:
             bot = bots.get(number)
             if bot is None or not bot.enabled:
                 answers[number] = SeatAnswer(strike=BOT_UNAVAILABLE,
                                              detail="the bot was deleted or disabled")
-                continue
-            try:
-                body = protocol.encode(protocol.move_body(info, state, number))
-            except Exception as exc:  # noqa: BLE001 - our bug: a default action, no strike
-                log.exception("match %s seat %s: building the /move body failed", match.pk,
-                              number)
-                answers[number] = SeatAnswer(detail=f"platform error: {exc!r}")
-                rows.append(self._platform_row(bot, match, number, "move", state.moves, exc))
-                continue
-            calls.append(Call(url=bot.url, path="move", body=body, secret=bot.secret,
-                              timeout=info.timeout_ms / 1000))
-            asked.append(number)
-        replies = bot_client().call_many(calls) if calls else []
-        for number, reply in zip(asked, replies):
+            else:
+                asked.append(number)
+        replies, rows = self._call_seats(match, state, info, bots, asked, "move",
+                                         protocol.move_body)
+        for row in rows:  # bodies we could not build: a default action, no strike
+            answers[row.seat] = SeatAnswer(detail=f"platform error: {row.detail}")
+        for number, reply in replies.items():
             outcome = reply.failure or protocol.parse_move_answer(state, number, reply.body)
             row = self._row(bots[number], match, number, "move", state.moves, reply)
             if isinstance(outcome, protocol.MoveAnswer):
@@ -192,11 +183,31 @@ class WebhookSeatKind:
                        elapsed_ms=reply.elapsed * 1000, status=reply.status)
 
     @staticmethod
-    def _platform_row(bot: Bot, match: Match, seat: int, path: str, turn: int,
-                      exc: Exception) -> BotCall:
-        """The call log row of a call we could not even build: ours, never a strike."""
-        return BotCall(bot=bot, match_id=match.pk, seat=seat, path=path, turn=turn,
-                       elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR, detail=repr(exc))
+    def _call_seats(match: Match, state: State, info: protocol.MatchInfo,
+                    bots: dict[int, Bot | None], seats: Sequence[int], path: str,
+                    make_body: Callable[[protocol.MatchInfo, State, int], JSON],
+                    ) -> tuple[dict[int, Reply], list[BotCall]]:
+        """Build each seat's ``path`` body and call those bots at once: their replies by seat,
+        and a ``platform_error`` call row (logged, never sent, never a strike) for each body
+        we could not build."""
+        calls: list[Call] = []
+        asked: list[int] = []
+        failed: list[BotCall] = []
+        for number in seats:
+            bot = bots[number]
+            try:
+                body = protocol.encode(make_body(info, state, number))
+            except Exception as exc:  # noqa: BLE001 - our bug must not stop the match
+                log.exception("match %s seat %s: building /%s failed", match.pk, number, path)
+                failed.append(BotCall(bot=bot, match_id=match.pk, seat=number, path=path,
+                                      turn=state.moves, elapsed_ms=0.0,
+                                      reason=protocol.PLATFORM_ERROR, detail=repr(exc)))
+                continue
+            calls.append(Call(url=bot.url, path=path, body=body, secret=bot.secret,
+                              timeout=info.timeout_ms / 1000))
+            asked.append(number)
+        replies = bot_client().call_many(calls) if calls else []
+        return dict(zip(asked, replies, strict=True)), failed
 
     @staticmethod
     def _note_strike(match: Match, number: int, bot: Bot | None, answer: SeatAnswer,
@@ -222,21 +233,8 @@ class WebhookSeatKind:
         state = load_state(match)
         info = self._info(match, bots)
         make = protocol.start_body if path == "start" else protocol.end_body
-        rows: list[BotCall] = []
-        calls: list[Call] = []
-        asked: list[int] = []
-        for number in claimed:
-            try:
-                body = protocol.encode(make(info, state, number))
-            except Exception as exc:  # noqa: BLE001 - our bug: logged, noted in the bot's stats
-                log.exception("match %s seat %s: building /%s failed", match.pk, number, path)
-                rows.append(self._platform_row(bots[number], match, number, path, state.moves,
-                                               exc))
-                continue
-            calls.append(Call(url=bots[number].url, path=path, body=body,
-                              secret=bots[number].secret, timeout=info.timeout_ms / 1000))
-            asked.append(number)
-        for number, reply in zip(asked, bot_client().call_many(calls)):
+        replies, rows = self._call_seats(match, state, info, bots, claimed, path, make)
+        for number, reply in replies.items():
             row = self._row(bots[number], match, number, path, state.moves, reply)
             if reply.failure is not None:
                 row.reason, row.detail = reply.failure.reason, reply.failure.detail
