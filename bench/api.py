@@ -28,7 +28,6 @@ import os
 import pathlib
 import platform
 import socket
-import statistics
 import subprocess
 import sys
 import threading
