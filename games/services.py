@@ -18,6 +18,7 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -467,17 +468,20 @@ def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> 
     return applied
 
 
-def _notify_out_of_process(match: Match, hook: str) -> None:
-    """Call the optional ``hook`` (``match_started``/``match_finished``) of every out-of-process
-    kind seated in ``match``; a failing hook is logged, never fatal to the match."""
+def _call_out_of_process_hooks(match: Match, hook: str, *, in_savepoint: bool = False) -> None:
+    """Call the optional ``hook`` (``match_started``, ``match_finished``, ``flush``) of every
+    out-of-process kind seated in ``match``; a failing hook is logged, never fatal to the match.
+    ``in_savepoint``: the hook writes inside the caller's transaction (``flush`` writes records
+    of the moves being stored), and its failure undoes its own writes only."""
     for name in dict.fromkeys(seat.kind for seat in match.seats.all()):
         kind = get_seat_kind(name)
         method = getattr(kind.automatic, hook, None) if not kind.inline else None
         if method is None:
             continue
         try:
-            method(match)
-        except Exception:  # noqa: BLE001 - another app's bug must not stall the match
+            with transaction.atomic() if in_savepoint else nullcontext():
+                method(match)
+        except Exception:  # noqa: BLE001 - another app's bug must not stall or lose the moves
             log.exception("match %s: %s hook of seat kind %r failed", match.pk, hook, name)
 
 
@@ -530,21 +534,6 @@ def _due_out_of_process(match: Match, state: State) -> tuple[list[tuple[int, Sea
         else:
             others = True
     return due, others
-
-
-def _flush_out_of_process(match: Match) -> None:
-    """Let out-of-process kinds write what they buffered on ``match`` (optional ``flush``
-    hook), inside the transaction that stores the moves it is about."""
-    for name in dict.fromkeys(seat.kind for seat in match.seats.all()):
-        kind = get_seat_kind(name)
-        flush = getattr(kind.automatic, "flush", None) if not kind.inline else None
-        if flush is None:
-            continue
-        try:
-            with transaction.atomic():
-                flush(match)
-        except Exception:  # noqa: BLE001 - a lost call log must not lose the moves
-            log.exception("match %s: flush of seat kind %r failed", match.pk, name)
 
 
 def _submit_answers(match: Match, state: State, due: list[tuple[int, SeatKind]],
@@ -609,10 +598,10 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
         if match is None or match.status == Match.Status.OPEN:
             return applied
         if not told_start:
-            _notify_out_of_process(match, "match_started")
+            _call_out_of_process_hooks(match, "match_started")
             told_start = True
         if match.status == Match.Status.FINISHED:
-            _notify_out_of_process(match, "match_finished")
+            _call_out_of_process_hooks(match, "match_finished")
             return applied
         if time.monotonic() > deadline:
             transaction.on_commit(lambda: _enqueue_advance(match_id))
@@ -628,7 +617,7 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
             answers = _ask_out_of_process(match, state, due)
             with transaction.atomic():
                 locked = _locked_match(match_id)
-                _flush_out_of_process(match)
+                _call_out_of_process_hooks(match, "flush", in_savepoint=True)
                 if (locked.status != Match.Status.RUNNING
                         or not locked.step_version <= match.version <= locked.version):
                     continue  # a new step began meanwhile: look again
@@ -655,6 +644,6 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
                 due, others = _due_out_of_process(locked, state)
                 if not due or others:
                     break
-            _flush_out_of_process(locked)
+            _call_out_of_process_hooks(locked, "flush", in_savepoint=True)
             _settle(locked, state, previous_to_act=previous, enqueue=False, pending=pending)
     return applied

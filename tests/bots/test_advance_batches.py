@@ -114,3 +114,21 @@ def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
     assert [e.seat for e in first[:2]] == [1, 0], "bob first, then the bot's answer kept"
     assert BotCall.objects.filter(match_id=match_id, path="move", turn=0).count() == 1
     assert not MatchEvent.objects.filter(match_id=match_id, kind="default").exists()
+
+
+def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server,
+                                                          monkeypatch) -> None:
+    require_game("dice_cup")
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+
+    def broken_flush(self: Any, match: Any) -> None:
+        BotCall.objects.bulk_create(match.__dict__.pop("_webhook_pending_calls", []))
+        raise RuntimeError("call log storage is broken")
+
+    monkeypatch.setattr(type(WEBHOOK_KIND), "flush", broken_flush)
+    moves = services.match_advance_automatic_seats(match_id=match_id)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "finished" and moves > 0
+    assert MatchEvent.objects.filter(match_id=match_id, kind="action").count() == moves
+    assert not BotCall.objects.filter(match_id=match_id, path="move").exists(), \
+        "the failed hook's own writes were rolled back"
