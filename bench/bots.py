@@ -148,7 +148,7 @@ def bench_protocol(url: str, secret: str, game_id: str, players: int, options,
     (steps) apart from /start and /end, which are per match, not per move."""
     import uuid
 
-    from bots.match import WebhookMatch, WebhookSeat
+    from bots.offline import WebhookMatch, WebhookSeat
     from bots.net import BotClient
     from bots.protocol import MatchInfo
     from games.engine import get_game

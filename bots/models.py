@@ -93,6 +93,9 @@ class BotCall(models.Model):
     detail = models.TextField(blank=True, default="")
     log = models.CharField(max_length=1000, blank=True, default="",
                            help_text="The bot's own log line from its /move answer.")
+    applied = models.BooleanField(
+        default=True, help_text="False: the match changed while the bot was asked (a "
+                                "resignation, a deadline), so its answer was not used.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

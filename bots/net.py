@@ -482,3 +482,20 @@ def client_from_settings(**overrides: Any) -> BotClient:
                               "max_response_bytes": settings.BOTS_MAX_RESPONSE_BYTES}
     kwargs.update(overrides)
     return BotClient(**kwargs)
+
+
+_POOLED: dict[tuple[Any, ...], BotClient] = {}
+_POOLED_LOCK = threading.Lock()
+
+
+def bot_client() -> BotClient:
+    """The process's pooled :class:`BotClient` for the current ``BOTS_*`` settings (shared by
+    threads; a settings change, e.g. in a test, gets a client of its own)."""
+    from django.conf import settings
+
+    key = (settings.BOTS_ALLOW_PRIVATE_ADDRESSES, settings.BOTS_MAX_RESPONSE_BYTES)
+    with _POOLED_LOCK:
+        client = _POOLED.get(key)
+        if client is None:
+            client = _POOLED[key] = client_from_settings()
+        return client

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
 from .errors import BotNotFound, NotYourBot
-from .match import percentile
+from .caller import percentile
 from .models import Bot, BotCall, BotSeat
 
 JSON = dict[str, Any]

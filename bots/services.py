@@ -7,7 +7,6 @@ I/O, so it runs before any transaction is opened: a slow bot never holds a datab
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from django.conf import settings
@@ -20,26 +19,11 @@ from games.engine import game_ids
 from . import protocol
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import Bot, BotCall
-from .net import BadBotURL, BotClient, Call, Reply, check_url, client_from_settings
+from .net import BadBotURL, Call, Reply, bot_client, check_url
 from .selectors import bot_get_owned
 from .signing import new_secret
 
 log = logging.getLogger(__name__)
-
-_CLIENTS: dict[tuple[Any, ...], BotClient] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def bot_client() -> BotClient:
-    """The process's pooled :class:`BotClient` for the current ``BOTS_*`` settings (shared by
-    threads; a settings change, e.g. in a test, gets a client of its own)."""
-    key = (settings.BOTS_ALLOW_PRIVATE_ADDRESSES, settings.BOTS_MAX_RESPONSE_BYTES)
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = _CLIENTS[key] = client_from_settings()
-        return client
-
 
 def _check_url(url: str) -> str:
     try:
@@ -185,32 +169,6 @@ def bots_health_check(*, limit: int = 1000) -> int:
         except Bot.DoesNotExist:
             continue
     return len(ids)
-
-
-def matches_resume_stalled(*, limit: int = 500) -> int:
-    """Queue the games task again for every running match with a due webhook seat that has not
-    changed for ``BOTS_STALLED_SECONDS``. The task is idempotent, so a false alarm costs one
-    look at the match. Returns how many were queued."""
-    from datetime import timedelta
-
-    from games.models import Match
-    from games.selectors import load_state
-    from games.tasks import advance_automatic_seats
-
-    from .webhook import WEBHOOK
-
-    quiet = timezone.now() - timedelta(seconds=settings.BOTS_STALLED_SECONDS)
-    matches = (Match.objects.filter(status=Match.Status.RUNNING, updated_at__lte=quiet,
-                                    seats__kind=WEBHOOK)
-               .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
-    queued = 0
-    for match in matches:
-        webhook_seats = {s.number for s in match.seats.all()
-                         if s.kind == WEBHOOK and not s.forfeited}
-        if webhook_seats & set(load_state(match).to_act()):
-            advance_automatic_seats.delay(match.pk)
-            queued += 1
-    return queued
 
 
 def calls_prune(*, days: int | None = None, chunk: int = 5000,

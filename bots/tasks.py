@@ -14,14 +14,6 @@ def health_check() -> int:
     return services.bots_health_check()
 
 
-@shared_task(name="bots.resume_stalled_matches", ignore_result=True, time_limit=300,
-             soft_time_limit=240)
-def resume_stalled_matches() -> int:
-    """Periodic: queue ``games.advance_automatic_seats`` again for running matches where a
-    webhook seat is due but nothing moved for a while (a lost message, a killed worker)."""
-    return services.matches_resume_stalled()
-
-
 @shared_task(name="bots.prune_call_log", ignore_result=True, time_limit=900, soft_time_limit=840)
 def prune_call_log() -> int:
     """Periodic: drop call log rows older than ``BOTS_CALL_LOG_DAYS``. Safe to run twice."""

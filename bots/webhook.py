@@ -1,25 +1,22 @@
-"""The ``webhook`` seat kind: a seat of a real match played by a registered :class:`Bot`.
+"""The ``webhook`` seat kind: seats of real matches played by registered :class:`Bot` rows.
 
 Registered from :meth:`bots.apps.BotsConfig.ready` with ``games.seats.register_seat_kind``;
 ``games`` never imports this module. A seat spec ``{"kind": "webhook", "bot": <bot id>}`` seats
 the bot if it is enabled, passed its handshake and plays the game, and is public (any user may
 seat it: bots are here to meet) or the match's creator owns it.
 
-The ``games.advance_automatic_seats`` task asks this kind (in batches, see
-``games.services.match_advance_automatic_seats``) for every due webhook seat of a step at once
-(:meth:`WebhookSeatKind.choose_many`): it calls the bots concurrently through
-:mod:`bots.protocol` and :mod:`bots.net`, signed, and turns every failure into a
-:class:`games.seats.SeatAnswer` with a strike reason (the games service then plays the default
-action, counts the strike and forfeits the seat at the match's ``strike_limit``). Every call is
-logged as a :class:`BotCall` (the bot's stats); strikes are also kept per seat on
-:class:`BotSeat`. ``/start`` and ``/end`` are sent once per seat (claimed by one conditional
-upsert), so a task that runs twice never sends them twice.
+The ``games.advance_automatic_seats`` task opens a :class:`WebhookSession` per batch (the bots
+looked up once, the call records not written yet: an explicit object, never attributes on a
+model) and the match driver asks it for every due webhook seat of a step at once. The session
+calls the bots through a :class:`bots.caller.WebhookCaller` and, when the driver's moves are
+stored, writes a :class:`BotCall` per call (the bot's stats and call log) and the strikes the
+driver gave per seat (:class:`BotSeat`). ``/start`` and ``/end`` are sent once per seat
+(claimed by one conditional upsert), so a task that runs twice never sends them twice.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -27,24 +24,20 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from games.driver import Move
 from games.engine import State
-from games.models import Match
-from games.seats import SeatAnswer, SeatKind
-from games.selectors import load_state
+from games.seats import SeatAnswer, SeatKind, Table
 
 from . import protocol
+from .caller import CallRecord, Endpoint, WebhookCaller
 from .models import Bot, BotCall, BotSeat
-from .net import Call, Reply
-from .services import bot_client
-
-log = logging.getLogger(__name__)
+from .net import bot_client
 
 WEBHOOK = "webhook"
-#: Attributes of a Match object: bots and match info cached for a batch; unwritten call rows.
-_CACHE = "_webhook_bots_info"
-_PENDING_CALLS = "_webhook_pending_calls"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
 BOT_UNAVAILABLE = "bot_unavailable"
+#: Call log detail of an answer that came after the match moved on (not used).
+NOT_APPLIED = "not applied: the match changed while the bot was asked (a resignation, a deadline)"
 
 JSON = dict[str, Any]
 
@@ -70,179 +63,132 @@ def check_webhook_bot(game_id: str, bot: str, user: Any = None) -> None:
                          f"{', '.join(found.games) or 'nothing'})")
 
 
-def _timeout_ms(match: Match) -> int:
-    return min(settings.BOTS_MOVE_TIMEOUT_MS, match.move_time_limit * 1000)
+def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
+    """The ``match`` object of every request body: who sits where (public at the table)."""
+    user_ids = {seat.user_id for seat in table.seats if seat.user_id}
+    names = dict(get_user_model().objects.filter(pk__in=user_ids)
+                 .values_list("pk", "username")) if user_ids else {}
+    labels = []
+    for seat in table.seats:
+        if seat.kind == WEBHOOK:
+            bot = bots.get(seat.number)
+            labels.append(bot.name if bot else "deleted bot")
+        elif seat.user_id:
+            labels.append(names.get(seat.user_id, "player"))
+        elif seat.bot:
+            labels.append(f"{seat.kind} {seat.bot}")
+        else:
+            labels.append("open seat")
+    return protocol.MatchInfo(id=str(table.match_id), game=table.game, options=table.options,
+                              seats=labels,
+                              timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
+                                             table.move_time_limit * 1000),
+                              strike_limit=table.strike_limit or None)
 
 
-class WebhookSeatKind:
-    """The automatic seat of kind ``webhook`` (one instance per process; thread-safe)."""
+class WebhookSession:
+    """The webhook seats of one match for one batch: bots looked up once (a bot disabled or
+    deleted meanwhile is noticed at the next batch), call records kept until the moves they
+    are about are stored."""
 
-    # ---- what the games task calls -------------------------------------------------------
-
-    def choose(self, match: Match, seat_number: int, view: JSON,
-               legal_actions: Sequence[JSON]) -> JSON:
-        # games prefers choose_many, which needs the engine state to build protocol bodies.
-        raise NotImplementedError("the webhook kind answers through choose_many")
-
-    def choose_many(self, match: Match, state: State,
-                    seats: Sequence[int]) -> dict[int, SeatAnswer]:
-        bots, info = self._bots_and_info(match)
-        answers: dict[int, SeatAnswer] = {}
-        asked = []
-        for number in seats:
-            bot = bots.get(number)
-            if bot is None or not bot.enabled:
-                answers[number] = SeatAnswer(strike=BOT_UNAVAILABLE,
-                                             detail="the bot was deleted or disabled")
-            else:
-                asked.append(number)
-        replies, rows = self._call_seats(match, state, info, bots, asked, "move",
-                                         protocol.move_body)
-        for row in rows:  # bodies we could not build: a default action, no strike
-            answers[row.seat] = SeatAnswer(detail=f"platform error: {row.detail}")
-        for number, reply in replies.items():
-            outcome = reply.failure or protocol.parse_move_answer(state, number, reply.body)
-            row = self._row(bots[number], match, number, "move", state.moves, reply)
-            if isinstance(outcome, protocol.MoveAnswer):
-                answers[number] = SeatAnswer(action=outcome.action)
-                row.log = outcome.log or ""
-            else:
-                row.reason, row.detail = outcome.reason, outcome.detail
-                row.strike = outcome.is_bot_fault
-                answers[number] = SeatAnswer(strike=outcome.reason if row.strike else None,
-                                             detail=outcome.detail)
-            rows.append(row)
-        # Written by flush(), in the transaction that stores the moves they are about.
-        match.__dict__.setdefault(_PENDING_CALLS, []).extend(rows)
-        for number, answer in answers.items():
-            if answer.strike:
-                self._note_strike(match, number, bots.get(number), answer, state.moves)
-        return answers
-
-    def flush(self, match: Match) -> None:
-        """Write the /move call rows ``choose_many`` kept on ``match`` (called by the games
-        task before it commits the moves they are about)."""
-        rows = match.__dict__.pop(_PENDING_CALLS, None)
-        if rows:
-            BotCall.objects.bulk_create(rows)
-
-    def match_started(self, match: Match) -> None:
-        self._notify(match, "start")
-
-    def match_finished(self, match: Match) -> None:
-        self._notify(match, "end")
-
-    # ---- helpers -------------------------------------------------------------------------
-
-    def _bots_and_info(self, match: Match) -> tuple[dict[int, Bot | None], protocol.MatchInfo]:
-        """The seated bots and the match info of the request bodies, kept on the ``match``
-        object: the games task reuses one object for a batch of moves (at most about a
-        second), so a bot disabled or deleted meanwhile is noticed at the next batch."""
-        cached = match.__dict__.get(_CACHE)
-        if cached is None:
-            bots = self._bots(match)
-            cached = match.__dict__[_CACHE] = (bots, self._info(match, bots))
-        return cached
-
-    @staticmethod
-    def _bots(match: Match) -> dict[int, Bot | None]:
+    def __init__(self, table: Table) -> None:
+        self.table = table
         ids: dict[int, int] = {}
-        for seat in match.seats.all():
+        for seat in table.seats:
             if seat.kind == WEBHOOK:
                 try:
-                    ids[seat.number] = int(seat.bot_name)
+                    ids[seat.number] = int(seat.bot)
                 except ValueError:
                     continue
         found = Bot.objects.in_bulk(set(ids.values()))
-        return {number: found.get(bot_id) for number, bot_id in ids.items()}
+        self.bots: dict[int, Bot | None] = {n: found.get(bot_id) for n, bot_id in ids.items()}
+        self._info: protocol.MatchInfo | None = None
+        self._caller: WebhookCaller | None = None
 
-    @staticmethod
-    def _info(match: Match, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
-        seats = list(match.seats.all())
-        user_ids = {s.user_id for s in seats if s.user_id}
-        names = dict(get_user_model().objects.filter(pk__in=user_ids)
-                     .values_list("pk", "username")) if user_ids else {}
-        labels = []
-        for seat in seats:
-            if seat.kind == WEBHOOK:
-                bot = bots.get(seat.number)
-                labels.append(bot.name if bot else "deleted bot")
-            elif seat.user_id:
-                labels.append(names.get(seat.user_id, "player"))
-            elif seat.bot_name:
-                labels.append(f"{seat.kind} {seat.bot_name}")
-            else:
-                labels.append("open seat")
-        return protocol.MatchInfo(id=str(match.pk), game=match.game, options=match.options,
-                                  seats=labels, timeout_ms=_timeout_ms(match),
-                                  strike_limit=match.strike_limit or None)
+    @property
+    def caller(self) -> WebhookCaller:
+        """Built on first use (a batch that calls nobody costs no user query)."""
+        if self._caller is None:
+            self._info = match_info(self.table, self.bots)
+            endpoints = {n: Endpoint(bot.url, bot.secret) for n, bot in self.bots.items()
+                         if bot is not None}
+            self._caller = WebhookCaller(self._info, endpoints, bot_client)
+        return self._caller
 
-    @staticmethod
-    def _row(bot: Bot, match: Match, seat: int, path: str, turn: int, reply: Reply) -> BotCall:
-        return BotCall(bot=bot, match_id=match.pk, seat=seat, path=path, turn=turn,
-                       elapsed_ms=reply.elapsed * 1000, status=reply.status)
+    def _available(self, seats: Sequence[int]) -> list[int]:
+        return [n for n in seats if (bot := self.bots.get(n)) is not None and bot.enabled]
 
-    @staticmethod
-    def _call_seats(match: Match, state: State, info: protocol.MatchInfo,
-                    bots: dict[int, Bot | None], seats: Sequence[int], path: str,
-                    make_body: Callable[[protocol.MatchInfo, State, int], JSON],
-                    ) -> tuple[dict[int, Reply], list[BotCall]]:
-        """Build each seat's ``path`` body and call those bots at once: their replies by seat,
-        and a ``platform_error`` call row (logged, never sent, never a strike) for each body
-        we could not build."""
-        calls: list[Call] = []
-        asked: list[int] = []
-        failed: list[BotCall] = []
-        for number in seats:
-            bot = bots[number]
-            try:
-                body = protocol.encode(make_body(info, state, number))
-            except Exception as exc:  # noqa: BLE001 - our bug must not stop the match
-                log.exception("match %s seat %s: building /%s failed", match.pk, number, path)
-                failed.append(BotCall(bot=bot, match_id=match.pk, seat=number, path=path,
-                                      turn=state.moves, elapsed_ms=0.0,
-                                      reason=protocol.PLATFORM_ERROR, detail=repr(exc)))
-                continue
-            calls.append(Call(url=bot.url, path=path, body=body, secret=bot.secret,
-                              timeout=info.timeout_ms / 1000))
-            asked.append(number)
-        replies = bot_client().call_many(calls) if calls else []
-        return dict(zip(asked, replies, strict=True)), failed
+    # ---- what the match driver and the games task call ------------------------------------
 
-    @staticmethod
-    def _note_strike(match: Match, number: int, bot: Bot | None, answer: SeatAnswer,
-                     turn: int) -> None:
-        with transaction.atomic():
-            seat, _ = BotSeat.objects.select_for_update().get_or_create(
-                match_id=match.pk, number=number, defaults={"bot": bot})
-            seat.strikes[answer.strike] = seat.strikes.get(answer.strike, 0) + 1
-            seat.last_error = {"turn": turn, "reason": answer.strike, "detail": answer.detail}
-            seat.save(update_fields=["strikes", "last_error"])
+    def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
+        answers = {n: SeatAnswer(strike=BOT_UNAVAILABLE, detail="the bot was deleted or disabled")
+                   for n in seats if n not in self._available(seats)}
+        asked = self._available(seats)
+        if asked:
+            answers.update(self.caller.ask(state, asked))
+        return answers
 
-    def _notify(self, match: Match, path: str) -> None:
-        """/start or /end, once per webhook seat, to all of them at once; answers are ignored,
-        failures logged (never a strike)."""
-        bots = self._bots(match)
-        if not bots:
+    def started(self, state: State) -> None:
+        self._notify(state, "start")
+
+    def finished(self, state: State) -> None:
+        """Sent after the final moves are stored: the call rows are written here and now."""
+        self._notify(state, "end")
+        self._write_calls(applied=True)
+
+    def flush(self, moves: Sequence[Move], applied: bool) -> None:
+        """Write the call rows (and, for moves that were stored, the strikes they gave)."""
+        self._write_calls(applied=applied)
+        if applied:
+            self._note_strikes(moves)
+
+    # ---- helpers -------------------------------------------------------------------------
+
+    def _notify(self, state: State, path: str) -> None:
+        claimed = [n for n in self._claim(self.table.match_id, self.bots,
+                                          "started_at" if path == "start" else "ended_at")
+                   if n in self._available([n])]
+        if claimed:
+            self.caller.notify(state, claimed, path)
+
+    def _write_calls(self, *, applied: bool) -> None:
+        if self._caller is None:
             return
-        claimed = [n for n in self._claim(match, bots, "started_at" if path == "start"
-                                          else "ended_at")
-                   if bots.get(n) is not None and bots[n].enabled]
-        if not claimed:
-            return
-        state = load_state(match)
-        info = self._info(match, bots)
-        make = protocol.start_body if path == "start" else protocol.end_body
-        replies, rows = self._call_seats(match, state, info, bots, claimed, path, make)
-        for number, reply in replies.items():
-            row = self._row(bots[number], match, number, path, state.moves, reply)
-            if reply.failure is not None:
-                row.reason, row.detail = reply.failure.reason, reply.failure.detail
-            rows.append(row)
-        BotCall.objects.bulk_create(rows)
+        rows = [self._row(record, applied) for record in self._caller.take_records()
+                if self.bots.get(record.seat) is not None]
+        if rows:
+            BotCall.objects.bulk_create(rows)
+
+    def _row(self, record: CallRecord, applied: bool) -> BotCall:
+        moved_on = not applied and record.path == BotCall.Path.MOVE
+        return BotCall(bot=self.bots[record.seat], match_id=self.table.match_id, seat=record.seat,
+                       path=record.path, turn=record.turn, elapsed_ms=record.elapsed_ms,
+                       status=record.status, reason=record.reason,
+                       strike=record.strike and not moved_on, applied=not moved_on,
+                       detail="; ".join(filter(None, [record.detail,
+                                                      NOT_APPLIED if moved_on else ""])),
+                       log=record.log)
+
+    def _note_strikes(self, moves: Sequence[Move]) -> None:
+        """Strikes by reason per webhook seat, as the driver gave them."""
+        struck: dict[int, list[Move]] = {}
+        for move in moves:
+            if move.strike and move.seat in self.bots:
+                struck.setdefault(move.seat, []).append(move)
+        for number, seat_moves in struck.items():
+            with transaction.atomic():
+                seat, _ = BotSeat.objects.select_for_update().get_or_create(
+                    match_id=self.table.match_id, number=number,
+                    defaults={"bot": self.bots[number]})
+                for move in seat_moves:
+                    seat.strikes[move.strike] = seat.strikes.get(move.strike, 0) + 1
+                last = seat_moves[-1]
+                seat.last_error = {"turn": last.turn, "reason": last.strike,
+                                   "detail": last.detail}
+                seat.save(update_fields=["strikes", "last_error"])
 
     @staticmethod
-    def _claim(match: Match, bots: dict[int, Bot | None], field: str) -> list[int]:
+    def _claim(match_id: int | str, bots: dict[int, Bot | None], field: str) -> list[int]:
         """Set ``field`` (``started_at`` or ``ended_at``) to now on each seat's
         :class:`BotSeat` where it is unset, creating missing rows; the seat numbers set here.
 
@@ -253,11 +199,13 @@ class WebhookSeatKind:
         """
         if field not in ("started_at", "ended_at"):
             raise ValueError(field)
+        if not bots:
+            return []
         table = connection.ops.quote_name(BotSeat._meta.db_table)
         now = BotSeat._meta.get_field(field).get_db_prep_value(timezone.now(), connection)
         params: list[Any] = []
         for number, bot in bots.items():
-            params += [match.pk, number, bot.pk if bot else None, now]
+            params += [match_id, number, bot.pk if bot else None, now]
         values = ", ".join(["(%s, %s, %s, %s, '{}')"] * len(bots))
         sql = (f"INSERT INTO {table} (match_id, number, bot_id, {field}, strikes) "
                f"VALUES {values} ON CONFLICT (match_id, number) DO UPDATE "
@@ -266,6 +214,14 @@ class WebhookSeatKind:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return sorted(row[0] for row in cursor.fetchall())
+
+
+
+class WebhookSeatKind:
+    """The automatic seat of kind ``webhook`` (one instance per process)."""
+
+    def session(self, table: Table) -> WebhookSession:
+        return WebhookSession(table)
 
 
 WEBHOOK_KIND = WebhookSeatKind()

@@ -121,6 +121,15 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540, minimu
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Two queues: tasks that play matches wait on bots' servers; housekeeping (deadlines, health
+# checks, pruning, resuming stalled matches) must never wait behind them. `make run` and
+# docker-compose start a worker for each; more workers scale either one.
+QUEUE_MATCHES = "matches"
+QUEUE_HOUSEKEEPING = "housekeeping"
+CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
+CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES}}
+# A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
 # copies these entries into its tables on start-up.
 CELERY_BEAT_SCHEDULE = {
@@ -134,9 +143,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env_int("BOTS_HEALTH_CHECK_SECONDS", 3600, minimum=10)),
         "options": {"expires": 600},
     },
-    "bots-resume-stalled-matches": {
-        "task": "bots.resume_stalled_matches",
-        "schedule": float(env_int("BOTS_RESUME_SWEEP_SECONDS", 60, minimum=1)),
+    "games-resume-stalled-matches": {
+        "task": "games.resume_stalled_matches",
+        "schedule": float(env_int("BLUFF_RESUME_SWEEP_SECONDS", 60, minimum=1)),
         "options": {"expires": 60},
     },
     "bots-prune-call-log": {
@@ -155,6 +164,9 @@ BLUFF_MAX_STRIKES = env_int("BLUFF_MAX_STRIKES", 3, minimum=0)
 BLUFF_POLL_MAX_WAIT = env_int("BLUFF_POLL_MAX_WAIT", 30, minimum=0)
 # Loaded engine states kept per process for polls (0 disables the cache).
 BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
+# A running match whose due out-of-process seat (a webhook bot) has not moved for this long is
+# queued again (a lost message, a killed worker).
+BLUFF_STALLED_SECONDS = env_int("BLUFF_STALLED_SECONDS", 120, minimum=1)
 # Mount bench/views.py (a bare DRF endpoint bench/api.py compares the poll path with).
 BLUFF_BENCH_VIEWS = env_bool("BLUFF_BENCH_VIEWS", False)
 
@@ -165,8 +177,6 @@ BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", DEBUG)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
-# A running match whose due webhook seat has not moved for this long is queued again.
-BOTS_STALLED_SECONDS = env_int("BOTS_STALLED_SECONDS", 120, minimum=1)
 # Days of bot call log kept (one row per call; bots' stats are over these); 0 keeps all.
 BOTS_CALL_LOG_DAYS = env_int("BOTS_CALL_LOG_DAYS", 30, minimum=0)
 

@@ -1,33 +1,28 @@
-"""Seat kinds: who sits at a seat, and how an automatic seat picks its action.
+"""Seat kinds: who sits at a seat, and how an automatic seat is asked for its action.
 
 ``games`` knows two kinds: ``"player"`` (a user polling the API) and ``"reference"`` (one of the
 engine's reference bots, run in-process). Other apps add kinds without ``games`` importing them,
 from their ``AppConfig.ready()``::
 
     from games.seats import SeatKind, register_seat_kind
-    register_seat_kind(SeatKind(name="webhook", automatic=WebhookSeat(), inline=False,
+    register_seat_kind(SeatKind(name="webhook", automatic=WebhookSeatKind(), inline=False,
                                 check_bot=check_webhook_bot))
 
-An automatic seat is asked through :class:`AutomaticSeat`. ``inline=True`` kinds are asked
-inside the transaction that holds the match row lock, right after the action that made them
-due (so they must be fast and must not do network I/O); ``inline=False`` kinds are asked by the
-``games.advance_automatic_seats`` Celery task: in batches under the match row lock while only
-automatic seats are due, otherwise outside the lock with their answers submitted under the
-per-step version rule (see ``games.services.match_advance_automatic_seats``). They may do network
-I/O, bounded by their own timeouts, and may define ``flush(match)`` to write their own records
-in the same transaction as a batch.
+An automatic kind opens a :class:`SeatSession` for one match (:meth:`AutomaticSeat.session`,
+given the match as plain data, a :class:`Table`); the match driver (``games.driver``) asks the
+session for answers and applies the one failure policy to them. ``inline=True`` kinds are asked
+right after the action that made them due, in the same request (so they must be fast and must
+not do network I/O); ``inline=False`` kinds are asked by the ``games.advance_automatic_seats``
+Celery task with no transaction open and no row locked (see ``games.services.automatic``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from .engine import get_game
-
-if TYPE_CHECKING:
-    from .models import Match
+from .engine import State, get_game
 
 JSON = dict[str, Any]
 
@@ -35,40 +30,84 @@ PLAYER = "player"
 REFERENCE = "reference"
 
 
-class AutomaticSeat(Protocol):
-    """Something that answers for a seat by itself.
+@dataclass(frozen=True)
+class TableSeat:
+    """One seat as the seats of a match may know it."""
 
-    Out-of-process kinds (``inline=False``) may also define, all optional:
+    number: int
+    kind: str
+    #: The kind's bot name (a reference bot's name, a webhook bot's id); "" for players.
+    bot: str = ""
+    user_id: int | None = None
 
-    * ``choose_many(match, state, seats) -> {seat: SeatAnswer}``: answer every due seat of one
-      step at once (e.g. concurrently for a simultaneous step), and report failures. ``state``
-      is the engine state the answers are for (read-only: never change it). Preferred over
-      ``choose`` when present.
-    * ``match_started(match)`` / ``match_finished(match)``: told once the match runs / is
-      over, from the ``games.advance_automatic_seats`` task (outside any lock). Called at least
-      once each (a re-run task may call again): make them idempotent.
+
+@dataclass(frozen=True)
+class Table:
+    """A match as its automatic seats may know it: plain data, no database row.
+
+    Built by the services from a ``Match`` row, or by hand for matches played offline (e.g.
+    ``check_bot``), where ``match_id`` may be any string.
     """
 
-    def choose(self, match: Match, seat_number: int, view: JSON,
-               legal_actions: Sequence[JSON]) -> JSON:
-        """The action for ``seat_number``, from what that seat may know (``view``) only."""
-        ...
+    match_id: int | str
+    game: str
+    options: JSON
+    seed: int
+    seats: tuple[TableSeat, ...]
+    move_time_limit: int
+    #: Strikes that forfeit a seat; 0 = never.
+    strike_limit: int
+    created_by_id: int | None = None
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
 
 
 @dataclass(frozen=True)
 class SeatAnswer:
-    """What an out-of-process seat answered for one decision.
+    """What an automatic seat answered for one decision.
 
     ``action`` None: no usable answer, the seat gets the game's default action. ``strike``: the
     seat itself is at fault (a short reason such as ``"timeout"``): it also gets a strike, and
     reaching the match's ``strike_limit`` forfeits it. ``action`` given but refused by the engine
-    counts as a strike with reason ``"illegal_action"``. No action and no strike is a platform failure:
-    the default action, no strike.
+    counts as a strike with reason ``"illegal_action"``. No action and no strike is a platform
+    failure: the default action, no strike.
     """
 
     action: JSON | None = None
     strike: str | None = None
     detail: str = ""
+
+
+class SeatSession(Protocol):
+    """The seats of one automatic kind in one match, for one run of the match driver (a request
+    or one batch of the Celery task): what the kind needs across calls (bots looked up once,
+    records not written yet) lives here, never on a model instance.
+
+    Out-of-process kinds may also define, all optional:
+
+    * ``started(state)`` / ``finished(state)``: the match runs / is over; called by the Celery
+      task outside any transaction, at least once each (a re-run task may call again): make
+      them idempotent.
+    * ``flush(moves, applied)``: write the kind's own records of the answers given since the
+      last flush, inside the transaction that stores ``moves`` (``applied`` True), or after the
+      match moved on meanwhile and the answers were thrown away (``applied`` False: nothing of
+      them is in the match; keep the record of the calls).
+    """
+
+    def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
+        """An answer for each of ``seats``, all due in ``state`` (read-only: never change it)
+        at match version ``version``; seats of one step may be asked at once."""
+        ...
+
+
+class AutomaticSeat(Protocol):
+    """Something that answers for seats by itself."""
+
+    def session(self, table: Table) -> SeatSession:
+        """A session for the seats of this kind at ``table``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -83,21 +122,47 @@ class SeatKind:
     #: reason. ``None``: the kind takes no bot name.
     check_bot: Callable[[str, str, Any], None] | None = None
 
+    @property
+    def out_of_process(self) -> bool:
+        return self.automatic is not None and not self.inline
 
-class ReferenceBotSeat:
-    """The engine's reference bots (``random``, ``heuristic``, ...), asked in-process.
+
+class ReferenceBotSession:
+    """The engine's reference bots at one table, asked in-process.
 
     Bots are rebuilt for every decision, seeded from the match seed and version, so a match
-    between reference bots is reproducible from its seed alone.
+    between reference bots is reproducible from its seed alone. A bot that fails or chooses an
+    illegal action is our bug, not the seat's: the answer is a platform failure (the default
+    action, no strike).
     """
 
-    def choose(self, match: Match, seat_number: int, view: JSON,
-               legal_actions: Sequence[JSON]) -> JSON:
-        # match.seats is prefetched by the services, so this costs no query per move.
-        seat = next(s for s in match.seats.all() if s.number == seat_number)
-        bot = get_game(match.game).make_bot(seat.bot_name, seat_number,
-                                            match.seed * 7919 + match.version)
-        return bot.choose(view, legal_actions)
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.game = get_game(table.game)
+
+    def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
+        answers = {}
+        for number in seats:
+            bot = self.game.make_bot(self.table.seats[number].bot, number,
+                                     self.table.seed * 7919 + version)
+            try:
+                action = bot.choose(state.view(number), state.legal_actions(number))
+                state.validate(number, action)
+            except Exception as exc:  # noqa: BLE001 - our bot's bug, IllegalAction included
+                answers[number] = SeatAnswer(detail=f"platform error: reference bot: {exc!r}")
+            else:
+                answers[number] = SeatAnswer(action=action)
+        return answers
+
+    def flush(self, moves: Sequence[Any], applied: bool) -> None:
+        """Reference bots keep no records of their own (``moves``: ``games.driver.Move``)."""
+
+
+class ReferenceBotSeat:
+    """The ``reference`` kind's automatic seat."""
+
+    def session(self, table: Table) -> ReferenceBotSession:
+        return ReferenceBotSession(table)
 
 
 def _check_reference_bot(game_id: str, bot_name: str, user: Any = None) -> None:
@@ -135,6 +200,7 @@ register_seat_kind(SeatKind(name=REFERENCE, automatic=ReferenceBotSeat(),
                             check_bot=_check_reference_bot))
 
 __all__ = [
-    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "SeatAnswer", "SeatKind",
-    "get_seat_kind", "register_seat_kind", "seat_kinds", "unregister_seat_kind",
+    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "ReferenceBotSession",
+    "SeatAnswer", "SeatKind", "SeatSession", "Table", "TableSeat", "get_seat_kind",
+    "register_seat_kind", "seat_kinds", "unregister_seat_kind",
 ]

@@ -1,4 +1,9 @@
-"""Celery tasks: thin adapters that take ids and call one service (the services lock rows)."""
+"""Celery tasks: thin adapters that take ids and call one service (the services lock rows).
+
+Queues (``CELERY_TASK_ROUTES`` in settings): tasks that play matches, and so wait on bots, run
+on ``matches``; periodic housekeeping runs on ``housekeeping``, so a slow bot never delays a
+deadline sweep.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +24,17 @@ def expire_deadlines() -> int:
 @shared_task(name="games.advance_automatic_seats", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=600, soft_time_limit=540)
 def advance_automatic_seats(match_id: int) -> int:
-    """Let out-of-process automatic seats of one match act. Idempotent (answers are submitted
-    with the version they were chosen for), hence ``acks_late`` and ``reject_on_worker_lost``:
-    a worker that dies mid-match gives the message back to the broker and another one resumes."""
+    """Let out-of-process automatic seats of one match act. Idempotent (a batch is stored only
+    if the match is still at the version it was asked at), hence ``acks_late`` and
+    ``reject_on_worker_lost``: a worker that dies mid-match gives the message back to the
+    broker and another one resumes."""
     return services.match_advance_automatic_seats(match_id=match_id)
+
+
+@shared_task(name="games.resume_stalled_matches", ignore_result=True, time_limit=300,
+             soft_time_limit=240)
+def resume_stalled_matches() -> int:
+    """Periodic: queue ``advance_automatic_seats`` again for running matches where an
+    out-of-process seat is due but nothing moved for a while (a lost message, a killed
+    worker)."""
+    return services.matches_resume_stalled()

@@ -87,8 +87,9 @@ def starter_url(starter: ModuleType, secret: str) -> Iterator[str]:
 
 
 class FakeBot(ThreadingHTTPServer):
-    """A bot whose /move answer is ``behaviour``: good, slow, error500, invalid_json, illegal,
-    huge, huge_stream, redirect, bad_shape. Counts calls per path; verifies every signature."""
+    """A bot whose /move answer is ``behaviour``: good, slow, gated (good once the test opens
+    its gate), error500, invalid_json, illegal, huge, huge_stream, redirect, bad_shape. Counts
+    calls per path; verifies every signature."""
 
     daemon_threads = True
 
@@ -104,6 +105,9 @@ class FakeBot(ThreadingHTTPServer):
         self.connections = 0  # TCP connections accepted
         #: (start, end) of each /move this bot handled, by the monotonic clock.
         self.move_windows: list[tuple[float, float]] = []
+        #: "gated": each /move sets ``entered``, then waits for ``gate`` before answering.
+        self.entered = threading.Event()
+        self.gate = threading.Event()
 
     @property
     def url(self) -> str:
@@ -160,6 +164,9 @@ class _FakeHandler(BaseHTTPRequestHandler):
         if behaviour == "slow":
             time.sleep(self.server.sleep)
             self.server.move_windows.append((started, time.monotonic()))
+        if behaviour == "gated":
+            self.server.entered.set()
+            self.server.gate.wait(timeout=30)
         if behaviour == "error500":
             self._send(500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":

@@ -12,9 +12,10 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot, BotCall
 from bots.signing import new_secret
-from bots.webhook import WEBHOOK_KIND
+from bots.webhook import WebhookSession
 from games import services
 from games.models import Match, MatchEvent
+from games.states import load_state
 from tests.games.conftest import act, poll, replay_log
 
 from .conftest import require_game
@@ -66,21 +67,21 @@ def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open
                                                                       monkeypatch) -> None:
     require_game("dice_cup")
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
-    original = type(WEBHOOK_KIND).choose_many
+    original = WebhookSession.ask
     calls = {"n": 0}
 
-    def dying(self: Any, match: Any, state: Any, seats: Any) -> Any:
+    def dying(self: Any, state: Any, seats: Any, version: int) -> Any:
         calls["n"] += 1
         if calls["n"] == 13:
             raise Crash()
-        return original(self, match, state, seats)
+        return original(self, state, seats, version)
 
-    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", dying)
+    monkeypatch.setattr(WebhookSession, "ask", dying)
     with pytest.raises(Crash):
         services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
     saved = consistent(match_id)
     assert saved.status == "running" and 5 <= saved.version <= 13, saved.version
-    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", original)
+    monkeypatch.setattr(WebhookSession, "ask", original)
     services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
     match = consistent(match_id)
     assert match.status == "finished"
@@ -97,18 +98,18 @@ def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
                              seats=[{"kind": "webhook"}, {"kind": "player"}])
     services.match_join(match_id=match_id, user=bob)
     match = Match.objects.get(pk=match_id)
-    assert sorted(services.load_state(match).to_act()) == [0, 1], "D.O.T starts with commits"
-    original = type(WEBHOOK_KIND).choose_many
+    assert sorted(load_state(match).to_act()) == [0, 1], "D.O.T starts with commits"
+    original = WebhookSession.ask
 
-    def bob_moves_meanwhile(self: Any, match: Any, state: Any, seats: Any) -> Any:
-        answers = original(self, match, state, seats)
+    def bob_moves_meanwhile(self: Any, state: Any, seats: Any, version: int) -> Any:
+        answers = original(self, state, seats, version)
         body = poll(bob_api, match_id, 1).json()
         if body["your_turn"]:
             assert act(bob_api, match_id, 1, body["version"],
                        body["legal_actions"][0]).status_code == 200
         return answers
 
-    monkeypatch.setattr(type(WEBHOOK_KIND), "choose_many", bob_moves_meanwhile)
+    monkeypatch.setattr(WebhookSession, "ask", bob_moves_meanwhile)
     services.match_advance_automatic_seats(match_id=match_id, max_steps=1)
     first = MatchEvent.objects.filter(match_id=match_id, kind="action").order_by("n")
     assert [e.seat for e in first[:2]] == [1, 0], "bob first, then the bot's answer kept"
@@ -121,11 +122,14 @@ def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server
     require_game("dice_cup")
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
 
-    def broken_flush(self: Any, match: Any) -> None:
-        BotCall.objects.bulk_create(match.__dict__.pop("_webhook_pending_calls", []))
-        raise RuntimeError("call log storage is broken")
+    original = WebhookSession.flush
 
-    monkeypatch.setattr(type(WEBHOOK_KIND), "flush", broken_flush)
+    def broken_flush(self: Any, moves: Any, applied: bool) -> None:
+        original(self, moves, applied)
+        if moves:
+            raise RuntimeError("call log storage is broken")
+
+    monkeypatch.setattr(WebhookSession, "flush", broken_flush)
     moves = services.match_advance_automatic_seats(match_id=match_id)
     match = Match.objects.get(pk=match_id)
     assert match.status == "finished" and moves > 0

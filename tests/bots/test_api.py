@@ -11,6 +11,7 @@ from django.conf import settings
 from django.test import Client
 
 from bots import tasks
+from games import tasks as games_tasks
 from bots.models import Bot, BotCall
 from tests.games.conftest import documented_keys
 
@@ -139,8 +140,8 @@ def test_the_health_check_task_records_the_result(alice_api, open_ref_server,
     assert detail["stats"]["call_errors"] == {"handshake:connection_error": 1}
     entry = settings.CELERY_BEAT_SCHEDULE["bots-health-check"]
     assert entry["task"] == tasks.health_check.name == "bots.health_check"
-    assert settings.CELERY_BEAT_SCHEDULE["bots-resume-stalled-matches"]["task"] == \
-        tasks.resume_stalled_matches.name
+    assert settings.CELERY_BEAT_SCHEDULE["games-resume-stalled-matches"]["task"] == \
+        games_tasks.resume_stalled_matches.name
 
 
 def test_admin_pages(alice_api, open_ref_server, django_user_model) -> None:

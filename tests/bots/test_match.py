@@ -8,7 +8,7 @@ import time
 import pytest
 
 from bots import protocol
-from bots.match import ReferenceSeat, WebhookSeat, play_webhook_match
+from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 from games.engine import get_game
 from games.engine.play import replay
 

@@ -11,7 +11,7 @@ from django.db import connection
 
 from bots.models import Bot, BotSeat
 from bots.signing import new_secret
-from bots.webhook import WebhookSeatKind
+from bots.webhook import WebhookSession
 from games import services
 
 from .conftest import require_game
@@ -30,11 +30,11 @@ def seated_match(owner: Any, players: int = 3) -> tuple[Any, dict[int, Bot]]:
 @pytest.mark.django_db
 def test_each_seat_is_claimed_once_per_field(alice) -> None:
     match, bots = seated_match(alice)
-    claim = WebhookSeatKind._claim
-    assert claim(match, bots, "started_at") == [0, 1, 2]
-    assert claim(match, bots, "started_at") == []
-    assert claim(match, bots, "ended_at") == [0, 1, 2]
-    assert claim(match, bots, "ended_at") == []
+    claim = WebhookSession._claim
+    assert claim(match.pk, bots, "started_at") == [0, 1, 2]
+    assert claim(match.pk, bots, "started_at") == []
+    assert claim(match.pk, bots, "ended_at") == [0, 1, 2]
+    assert claim(match.pk, bots, "ended_at") == []
     rows = BotSeat.objects.filter(match=match)
     assert len(rows) == 3 and all(r.started_at and r.ended_at and r.bot_id for r in rows)
 
@@ -45,7 +45,7 @@ def test_a_row_made_earlier_keeps_its_strikes_and_is_still_claimed(alice) -> Non
     BotSeat.objects.create(match=match, number=1, bot=bots[1], strikes={"timeout": 2},
                            last_error={"reason": "timeout"})
     BotSeat.objects.create(match=match, number=2, bot=bots[2], started_at=match.created_at)
-    assert WebhookSeatKind._claim(match, bots, "started_at") == [0, 1]
+    assert WebhookSession._claim(match.pk, bots, "started_at") == [0, 1]
     seat = BotSeat.objects.get(match=match, number=1)
     assert seat.strikes == {"timeout": 2} and seat.last_error == {"reason": "timeout"}
     assert BotSeat.objects.get(match=match, number=2).started_at == match.created_at
@@ -54,7 +54,7 @@ def test_a_row_made_earlier_keeps_its_strikes_and_is_still_claimed(alice) -> Non
 def test_only_known_fields_can_be_claimed(alice, db) -> None:
     match, bots = seated_match(alice)
     with pytest.raises(ValueError):
-        WebhookSeatKind._claim(match, bots, "strikes = 1, started_at")
+        WebhookSession._claim(match.pk, bots, "strikes = 1, started_at")
 
 
 @pytest.mark.postgres
@@ -67,7 +67,7 @@ def test_racing_tasks_split_the_seats_without_overlap(alice) -> None:
     def claim() -> None:
         try:
             barrier.wait()
-            results.append(WebhookSeatKind._claim(match, bots, "started_at"))
+            results.append(WebhookSession._claim(match.pk, bots, "started_at"))
         finally:
             connection.close()
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from bots.models import Bot, BotCall, BotSeat
-from bots.services import matches_resume_stalled
 from games import tasks
+from games.services import matches_resume_stalled
 from games.engine import get_game
 from games.models import Match, MatchEvent, Seat
 from tests.games.conftest import act, poll, replay_log
@@ -268,7 +268,7 @@ def test_every_game_with_webhook_bots(alice_api, open_ref_server, game_id) -> No
 def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatch,
                                           settings) -> None:
     require_game("dice_cup")
-    settings.BOTS_STALLED_SECONDS = 1
+    settings.BLUFF_STALLED_SECONDS = 1
     queued: list[int] = []
     monkeypatch.setattr(tasks.advance_automatic_seats, "delay", queued.append)
     bot_id = register(alice_api, open_ref_server.base_url + "/random")

@@ -18,6 +18,7 @@ from django.db import connection
 from bots.models import Bot, BotCall, BotSeat
 from bots.signing import new_secret
 from games import services
+from games.services import store
 from games.models import Match, MatchEvent
 
 from .conftest import require_game
@@ -46,7 +47,7 @@ def _database_url(tmp_path: Path) -> str:
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
                                                    tmp_path) -> None:
     require_game("dice_cup")
-    monkeypatch.setattr(services, "_enqueue_advance", lambda match_id: None)  # sent below
+    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # sent below
     bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     match = services.match_create(game="dice_cup", created_by=alice, seed=11,

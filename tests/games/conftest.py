@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from games import services
 from games.engine import get_game
 from games.models import Match
+from games.states import load_state
 
 DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
 
@@ -172,7 +173,7 @@ def make_alice_move_while_waiting(monkeypatch: Any, match_id: int, alice: Any) -
 
     def alice_moves(seconds: float) -> None:
         match = Match.objects.get(pk=match_id)
-        legal = selectors.load_state(match).legal_actions(0)
+        legal = load_state(match).legal_actions(0)
         services.match_submit_action(match_id=match_id, seat_number=0, user=alice,
                                      version=match.version, action=legal[0])
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from games import services, tasks
 from games.models import Match, MatchEvent, Seat
-from games.seats import get_seat_kind, unregister_seat_kind
+from games.seats import SeatAnswer, Table, get_seat_kind, unregister_seat_kind
 
 from .conftest import act, out_of_process_kind, poll, replay_log, to_move
 
@@ -99,9 +99,12 @@ class EchoSeat:
     def __init__(self) -> None:
         self.asked: list[int] = []
 
-    def choose(self, match: Match, seat_number: int, view: dict, legal: Any) -> dict:
-        self.asked.append(match.version)
-        return legal[-1]
+    def session(self, table: Table) -> EchoSeat:
+        return self
+
+    def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
+        self.asked.append(version)
+        return {n: SeatAnswer(action=state.legal_actions(n)[-1]) for n in seats}
 
 
 @pytest.fixture

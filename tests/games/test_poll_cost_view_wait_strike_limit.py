@@ -9,7 +9,8 @@ import pytest
 
 from games import selectors, services
 from games.models import Match, MatchEvent, Seat
-from games.seats import SeatAnswer
+from games.states import load_state
+from games.seats import SeatAnswer, Table
 
 from .conftest import act, out_of_process_kind, poll, to_move, url
 
@@ -93,7 +94,7 @@ def test_public_view_long_poll_returns_as_soon_as_the_match_moves(duel, alice, b
                                                                   monkeypatch) -> None:
     def someone_moves(seconds: float) -> None:
         match = Match.objects.get(pk=duel.pk)
-        state = selectors.load_state(match)
+        state = load_state(match)
         seat = state.to_act()[0]
         services.match_submit_action(match_id=duel.pk, seat_number=seat,
                                      user=(alice, bob)[seat], version=match.version,
@@ -208,10 +209,10 @@ class StrikingSeat:
     def __init__(self) -> None:
         self.asked = 0
 
-    def choose(self, match: Match, seat_number: int, view: dict, legal: Any) -> dict:
-        raise AssertionError("choose_many is used")
+    def session(self, table: Table) -> StrikingSeat:
+        return self
 
-    def choose_many(self, match: Match, state: Any, seats: list[int]) -> dict[int, SeatAnswer]:
+    def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
         self.asked += 1
         return {n: SeatAnswer(strike="timeout", detail="too slow") for n in seats}
 
@@ -241,9 +242,10 @@ def test_out_of_process_strikes_count_against_the_match_strike_limit(
 
 
 def test_webhook_bots_are_told_the_match_strike_limit(make_match, alice) -> None:
-    from bots.webhook import WebhookSeatKind
+    from bots.webhook import match_info
+    from games.services.store import table_of
 
     for limit, told in ((2, 2), (0, None)):
         match = make_match("dice_cup", [alice, "bot:random"], strike_limit=limit)
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
-        assert WebhookSeatKind._info(match, {}).strike_limit == told
+        assert match_info(table_of(match), {}).strike_limit == told

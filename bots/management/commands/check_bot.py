@@ -3,8 +3,8 @@
     python manage.py check_bot http://127.0.0.1:8000 --game dtc --matches 20 --secret whsec_...
 
 Handshake, then ``--matches`` matches against in-process reference bots with the bot in a
-rotating seat, through the same client, protocol and failure policy as real matches (no strike
-limit, so every problem is counted). Reports protocol errors, illegal actions, strikes and
+rotating seat, through the match driver, caller, protocol and client of real matches, so the
+failure policy is the one real matches apply (no strike limit, so every problem is counted). Reports protocol errors, illegal actions, strikes and
 latency p50/p95/max; exits non-zero if anything failed.
 """
 
@@ -19,7 +19,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from bots import protocol
-from bots.match import ReferenceSeat, SeatSpec, WebhookSeat, percentile, play_webhook_match
+from bots.caller import percentile
+from bots.offline import ReferenceSeat, SeatSpec, WebhookSeat, play_webhook_match
 from bots.net import Call, client_from_settings
 from bots.signing import new_secret
 from games.engine import EngineError, game_ids, get_game

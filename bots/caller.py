@@ -1,0 +1,138 @@
+"""Asking webhook bots over HTTP for one match: request bodies, signatures, concurrent calls, and
+their answers read into :class:`games.seats.SeatAnswer` values for the match driver. No
+database: the ``webhook`` seat kind (:mod:`bots.webhook`) wraps a caller with the registered
+bots and writes its records as call log rows; offline play (:mod:`bots.offline`: ``check_bot``,
+tests, researchers) uses it as it is.
+
+What a failure means is decided in one place, the match driver (``games.driver``): a caller
+only says what went wrong, as a strike reason when the bot is at fault (``protocol.Failure``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from games.engine import State
+from games.seats import SeatAnswer
+
+from . import protocol
+from .net import BotClient, Call, Reply
+from .protocol import JSON, MatchInfo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a seat's bot answers, and the secret its calls are signed with."""
+
+    url: str
+    secret: str
+
+
+@dataclass
+class CallRecord:
+    """One call to a seat's bot as its developer needs to see it: what, how long, and how it
+    failed (``reason`` empty: it did not). ``strike``: the failure was the bot's fault."""
+
+    seat: int
+    path: str
+    turn: int
+    elapsed_ms: float
+    status: int | None = None
+    reason: str = ""
+    detail: str = ""
+    strike: bool = False
+    log: str = ""
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100) of ``values``; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+class WebhookCaller:
+    """Calls the bots of some seats of one match: ``/move`` for answers, ``/start`` and
+    ``/end`` to tell them. Keeps a :class:`CallRecord` per call (and per body we could not
+    build: a ``platform_error``, never sent, never a strike) until :meth:`take_records`."""
+
+    def __init__(self, info: MatchInfo, endpoints: dict[int, Endpoint],
+                 client: BotClient | Callable[[], BotClient]) -> None:
+        self.info = info
+        self.endpoints = endpoints
+        self._client = client
+        self.records: list[CallRecord] = []
+
+    @property
+    def client(self) -> BotClient:
+        return self._client if isinstance(self._client, BotClient) else self._client()
+
+    def take_records(self) -> list[CallRecord]:
+        records, self.records = self.records, []
+        return records
+
+    def ask(self, state: State, seats: Sequence[int]) -> dict[int, SeatAnswer]:
+        """``/move`` to every seat at once, all from ``state``; an answer per seat (a seat
+        whose body could not be built gets a platform failure: the default, no strike)."""
+        replies, answers = self._call(state, seats, "move", protocol.move_body)
+        for seat, reply in replies.items():
+            outcome = reply.failure or protocol.parse_move_answer(state, seat, reply.body)
+            record = self._record(seat, "move", state, reply)
+            if isinstance(outcome, protocol.MoveAnswer):
+                answers[seat] = SeatAnswer(action=outcome.action)
+                record.log = outcome.log or ""
+            else:
+                record.reason, record.detail = outcome.reason, outcome.detail
+                record.strike = outcome.is_bot_fault
+                answers[seat] = SeatAnswer(strike=outcome.reason if record.strike else None,
+                                           detail=outcome.detail)
+            self.records.append(record)
+        return answers
+
+    def notify(self, state: State, seats: Sequence[int], path: str) -> None:
+        """``/start`` or ``/end`` to every seat at once; answers are ignored, failures
+        recorded (never a strike)."""
+        make = protocol.start_body if path == "start" else protocol.end_body
+        replies, _ = self._call(state, seats, path, make)
+        for seat, reply in replies.items():
+            record = self._record(seat, path, state, reply)
+            if reply.failure is not None:
+                record.reason, record.detail = reply.failure.reason, reply.failure.detail
+            self.records.append(record)
+
+    def _call(self, state: State, seats: Sequence[int], path: str,
+              make_body: Callable[[MatchInfo, State, int], JSON],
+              ) -> tuple[dict[int, Reply], dict[int, SeatAnswer]]:
+        """Build each seat's body and call those bots at once: their replies by seat, and a
+        platform failure answer for each body we could not build."""
+        calls: list[Call] = []
+        asked: list[int] = []
+        failed: dict[int, SeatAnswer] = {}
+        timeout = self.info.timeout_ms / 1000
+        for seat in seats:
+            endpoint = self.endpoints[seat]
+            try:
+                body = protocol.encode(make_body(self.info, state, seat))
+            except Exception as exc:  # noqa: BLE001 - our bug must not stop the match
+                log.exception("match %s seat %s: building /%s failed", self.info.id, seat, path)
+                self.records.append(CallRecord(seat=seat, path=path, turn=state.moves,
+                                               elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR,
+                                               detail=repr(exc)))
+                failed[seat] = SeatAnswer(detail=f"platform error: {exc!r}")
+                continue
+            calls.append(Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
+                              timeout=timeout))
+            asked.append(seat)
+        replies = self.client.call_many(calls) if calls else []
+        return dict(zip(asked, replies, strict=True)), failed
+
+    @staticmethod
+    def _record(seat: int, path: str, state: State, reply: Reply) -> CallRecord:
+        return CallRecord(seat=seat, path=path, turn=state.moves,
+                          elapsed_ms=reply.elapsed * 1000, status=reply.status)

@@ -1,0 +1,309 @@
+"""The match driver: every change to a match's engine state goes through here, once.
+
+A :class:`MatchDriver` holds one engine state, the seats' strikes and forfeits and the match
+version, and turns whatever happens into log entries (:class:`Move`): a player's action, a
+resignation, a missed deadline, and the answers of seats that act by themselves. It has no
+database and no network of its own: the services load a match into a driver and store what it
+made, and offline users (``check_bot``, benches, researchers) drive one directly.
+
+The failure policy, written once (docs/api.md, docs/bot-protocol.md):
+
+* An automatic seat's answer (:class:`games.seats.SeatAnswer`) with a legal action is applied.
+* Otherwise the seat gets the game's default action; if the seat is at fault (the answer names a
+  strike reason, or its action was illegal: ``illegal_action``) it also gets a strike. An answer
+  with neither is a platform failure: the default action and no strike.
+* A missed deadline is the default action and a ``timeout`` strike.
+* At the match's strike limit (0 = never) the seat forfeits (``strikes``, or ``timeouts`` when
+  the last strike was a missed deadline): the engine ranks it last and from then on it plays the
+  default action without being asked.
+
+Versions: every applied action, default action and resignation bumps the version by one;
+``step_version`` is the version at which the current set of seats to act began (the seats of
+a simultaneous step may answer with any version since then).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .engine import IllegalAction, State
+from .seats import SeatAnswer, SeatKind, SeatSession, Table, get_seat_kind
+
+log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]
+
+# Log entry kinds (``MatchEvent.Kind`` stores the same strings).
+START = "start"
+ACTION = "action"
+DEFAULT = "default"
+TIMEOUT = "timeout"
+RESIGN = "resign"
+
+#: Strike reasons the driver gives itself (a seat kind names its own, e.g. ``http_status``).
+ILLEGAL_ACTION = "illegal_action"
+MISSED_DEADLINE = "timeout"
+
+
+def engine_events(state: State, since: int) -> list[JSON]:
+    """Engine events from index ``since``, public, with each seat's private part under
+    ``private[str(seat)]``: the complete record the log needs for audits and replays."""
+    events = state.events_since(since)
+    for seat in range(state.players):
+        for event in state.events_since(since, seat):
+            if "private" in event:
+                events[event["n"] - since].setdefault("private", {})[str(seat)] = event["private"]
+    return events
+
+
+@dataclass(frozen=True)
+class Move:
+    """One entry of the match log, made by the driver.
+
+    ``n`` is the match version after it; ``turn`` the engine's move count before it (what a
+    seat was asked at). ``strike``: the reason the seat got a strike with this move (its detail
+    in ``detail``).
+    """
+
+    n: int
+    kind: str
+    seat: int | None
+    action: JSON | None
+    events: list[JSON]
+    event_count: int
+    turn: int = 0
+    strike: str | None = None
+    detail: str = ""
+
+    @property
+    def version(self) -> int:
+        return self.n
+
+
+class MatchDriver:
+    """One match's engine state and seats, changed only through the failure policy above.
+
+    ``kinds`` overrides registered seat kinds by name (offline play plugs in a webhook kind
+    that needs no database this way); ``sessions`` hands over sessions already open (a driver
+    rebuilt on a newer state keeps the records of the one before). Other automatic kinds open
+    their sessions when first asked.
+    """
+
+    def __init__(self, state: State, table: Table, *, version: int = 0, step_version: int = 0,
+                 strikes: Sequence[int] | None = None, forfeited: Iterable[int] = (),
+                 kinds: Mapping[str, SeatKind] | None = None,
+                 sessions: Mapping[str, SeatSession] | None = None) -> None:
+        if len(table.seats) != state.players:
+            raise ValueError(f"{len(table.seats)} seats for {state.players} players")
+        self.state = state
+        self.table = table
+        self.version = version
+        self.step_version = step_version
+        self.strikes = list(strikes) if strikes is not None else [0] * state.players
+        self.forfeited = set(forfeited)
+        self._kinds = dict(kinds or {})
+        #: Each seat's kind, by seat number.
+        self.kinds: list[SeatKind] = [self._kind(seat.kind) for seat in table.seats]
+        #: Open sessions by kind name.
+        self.sessions: dict[str, SeatSession] = dict(sessions or {})
+        self._moves: list[Move] = []
+
+    # ---- what the driver made ------------------------------------------------------------
+
+    @property
+    def moves(self) -> list[Move]:
+        """Log entries made since the driver was built or :meth:`take_moves` was last called."""
+        return self._moves
+
+    def take_moves(self) -> list[Move]:
+        moves, self._moves = self._moves, []
+        return moves
+
+    def session(self, kind: str) -> SeatSession:
+        """The open session of ``kind`` at this table (opened on first use)."""
+        session = self.sessions.get(kind)
+        if session is None:
+            automatic = self._kind(kind).automatic
+            if automatic is None:
+                raise ValueError(f"seat kind {kind!r} is not automatic")
+            session = self.sessions[kind] = automatic.session(self.table)
+        return session
+
+    def out_of_process_sessions(self) -> list[SeatSession]:
+        """A session of every out-of-process kind seated here (opened if need be)."""
+        names = dict.fromkeys(seat.kind for seat, kind in zip(self.table.seats, self.kinds)
+                              if kind.out_of_process)
+        return [self.session(name) for name in names]
+
+    # ---- changes -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """The log's first entry (the deal): no version change."""
+        self._log(START, None, None, since=0)
+
+    def act(self, seat: int, action: JSON, *, kind: str = ACTION, strike: str | None = None,
+            detail: str = "") -> None:
+        """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed)."""
+        state = self.state
+        since, turn = state.event_count, state.moves
+        before = set(state.to_act())
+        state.apply(seat, action)
+        self.version += 1
+        # The step goes on only while the seats left are a strict subset of those asked before:
+        # a seat asked again right after its own action faces a new decision.
+        if not set(state.to_act()) < before:
+            self.step_version = self.version
+        self._log(kind, seat, action, since=since, turn=turn, strike=strike, detail=detail)
+
+    def resign(self, seat: int, reason: str = "resigned") -> None:
+        """Forfeit ``seat``: ranked last, and it plays default actions from now on."""
+        state = self.state
+        since = state.event_count
+        before = set(state.to_act())
+        state.forfeit(seat, reason)
+        self.forfeited.add(seat)
+        self.version += 1
+        if not set(state.to_act()) <= before:
+            self.step_version = self.version
+        self._log(RESIGN, seat, {"type": "resign", "reason": reason}, since=since)
+
+    def decide(self, seat: int, answer: SeatAnswer) -> bool:
+        """Apply an automatic seat's answer under the failure policy; False if the seat is not
+        (or no longer) asked, or is forfeited (then :meth:`settle` plays its default)."""
+        state = self.state
+        if state.is_over or seat not in state.to_act() or seat in self.forfeited:
+            return False
+        strike, detail = answer.strike, answer.detail
+        if answer.action is not None:
+            try:
+                self.act(seat, answer.action)
+                return True
+            except IllegalAction as exc:
+                log.info("match %s seat %s chose an illegal action: %s", self.table.match_id,
+                         seat, exc)
+                strike, detail = strike or ILLEGAL_ACTION, str(exc)
+        self.act(seat, state.default_action(seat), kind=DEFAULT, strike=strike, detail=detail)
+        if strike:
+            self._strike(seat, forfeit_reason="strikes")
+        return True
+
+    def submit(self, answers: Mapping[int, SeatAnswer]) -> int:
+        """:meth:`decide` each answer in order; how many were applied."""
+        return sum(self.decide(seat, answer) for seat, answer in answers.items())
+
+    def miss_deadline(self, seat: int) -> None:
+        """``seat`` let its deadline pass: the default action and a strike."""
+        state = self.state
+        self.act(seat, state.default_action(seat), kind=TIMEOUT, strike=MISSED_DEADLINE,
+                 detail="the deadline passed")
+        self._strike(seat, forfeit_reason="timeouts")
+
+    def expire(self) -> int:
+        """Every seat to act missed the deadline; how many default actions were applied."""
+        applied = 0
+        for seat in list(self.state.to_act()):
+            if self.state.is_over or seat not in self.state.to_act():
+                continue
+            self.miss_deadline(seat)
+            applied += 1
+        return applied
+
+    def _strike(self, seat: int, *, forfeit_reason: str) -> None:
+        self.strikes[seat] += 1
+        limit = self.table.strike_limit
+        if limit and self.strikes[seat] >= limit and seat not in self.forfeited:
+            self.resign(seat, forfeit_reason)
+
+    # ---- seats that act by themselves ----------------------------------------------------
+
+    def settle(self) -> None:
+        """Forfeited seats play their default action and inline automatic seats (reference
+        bots) choose, until only polling or out-of-process seats are due or the match is over
+        (the engine's move cap guarantees that it ends)."""
+        state = self.state
+        while not state.is_over:
+            progressed = False
+            for seat in state.to_act():
+                if state.is_over or seat not in state.to_act():
+                    continue
+                kind = self.kinds[seat]
+                if seat in self.forfeited:
+                    self.act(seat, state.default_action(seat), kind=DEFAULT)
+                elif kind.automatic is not None and kind.inline:
+                    self.decide(seat, self.ask([seat])[seat])
+                else:
+                    continue
+                progressed = True
+            if not progressed:
+                break
+
+    def due_out_of_process(self) -> tuple[list[int], bool]:
+        """The due out-of-process seats (not forfeited), and whether any other seat is due too
+        (after :meth:`settle` that can only be a polling player)."""
+        due: list[int] = []
+        others = False
+        for seat in self.state.to_act():
+            if self.kinds[seat].out_of_process and seat not in self.forfeited:
+                due.append(seat)
+            else:
+                others = True
+        return due, others
+
+    def ask(self, seats: Sequence[int]) -> dict[int, SeatAnswer]:
+        """Answers of ``seats`` (several seats of one kind at once), from the state as it is;
+        nothing is applied. A kind that raises is a platform failure: no strike."""
+        by_kind: dict[str, list[int]] = {}
+        for seat in seats:
+            by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
+        answers: dict[int, SeatAnswer] = {}
+        for name, numbers in by_kind.items():
+            try:
+                answers.update(self.session(name).ask(self.state, numbers, self.version))
+            except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match
+                log.exception("match %s: seat kind %r failed to answer", self.table.match_id,
+                              name)
+                for seat in numbers:
+                    answers.setdefault(seat, SeatAnswer(detail=f"platform error: {exc!r}"))
+        return {seat: answers.get(seat) or SeatAnswer(detail="platform error: no answer")
+                for seat in seats}
+
+    def run(self, *, max_moves: int = 1 << 30, until: float | None = None,
+            max_steps: int = 1 << 30) -> tuple[int, int]:
+        """Ask and apply out-of-process seats step by step while only they are due (a step that
+        also waits for a polling player is left to the caller); stop after ``max_moves`` log
+        entries, at ``until`` (``time.monotonic()``) or after ``max_steps`` steps. Returns the
+        steps played and the answers applied."""
+        steps = applied = 0
+        while steps < max_steps and not self.state.is_over:
+            due, others = self.due_out_of_process()
+            if not due or others:
+                break
+            applied += self.submit(self.ask(due))
+            self.settle()
+            steps += 1
+            if len(self._moves) >= max_moves or (until is not None
+                                                  and time.monotonic() > until):
+                break
+        return steps, applied
+
+    # ---- helpers -------------------------------------------------------------------------
+
+    def _kind(self, name: str) -> SeatKind:
+        return self._kinds.get(name) or get_seat_kind(name)
+
+    def _log(self, kind: str, seat: int | None, action: JSON | None, *, since: int,
+             turn: int | None = None, strike: str | None = None, detail: str = "") -> None:
+        state = self.state
+        self._moves.append(Move(n=self.version, kind=kind, seat=seat, action=action,
+                                events=engine_events(state, since),
+                                event_count=state.event_count,
+                                turn=state.moves if turn is None else turn, strike=strike,
+                                detail=detail))
+
+
+__all__ = ["ACTION", "DEFAULT", "ILLEGAL_ACTION", "MISSED_DEADLINE", "RESIGN", "START",
+           "TIMEOUT", "MatchDriver", "Move", "engine_events"]

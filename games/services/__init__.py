@@ -1,0 +1,25 @@
+"""Services: every change goes through here (HackSoft style ``<entity>_<action>``), one module
+per responsibility:
+
+* :mod:`.accounts`: sign-up and API tokens;
+* :mod:`.matches`: the match lifecycle (create, join, leave, act, resign, deadlines);
+* :mod:`.automatic`: the Celery task's side: out-of-process seats asked with no lock held;
+* :mod:`.store`: loading a match into the match driver and storing what it made.
+"""
+
+from .accounts import user_sign_up, user_token
+from .automatic import match_advance_automatic_seats, matches_resume_stalled
+from .matches import (
+    match_create,
+    match_expire_deadlines,
+    match_join,
+    match_leave,
+    match_resign,
+    match_submit_action,
+)
+
+__all__ = [
+    "match_advance_automatic_seats", "match_create", "match_expire_deadlines", "match_join",
+    "match_leave", "match_resign", "match_submit_action", "matches_resume_stalled",
+    "user_sign_up", "user_token",
+]

@@ -1,0 +1,164 @@
+"""Out-of-process automatic seats (e.g. webhook bots): asked by the Celery task, with no
+transaction open and no row locked while they are asked.
+
+The task reads the match, builds a match driver (``games.driver``) and lets it ask the due
+seats and apply their answers, step after step, in memory: a *batch*. The batch is then stored
+in one short transaction, guarded by the match version: if anyone changed the match meanwhile
+(a player resigned, the deadline sweep struck a seat, another task got there first) nothing of
+the batch is stored, the seats' late answers are thrown away (their kinds still record the
+calls, marked as not applied) and the task looks at the match again. So a resign or a join
+never waits on a stranger's server, and no answer is ever applied twice.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from ..driver import MatchDriver
+from ..models import Match
+from ..seats import SeatAnswer, get_seat_kind, seat_kinds
+from ..states import load_state, remember_state
+from .store import driver_for, enqueue_advance, flush, locked_match, save, tell
+
+
+def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
+                                  max_seconds: float = 120.0, batch_moves: int = 256,
+                                  batch_seconds: float = 1.0) -> int:
+    """Ask the due out-of-process seats of a match, step by step; returns how many of their
+    answers were applied.
+
+    While only such seats are due, a batch goes on in memory until it has ``batch_moves`` log
+    entries, has lasted ``batch_seconds``, a polling seat becomes due or the match ends; then it
+    is stored at once (one short transaction, a few statements whatever its length). A crash
+    loses the unstored batch only; the task is idempotent and resumes from the last stored
+    version.
+
+    A step that also waits for polling seats (a simultaneous step) is asked the same way, and
+    its answers are stored under the per-step rule of ``match_submit_action``: still valid
+    while ``step_version <= the version they were asked at <= match.version`` and the seat is
+    still asked, so a polling seat answering meanwhile does not make the bot be asked twice.
+
+    Out-of-process kinds are also told when the match has started and when it is over. After
+    ``max_seconds`` the task stops and queues itself again, so one long match never holds a
+    worker past its time limit.
+    """
+    applied = steps = 0
+    stop_at = time.monotonic() + max_seconds
+    told_start = False
+    while steps < max_steps:
+        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if match is None or match.status == Match.Status.OPEN:
+            return applied
+        driver = driver_for(match, load_state(match, for_update=True))
+        if not told_start:
+            tell(driver.out_of_process_sessions(), "started", driver.state, match_id)
+            told_start = True
+        if match.status == Match.Status.FINISHED:
+            _finish(match, driver)
+            return applied
+        done, answered, again = _play(match, driver, stop_at=stop_at, batch_moves=batch_moves,
+                                      batch_seconds=batch_seconds, max_steps=max_steps - steps)
+        steps += done
+        applied += answered
+        if not again:
+            return applied
+    return applied
+
+
+def _play(match: Match, driver: MatchDriver, *, stop_at: float, batch_moves: int,
+          batch_seconds: float, max_steps: int) -> tuple[int, int, bool]:
+    """Batches on one loaded match until the match ends, a polling seat or nobody is due, or
+    the time or step budget is spent. Returns the steps played, the answers applied, and
+    whether the match must be read again (a polling seat is due, or someone else changed the
+    match meanwhile)."""
+    steps = applied = 0
+    again = False
+    while steps < max_steps:
+        if time.monotonic() > stop_at:
+            enqueue_advance(match.pk)
+            break
+        due, others = driver.due_out_of_process()
+        if not due:
+            break
+        if others:
+            steps += 1
+            applied += _store_shared_step(match.pk, driver, driver.ask(due))
+            again = True
+            break
+        base_version = driver.version
+        previous = driver.state.to_act()
+        batch_end = min(stop_at, time.monotonic() + batch_seconds)
+        done, answered = driver.run(max_moves=batch_moves, until=batch_end,
+                                    max_steps=max_steps - steps)
+        steps += done
+        with transaction.atomic():
+            stored = save(match, driver, previous_to_act=previous, enqueue=False,
+                          guard_version=base_version, remember=False)
+            if not stored:
+                flush(driver, driver.take_moves(), applied=False)
+        if not stored:
+            again = True
+            break
+        applied += answered
+        if driver.state.is_over:
+            _finish(match, driver)
+            break
+    # Records the sessions still hold (e.g. /start calls of a run that found no bot due).
+    flush(driver, [], applied=True)
+    return steps, applied, again
+
+
+def _store_shared_step(match_id: int, driver: MatchDriver,
+                       answers: dict[int, SeatAnswer]) -> int:
+    """Store the answers of a step shared with polling seats, asked at ``driver.version``,
+    under the per-step rule; how many were applied."""
+    asked_at = driver.version
+    with transaction.atomic():
+        locked = locked_match(match_id)
+        if (locked.status != Match.Status.RUNNING
+                or not locked.step_version <= asked_at <= locked.version):
+            flush(driver, driver.take_moves(), applied=False)  # a new step began meanwhile
+            return 0
+        if locked.version != asked_at:  # a polling seat of this step answered meanwhile
+            driver = driver_for(locked, load_state(locked, for_update=True),
+                                sessions=driver.sessions)
+        previous = driver.state.to_act()
+        applied = driver.submit(answers)
+        driver.settle()
+        save(locked, driver, previous_to_act=previous, enqueue=False)
+        return applied
+
+
+def _finish(match: Match, driver: MatchDriver) -> None:
+    """The match is over: tell the out-of-process kinds, share the final state with readers."""
+    tell(driver.out_of_process_sessions(), "finished", driver.state, match.pk)
+    remember_state(match, driver.state)
+
+
+def matches_resume_stalled(*, limit: int = 500) -> int:
+    """Queue the task again for every running match where an out-of-process seat is due but
+    nothing changed for ``BLUFF_STALLED_SECONDS`` (a lost message, a killed worker). The task
+    is idempotent, so a false alarm costs one look at the match. Returns how many were queued.
+    """
+    from ..tasks import advance_automatic_seats
+
+    kinds = [name for name in seat_kinds() if get_seat_kind(name).out_of_process]
+    if not kinds:
+        return 0
+    quiet = timezone.now() - timedelta(seconds=settings.BLUFF_STALLED_SECONDS)
+    matches = (Match.objects.filter(status=Match.Status.RUNNING, updated_at__lte=quiet,
+                                    seats__kind__in=kinds)
+               .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
+    queued = 0
+    for match in matches:
+        waiting = {s.number for s in match.seats.all() if s.kind in kinds and not s.forfeited}
+        if waiting & set(load_state(match).to_act()):
+            advance_automatic_seats.delay(match.pk)
+            queued += 1
+    return queued
+

@@ -1,0 +1,275 @@
+"""The match lifecycle: create, join, leave, act, resign, and the deadline sweep.
+
+Each service is one transaction holding the match row lock (``select_for_update``), so changes
+to one match are applied one at a time, in version order, whatever the number of web workers.
+The rules are the engine's and the failure policy the match driver's (``games.driver``): a
+service loads the match into a driver, tells it what happened, lets seats that answer by
+themselves act (forfeited seats play their default action, reference bots choose at once,
+out-of-process seats are asked by a Celery task queued on commit) and stores the result
+(``store.save``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from ..engine import BadOptions, IllegalAction, State, get_game
+from ..errors import (
+    AlreadySeated,
+    BadMatchOptions,
+    BadSeats,
+    IllegalMove,
+    MatchNotOpen,
+    MatchNotRunning,
+    NoOpenSeat,
+    NotSeated,
+    NotYourSeat,
+    SeatForfeited,
+    StaleVersion,
+)
+from ..models import AppliedAction, Match, Seat
+from ..seats import PLAYER, get_seat_kind
+from ..states import load_state
+from .store import driver_for, locked_match, save, seat_of
+
+JSON = dict[str, Any]
+SEED_BITS = 63  # fits a signed BigIntegerField
+
+
+def _start(match: Match, state: State, seats: Sequence[Seat], *, now: datetime) -> None:
+    """Every seat is taken: the match runs, and seats that answer by themselves act."""
+    match.status = Match.Status.RUNNING
+    match.started_at = now
+    driver = driver_for(match, state, seats=seats)
+    driver.start()
+    driver.settle()
+    save(match, driver, seats=seats, now=now, started=True)
+
+
+def match_create(*, game: str, created_by: AbstractBaseUser | None,
+                 players: int | None = None, options: Mapping[str, Any] | None = None,
+                 seats: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None,
+                 move_time_limit: int | None = None, strike_limit: int | None = None,
+                 join: bool = False) -> Match:
+    """Create a match; it starts at once if no seat is left open.
+
+    ``seats``: one spec per seat, ``{"kind": "player"}`` for an open seat to be joined or
+    ``{"kind": "reference", "bot": "heuristic"}`` (or any registered kind). ``join`` seats the
+    creator at the first open seat. ``strike_limit``: strikes that forfeit a seat (0 = never;
+    default ``BLUFF_MAX_STRIKES``). The engine validates game, player count and options.
+    """
+    try:
+        engine = get_game(game)
+    except BadOptions as exc:
+        raise BadMatchOptions(str(exc)) from None
+    specs = [dict(spec) for spec in seats] if seats is not None else None
+    if players is None:
+        players = len(specs) if specs else engine.default_players
+    if specs is None:
+        specs = [{"kind": PLAYER}] * players
+    if len(specs) != players:
+        raise BadSeats(f"{len(specs)} seat(s) given for {players} players")
+    if seed is None:
+        seed = secrets.randbits(SEED_BITS)
+    try:
+        state = engine.new_match(players=players, seed=seed,
+                                 options={} if options is None else options)
+    except BadOptions as exc:
+        raise BadMatchOptions(str(exc)) from None
+    checked: set[tuple[str, str]] = set()  # the same bot in several seats is checked once
+    for number, spec in enumerate(specs):
+        try:
+            kind = get_seat_kind(spec.get("kind", PLAYER))
+        except KeyError:
+            raise BadSeats(f"seat {number}: unknown seat kind {spec.get('kind')!r}") from None
+        bot = spec.get("bot") or ""
+        if kind.check_bot is not None:
+            if (kind.name, str(bot)) in checked:
+                continue
+            try:
+                kind.check_bot(game, bot, created_by)
+            except ValueError as exc:
+                raise BadSeats(f"seat {number}: {exc}") from None
+            checked.add((kind.name, str(bot)))
+        elif bot:
+            raise BadSeats(f"seat {number}: a {kind.name!r} seat takes no bot")
+    if join and created_by is None:
+        raise BadSeats("an anonymous creator cannot join")
+    if join and not any(spec.get("kind", PLAYER) == PLAYER for spec in specs):
+        raise BadSeats("join is set but no seat is open")
+
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
+            created_by=created_by,
+        )
+        joined = False
+        new_seats = []
+        for number, spec in enumerate(specs):
+            kind = spec.get("kind", PLAYER)
+            seat = Seat(match=match, number=number, kind=kind, bot_name=spec.get("bot") or "")
+            if kind == PLAYER and join and not joined:
+                seat.user, seat.joined_at, joined = created_by, now, True
+            elif kind != PLAYER:
+                seat.joined_at = now
+            new_seats.append(seat)
+        Seat.objects.bulk_create(new_seats)
+        # New in this transaction: nobody else can see (or lock) the match yet.
+        if not any(seat.is_open for seat in new_seats):
+            _start(match, state, new_seats, now=now)
+    return match
+
+
+def match_join(*, match_id: int, user: AbstractBaseUser, seat_number: int | None = None) -> Match:
+    """Take an open seat (the given one, or the first open); the match starts when none is left."""
+    with transaction.atomic():
+        match = locked_match(match_id)
+        if match.status != Match.Status.OPEN:
+            raise MatchNotOpen()
+        seats = list(match.seats.all())
+        if any(seat.user_id == user.pk for seat in seats):
+            raise AlreadySeated()
+        if seat_number is None:
+            seat = next((seat for seat in seats if seat.is_open), None)
+            if seat is None:
+                raise NoOpenSeat("no seat is open")
+        else:
+            seat = seat_of(match, seat_number)
+            if not seat.is_open:
+                raise NoOpenSeat(f"seat {seat_number} is not open")
+        now = timezone.now()
+        seat.user, seat.joined_at = user, now
+        seat.save(update_fields=["user", "joined_at"])
+        if any(other.is_open for other in seats):
+            match.save(update_fields=["updated_at"])  # a visible change: new ETag
+        else:
+            _start(match, load_state(match, for_update=True), seats, now=now)
+    return match
+
+
+def match_leave(*, match_id: int, user: AbstractBaseUser) -> Match:
+    """Give up the user's seat before the match starts: it is open again. Once the match runs,
+    leaving is resigning (:func:`match_resign`)."""
+    with transaction.atomic():
+        match = locked_match(match_id)
+        if match.status != Match.Status.OPEN:
+            raise MatchNotOpen("the match has started: resign your seat instead")
+        seat = next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
+        if seat is None:
+            raise NotSeated()
+        seat.user, seat.joined_at = None, None
+        seat.save(update_fields=["user", "joined_at"])
+        match.save(update_fields=["updated_at"])  # a visible change: new ETag
+    return match
+
+
+def _response(match: Match, seat: int, version: int) -> JSON:
+    return {"match": match.pk, "seat": seat, "applied_version": version,
+            "version": match.version, "status": match.status}
+
+
+def match_submit_action(*, match_id: int, seat_number: int, user: AbstractBaseUser,
+                        version: int, action: Any) -> JSON:
+    """Apply ``action`` for the user's seat if ``version`` is not stale.
+
+    ``version`` is current when ``match.step_version <= version <= match.version``: any version
+    since the current set of seats to act began, so the seats of a simultaneous step each answer
+    with the version they polled, whoever answered first. A retry (this seat, this version, the
+    same action) gets the first answer again; anything else for a version this seat already
+    answered, or from before the step, is :class:`StaleVersion` with the current version.
+    Illegal: :class:`IllegalMove` with the engine's reason, nothing changed. Automatic seats due
+    next act before the answer (inline kinds) or right after commit (a Celery task).
+    """
+    with transaction.atomic():
+        match = locked_match(match_id)
+        seat = seat_of(match, seat_number)
+        if seat.user_id is None or seat.user_id != user.pk:
+            raise NotYourSeat()
+        if version < match.version:
+            prior = AppliedAction.objects.filter(match=match, version=version,
+                                                 seat=seat_number).first()
+            if prior is not None:
+                if prior.action == action:
+                    return prior.response
+                raise StaleVersion(f"seat {seat_number} already answered at version {version}; "
+                                   f"the match is at version {match.version}",
+                                   current_version=match.version)
+        if not match.step_version <= version <= match.version:
+            raise StaleVersion(f"the match is at version {match.version}, not {version}"
+                               + (f" (answers for this step are valid from version "
+                                  f"{match.step_version})" if match.step_version < match.version
+                                  else ""),
+                               current_version=match.version)
+        if match.status != Match.Status.RUNNING:
+            raise MatchNotRunning(f"the match is {match.status}")
+        if seat.forfeited:
+            raise SeatForfeited()
+        state = load_state(match, for_update=True)
+        previous = state.to_act()
+        driver = driver_for(match, state)
+        try:
+            driver.act(seat_number, action)
+        except IllegalAction as exc:
+            raise IllegalMove(str(exc)) from None
+        driver.settle()
+        save(match, driver, previous_to_act=previous)
+        response = _response(match, seat_number, version)
+        AppliedAction.objects.create(match=match, version=version, seat=seat_number,
+                                     action=action, response=response)
+    return response
+
+
+def match_resign(*, match_id: int, seat_number: int, user: AbstractBaseUser) -> JSON:
+    """Resign the user's seat: the engine ranks it last and it plays default actions from now."""
+    with transaction.atomic():
+        match = locked_match(match_id)
+        seat = seat_of(match, seat_number)
+        if seat.user_id is None or seat.user_id != user.pk:
+            raise NotYourSeat()
+        if match.status != Match.Status.RUNNING:
+            raise MatchNotRunning(f"the match is {match.status}")
+        if seat.forfeited:
+            raise SeatForfeited()
+        version = match.version
+        state = load_state(match, for_update=True)
+        previous = state.to_act()
+        driver = driver_for(match, state)
+        driver.resign(seat_number, "resigned")
+        driver.settle()
+        save(match, driver, previous_to_act=previous)
+        return _response(match, seat_number, version)
+
+
+def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> int:
+    """Every seat past its deadline gets the game's default action and a strike (the match
+    driver's policy: at the match's ``strike_limit`` it forfeits). Returns how many default
+    actions were applied.
+
+    Each match is its own transaction; a match locked by a request is skipped (next sweep).
+    """
+    now = now or timezone.now()
+    due = list(Match.objects.filter(status=Match.Status.RUNNING, deadline__lte=now)
+               .order_by("deadline").values_list("pk", flat=True)[:limit])
+    applied = 0
+    for match_id in due:
+        with transaction.atomic():
+            match = (Match.objects.select_for_update(skip_locked=True).prefetch_related("seats")
+                     .filter(pk=match_id, status=Match.Status.RUNNING, deadline__lte=now).first())
+            if match is None:
+                continue
+            driver = driver_for(match, load_state(match, for_update=True))
+            applied += driver.expire()
+            driver.settle()
+            save(match, driver, now=now)
+    return applied

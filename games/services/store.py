@@ -1,0 +1,178 @@
+"""Loading a match into the match driver and storing what the driver made: the one place where
+a driver's moves become rows (``MatchEvent``, ``Seat``, ``Match``).
+
+Call :func:`save` inside a transaction, either holding the match row lock (the request paths)
+or with ``guard_version`` (the Celery task, which holds no lock while it asks bots: the write
+happens only if nobody else changed the match since the version the driver started from).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from contextlib import nullcontext
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..driver import MatchDriver, Move
+from ..engine import State
+from ..errors import MatchNotFound, SeatNotFound
+from ..models import Match, MatchEvent, Seat
+from ..seats import SeatSession, Table, TableSeat
+from ..states import remember_state
+
+log = logging.getLogger(__name__)
+
+#: The Match columns a save writes.
+SAVED_FIELDS = ("version", "step_version", "state", "status", "result", "finished_at",
+                "deadline", "started_at", "updated_at")
+
+
+def locked_match(match_id: int) -> Match:
+    """The match with its seats, its row locked until the transaction ends."""
+    match = (Match.objects.select_for_update().prefetch_related("seats")
+             .filter(pk=match_id).first())
+    if match is None:
+        raise MatchNotFound()
+    return match
+
+
+def seat_of(match: Match, number: int) -> Seat:
+    for seat in match.seats.all():
+        if seat.number == number:
+            return seat
+    raise SeatNotFound(f"match {match.pk} has no seat {number!r}")
+
+
+def table_of(match: Match, seats: Sequence[Seat] | None = None) -> Table:
+    """The match as its automatic seats may know it (``seats``: default the prefetched ones)."""
+    seats = list(match.seats.all()) if seats is None else seats
+    return Table(match_id=match.pk, game=match.game, options=match.options, seed=match.seed,
+                 seats=tuple(TableSeat(number=s.number, kind=s.kind, bot=s.bot_name,
+                                       user_id=s.user_id)
+                             for s in sorted(seats, key=lambda s: s.number)),
+                 move_time_limit=match.move_time_limit, strike_limit=match.strike_limit,
+                 created_by_id=match.created_by_id)
+
+
+def driver_for(match: Match, state: State, *, seats: Sequence[Seat] | None = None,
+               sessions: dict[str, SeatSession] | None = None) -> MatchDriver:
+    """A driver over ``state`` (a private copy: the driver changes it) and the match's seats."""
+    seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+    return MatchDriver(state, table_of(match, seats), version=match.version,
+                       step_version=match.step_version, strikes=[s.strikes for s in seats],
+                       forfeited=[s.number for s in seats if s.forfeited], sessions=sessions)
+
+
+def enqueue_advance(match_id: int) -> None:
+    """Queue the task that asks out-of-process seats (when the current transaction commits)."""
+    from ..tasks import advance_automatic_seats
+
+    transaction.on_commit(lambda: advance_automatic_seats.delay(match_id))
+
+
+def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
+         now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
+         enqueue: bool = True, started: bool = False, guard_version: int | None = None,
+         remember: bool = True) -> bool:
+    """Store the driver's state and moves into ``match`` (and its seats), and let each seat
+    session write its own records of them. Returns False, having written nothing, when
+    ``guard_version`` is given and the match is no longer at that version (or not running).
+
+    ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
+    goes on (fewer of them are still asked) the deadline stays. ``enqueue``: queue the task
+    for out-of-process seats now due (and, with ``started`` or at the end, to tell them).
+    ``remember``: cache the state for readers once committed (only if the driver will not
+    change it again).
+    """
+    now = now or timezone.now()
+    state = driver.state
+    seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+    match.version, match.step_version = driver.version, driver.step_version
+    match.state = state.to_json(events=False)
+    match.updated_at = now
+    if state.is_over:
+        match.status = Match.Status.FINISHED
+        match.result = state.result()
+        match.finished_at = now
+        match.deadline = None
+    else:
+        to_act = state.to_act()
+        # The same simultaneous step going on (some seats answered) keeps its deadline.
+        same_step = (previous_to_act is not None and match.deadline is not None
+                     and set(to_act) < set(previous_to_act))
+        if not same_step:
+            match.deadline = now + timedelta(seconds=match.move_time_limit)
+    if guard_version is None:
+        match.save()
+    else:
+        written = (Match.objects.filter(pk=match.pk, version=guard_version,
+                                        status=Match.Status.RUNNING)
+                   .update(**{field: getattr(match, field) for field in SAVED_FIELDS}))
+        if not written:
+            return False
+    moves = driver.take_moves()
+    MatchEvent.objects.bulk_create(_entry(match, move) for move in moves)
+    for seat in seats:
+        strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
+        if (seat.strikes, seat.forfeited) != (strikes, forfeited):
+            seat.strikes, seat.forfeited = strikes, forfeited
+            Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
+    flush(driver, moves, applied=True)
+    if enqueue and _wakes_out_of_process(driver, started):
+        enqueue_advance(match.pk)
+    if remember:
+        # From here on this State object is never changed: readers may share it once committed.
+        transaction.on_commit(lambda: remember_state(match, state))
+    return True
+
+
+def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool) -> None:
+    """Each session writes its own records (inside a transaction, in a savepoint: a failing
+    one loses only its own rows, never the moves)."""
+    in_transaction = transaction.get_connection().in_atomic_block
+    for session in driver.sessions.values():
+        method = getattr(session, "flush", None)
+        if method is None:
+            continue
+        try:
+            with transaction.atomic() if in_transaction else nullcontext():
+                method(moves, applied)
+        except Exception:  # noqa: BLE001 - another app's bug must not stall or lose the moves
+            log.exception("match %s: flush of %s failed", driver.table.match_id,
+                          type(session).__name__)
+
+
+def tell(sessions: Sequence[SeatSession], hook: str, state: State, match_id: Any) -> None:
+    """Call the optional ``hook`` (``started``, ``finished``) of each session; a failing hook is
+    logged, never fatal to the match."""
+    for session in sessions:
+        method = getattr(session, hook, None)
+        if method is None:
+            continue
+        try:
+            method(state)
+        except Exception:  # noqa: BLE001
+            log.exception("match %s: %s of %s failed", match_id, hook, type(session).__name__)
+
+
+def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
+    kinds = driver.kinds
+    if not any(kind.out_of_process for kind in kinds):
+        return False
+    if started or driver.state.is_over:
+        return True  # they are told the match started / ended
+    due, _ = driver.due_out_of_process()
+    return bool(due)
+
+
+def _entry(match: Match, move: Move) -> MatchEvent:
+    return MatchEvent(match=match, n=move.n, version=move.n, kind=move.kind, seat=move.seat,
+                      action=move.action, events=move.events, event_count=move.event_count)
+
+
+__all__ = ["driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",
+           "table_of", "tell"]
