@@ -1,31 +1,34 @@
-"""Platform time per webhook-bot move, on top of the raw HTTP round trip to the same bot.
+"""Platform time per webhook-bot move, through the path real matches take, on top of the raw
+HTTP round trip to the same bot.
 
-    python bench/bots.py [--matches 30] [--rounds 5] [--game dice_cup] [--players 3]
-                         [--bot refserver|starter] [--full]
+    python bench/bots.py [--matches 30] [--rounds 5] [--worker-matches 200] [--game dice_cup]
+                         [--players 3] [--bot refserver|starter]
+                         [--db postgres://postgres@127.0.0.1:5432/bluff_bench_bots | --db sqlite]
 
 The bot runs in a process of its own on loopback, checking signatures, as a developer's bot
-would: the reference bots of ``manage.py serve_bots`` or ``examples/starter_bot``. Then, in
-``--rounds`` alternating rounds (so that machine noise falls on every figure alike):
+would: the reference bots of ``manage.py serve_bots`` or ``examples/starter_bot``. The bench
+database is dropped and created (PostgreSQL, the default) or a fresh SQLite file, and migrated.
+Then, in ``--rounds`` alternating rounds (so that machine noise falls on every figure alike):
 
 1. **raw**: the HTTP round trip alone: one kept-alive stdlib ``http.client`` connection posting
    already built and signed /move bodies of real matches of the game to the bot, again and
    again: the bot's own time, loopback, and the leanest Python client;
-2. **protocol**: whole matches between webhook bots through the platform's match runner
-   (``bots.match.play_webhook_match``: engine, request bodies, signatures, the SSRF-guarded
-   pooled client, answer parsing and engine validation, /start and /end);
-3. with ``--full``, the same matches through the Django service path that real matches take
-   (``games.services.match_create`` and ``match_advance_automatic_seats`` with ``webhook``
-   seats: row lock, batches, the match log, the bots' call log, /start and /end claimed once)
-   on a throwaway database: SQLite, or PostgreSQL with ``DATABASE_URL=postgres://...``.
+2. **task path**: whole matches of ``--players`` webhook seats as real matches are played:
+   ``games.services.match_create`` (what ``POST /api/matches/`` calls), then the body of the
+   Celery task ``games.advance_automatic_seats`` in this process (match driver, seat sessions,
+   bodies, signatures, the pooled SSRF-guarded client, batches stored guarded by the version,
+   the match log, the call log, /start and /end claimed once). Timed all-in per match.
 
-Platform time per move = (time of the moves - raw x the /move calls they needed) / moves. For
-(2) the moves are timed apart from /start and /end (per match, not per move; their time is
-printed too); for (3) whole matches are timed, counting one round trip per /start and /end
-round. Each figure is the median of the rounds (each a mean over its calls or moves).
-Target: under 0.5 ms per move for (2).
+Platform time per move = (time of the matches - raw x the round trips they needed: every /move
+call plus one /start and one /end round) / moves, each figure the median of the rounds. A
+least-squares line through (moves, ms) of every match splits it into a cost per match and a
+cost per move. Targets: at most 0.3 ms per move all-in, under 5 ms per match.
 
-For (3) a least-squares line through (moves, time) of every match also splits the time into a
-cost per match (creating it, /start and /end, first and last save) and a cost per move.
+3. **worker**: what a user sees: ``--worker-matches`` matches created one after another with
+   the task queued on commit (as the API does) and played by one real Celery worker process
+   (solo pool) on the configured broker (``CELERY_BROKER_URL``, else an embedded one in a
+   temporary folder); matches/s from the first creation to the last /end, next to the
+   round-trip-bound ideal (every round trip at the raw figure, nothing else).
 """
 
 from __future__ import annotations
@@ -39,18 +42,19 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-TARGET_MS = 0.5
+TARGET_PER_MOVE_MS = 0.3
+TARGET_PER_MATCH_MS = 5.0
 #: Notify rounds per match: /start and /end.
 NOTIFY_ROUNDS = 2
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_bots"
 
 
 def start_bot(kind: str, secret: str) -> tuple[subprocess.Popen, str]:
@@ -62,7 +66,7 @@ def start_bot(kind: str, secret: str) -> tuple[subprocess.Popen, str]:
         command = [sys.executable, str(ROOT / "manage.py"), "serve_bots", "--port", "0",
                    "--secret", secret]
         suffix = "/random"
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT,
                                env={**os.environ, "BOT_SECRET": secret})
     line = process.stdout.readline()
     found = re.search(r"http://[\d.]+:\d+", line)
@@ -70,6 +74,32 @@ def start_bot(kind: str, secret: str) -> tuple[subprocess.Popen, str]:
         process.kill()
         raise SystemExit(f"the bot did not start: {line!r}")
     return process, found.group(0) + suffix
+
+
+def prepare_environment(db: str, tmp: pathlib.Path) -> str:
+    """Point this process (and the worker it starts) at a fresh bench database and, unless one
+    is configured, an embedded broker in ``tmp``; as in production, DEBUG off (no query log).
+    Returns the DATABASE_URL."""
+    if db == "sqlite":
+        url = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    else:
+        import psycopg
+
+        parts = urlsplit(db)
+        name = parts.path.lstrip("/")
+        with psycopg.connect(urlunsplit(parts._replace(path="/postgres")),
+                             autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        url = db
+    os.environ.update({
+        "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": "bench-only-secret-key",
+        "ALLOWED_HOSTS": "127.0.0.1", "BOTS_ALLOW_PRIVATE_ADDRESSES": "1",
+        "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "config.settings",
+    })
+    if "CELERY_BROKER_URL" not in os.environ:
+        os.environ["BLUFF_VAR_DIR"] = str(tmp / "var")
+    return url
 
 
 def sample_bodies(game_id: str, players: int, options, matches: int = 5) -> list[bytes]:
@@ -119,170 +149,174 @@ def bench_raw(url: str, secret: str, bodies: list[bytes], n: int) -> float:
 
 @dataclass
 class Run:
-    """Matches played one way: per match (moves, /move calls, ms of its moves), and for the
-    protocol path the mean ms of a match's /start and /end rounds, timed apart."""
+    """Matches played through the task path: per match (moves, /move calls, ms all-in)."""
 
     matches: list[tuple[int, int, float]]
-    notify_ms: float | None = None
 
     @property
     def moves(self) -> int:
         return sum(m for m, _, _ in self.matches)
 
-    def per_move(self, raw_ms: float, notify_rounds: int = 0) -> float:
-        """Platform ms per move on top of the bot round trips (``notify_rounds`` per match
-        when the times include /start and /end)."""
-        trips = sum(calls + notify_rounds for _, calls, _ in self.matches)
+    def per_move(self, raw_ms: float) -> float:
+        """Platform ms per move on top of the bot round trips, all-in."""
+        trips = sum(calls + NOTIFY_ROUNDS for _, calls, _ in self.matches)
         return (sum(ms for _, _, ms in self.matches) - raw_ms * trips) / self.moves
 
-    def fit(self) -> tuple[float, float]:
-        """(ms per match, ms per move) of a least-squares line through the matches."""
+    def fit(self, raw_ms: float) -> tuple[float, float]:
+        """(ms per match, ms per move) on top of the round trips, from a least-squares line
+        through the matches' (moves, platform ms)."""
+        platform_ms = [ms - raw_ms * (calls + NOTIFY_ROUNDS) for _, calls, ms in self.matches]
         slope, intercept = statistics.linear_regression([m for m, _, _ in self.matches],
-                                                        [ms for _, _, ms in self.matches])
+                                                        platform_ms)
         return intercept, slope
 
 
-def bench_protocol(url: str, secret: str, game_id: str, players: int, options,
-                   seeds: range) -> Run:
-    """Whole matches through the match runner of ``play_webhook_match``, timing the moves
-    (steps) apart from /start and /end, which are per match, not per move."""
-    import uuid
+class Bench:
+    """The bench database's owner, bot and seats."""
 
-    from bots.offline import WebhookMatch, WebhookSeat
-    from bots.net import BotClient
-    from bots.protocol import MatchInfo
-    from games.engine import get_game
+    def __init__(self, url: str, secret: str, game: str, players: int, options) -> None:
+        from django.contrib.auth import get_user_model
 
-    game = get_game(game_id)
-    seats = [WebhookSeat(url, secret)] * players
-    out = []
-    notify_ms = []
-    with BotClient(allow_private=True) as client:
-        for seed in [10_000, *seeds]:  # the first one warms up
-            state = game.new_match(players=players, seed=seed, options=options)
-            info = MatchInfo(id=uuid.uuid4().hex, game=game_id, options=state.options,
-                             seats=[s.name for s in seats], timeout_ms=1000, strike_limit=5)
-            runner = WebhookMatch(state, seats, match=info, client=client, strike_limit=5,
-                                  seed=seed)
-            started = time.perf_counter()
-            runner.start()
-            stepping = time.perf_counter()
-            while not state.is_over:
-                runner.step()
-            stepped = time.perf_counter()
-            runner.end()
-            ended = time.perf_counter()
-            assert not any(s.strikes or s.call_errors for s in runner.stats)
-            if seed != 10_000:
-                calls = sum(s.moves for s in runner.stats)
-                out.append((len(runner.report.history), calls, (stepped - stepping) * 1000))
-                notify_ms.append((stepping - started + ended - stepped) * 1000)
-    return Run(out, notify_ms=statistics.mean(notify_ms))
+        from bots.models import Bot
+        from games.engine import game_ids
+
+        self.game, self.options = game, options
+        self.owner = get_user_model().objects.create_user("bench", password="x")
+        bot = Bot.objects.create(owner=self.owner, name="bench", url=url, secret=secret,
+                                 games=game_ids(), handshake_ok=True)
+        self.seats = [{"kind": "webhook", "bot": bot.pk}] * players
+
+    def create(self, seed: int):
+        from games import services
+
+        return services.match_create(game=self.game, created_by=self.owner, seats=self.seats,
+                                     seed=seed, options=self.options)
+
+    def task_path(self, seeds: range) -> Run:
+        """Create and play each match through the task's body, timed all-in."""
+        from bots.models import BotCall
+        from games import tasks
+        from games.services import store
+
+        out = []
+        enqueue = store.enqueue_advance
+        store.enqueue_advance = lambda match_id: None  # the task runs right here instead
+        try:
+            for seed in seeds:
+                started = time.perf_counter()
+                match = self.create(seed)
+                moves = tasks.advance_automatic_seats(match.pk)
+                elapsed = (time.perf_counter() - started) * 1000
+                calls = BotCall.objects.filter(match_id=match.pk, path="move").count()
+                out.append((moves, calls, elapsed))
+        finally:
+            store.enqueue_advance = enqueue
+        return Run(out)
 
 
-@contextmanager
-def full_path(url: str, secret: str, game_id: str, players: int,
-              options) -> Iterator[Callable[[range], Run]]:
-    """A function playing matches through the games service, on a throwaway test database
-    that lives as long as the ``with`` block."""
+def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]:
+    """(matches/s, round-trip-bound ideal matches/s) of one real worker process playing
+    ``count`` matches queued as the API queues them."""
     from django.conf import settings
-    from django.db import connection
-    from django.test.utils import setup_test_environment
 
-    settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
-    setup_test_environment(debug=False)  # as in production: no query log kept
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    from bots.models import BotCall, BotSeat
+    from config.celery import app
 
-    from django.contrib.auth import get_user_model
+    app.control.purge()
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q",
+         settings.QUEUE_MATCHES, "--loglevel", "WARNING", "--without-gossip",
+         "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=dict(os.environ))
+    players = len(bench.seats)
 
-    from bots.models import Bot, BotCall
-    from games import services
-    from games.engine import game_ids
-
-    owner = get_user_model().objects.create_user("bench", password="x")
-    bot = Bot.objects.create(owner=owner, name="bench", url=url, secret=secret,
-                             games=game_ids(), handshake_ok=True)
-    seats = [{"kind": "webhook", "bot": bot.pk}] * players
-
-    def one(seed: int) -> tuple[int, int, float]:
-        started = time.perf_counter()
-        match = services.match_create(game=game_id, created_by=owner, seats=seats, seed=seed,
-                                      options=options)
-        moves = services.match_advance_automatic_seats(match_id=match.pk)
-        elapsed = (time.perf_counter() - started) * 1000
-        calls = BotCall.objects.filter(match_id=match.pk, path="move").count()
-        return moves, calls, elapsed
+    def ended(ids: list[int]) -> int:
+        return BotSeat.objects.filter(match_id__in=ids, ended_at__isnull=False).count()
 
     try:
-        one(10_000)  # warm up
-        yield lambda seeds: Run([one(seed) for seed in seeds])
+        warm = [bench.create(900_000).pk]  # the worker is up once it has played this one
+        limit = time.monotonic() + 120
+        while ended(warm) < players:
+            if time.monotonic() > limit or worker.poll() is not None:
+                raise SystemExit("the worker did not play the warm-up match")
+            time.sleep(0.05)
+        started = time.perf_counter()
+        ids = [bench.create(seed).pk for seed in range(700_000, 700_000 + count)]
+        while ended(ids) < players * count:
+            if worker.poll() is not None:
+                raise SystemExit("the worker died")
+            time.sleep(0.05)
+        elapsed = time.perf_counter() - started
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+        worker.terminate()
+        worker.wait(timeout=30)
+    trips = (BotCall.objects.filter(match_id__in=ids, path="move").count()
+             + NOTIFY_ROUNDS * count)
+    return count / elapsed, count / (trips * raw_ms / 1000)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="dice_cup")
     parser.add_argument("--players", type=int, default=3)
-    parser.add_argument("--matches", type=int, default=30, help="matches per round and path")
+    parser.add_argument("--matches", type=int, default=30, help="matches per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--worker-matches", type=int, default=200,
+                        help="matches the real worker plays (0: skip)")
     parser.add_argument("--bot", choices=["refserver", "starter"], default="refserver")
-    parser.add_argument("--full", action="store_true",
-                        help="also measure the Django service path (database) per move")
+    parser.add_argument("--db", default=DEFAULT_DB,
+                        help="a PostgreSQL URL (dropped and created) or 'sqlite'")
     args = parser.parse_args()
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
+    prepare_environment(args.db, tmp)
     import django
 
     django.setup()
+    from django.core.management import call_command
     from django.db import connection
 
     from bots.signing import new_secret
 
+    call_command("migrate", verbosity=0)
     options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}}.get(args.game)
     secret = new_secret()
     process, url = start_bot(args.bot, secret)
     try:
+        bench = Bench(url, secret, args.game, args.players, options)
         bodies = sample_bodies(args.game, args.players, options)
-        raws, protocols, notifies, fulls = [], [], [], []
-        with (full_path(url, secret, args.game, args.players, options) if args.full
-              else nullcontext()) as full:
-            for r in range(args.rounds):
-                seeds = range(r * args.matches, (r + 1) * args.matches)
-                raw = bench_raw(url, secret, bodies, 1000)
-                protocol = bench_protocol(url, secret, args.game, args.players, options, seeds)
-                raws.append(raw)
-                protocols.append(protocol.per_move(raw))
-                notifies.append(protocol.notify_ms)
-                if full is not None:
-                    fulls.append(full(seeds))
+        bench.task_path(range(10_000, 10_003))  # warm up
+        raws, runs = [], []
+        for r in range(args.rounds):
+            raws.append(bench_raw(url, secret, bodies, 1000))
+            runs.append(bench.task_path(range(r * args.matches, (r + 1) * args.matches)))
+        raw = statistics.median(raws)
+        worker = bench_worker(bench, args.worker_matches, raw) if args.worker_matches else None
     finally:
         process.kill()
 
-    raw = statistics.median(raws)
-    print(f"Python {platform.python_version()} on {platform.machine()}; bot: {args.bot} in its "
-          f"own process ({url}); {args.game}, {args.players} webhook seats, "
-          f"{args.rounds} rounds of {args.matches} matches per path")
+    print(f"Python {platform.python_version()} on {platform.machine()}; {connection.vendor}; "
+          f"bot: {args.bot} in its own process ({url}); {args.game}, {args.players} webhook "
+          f"seats, {args.rounds} rounds of {args.matches} matches")
     print(f"raw HTTP round trip (http.client keep-alive, {len(bodies)} real /move bodies of "
           f"{statistics.mean(map(len, bodies)):.0f} B on average): "
           f"{raw:.3f} ms (rounds: {', '.join(f'{x:.3f}' for x in raws)})")
-    overhead = statistics.median(protocols)
-    verdict = "OK" if overhead < TARGET_MS else "OVER TARGET"
-    print(f"protocol path, platform time per move on top of the round trip: {overhead:.3f} ms "
-          f"(rounds: {', '.join(f'{x:.3f}' for x in protocols)}; target < {TARGET_MS} ms: "
-          f"{verdict})")
-    print(f"  per match: /start and /end, each sent to every seat at once: "
-          f"{statistics.median(notifies):.2f} ms")
-    if fulls:
-        per_move = [run.per_move(r, NOTIFY_ROUNDS) for run, r in zip(fulls, raws)]
-        fits = [run.fit() for run in fulls]
-        print(f"full service path ({connection.vendor}: match log, bot call log), platform time "
-              f"per move on top of the round trip: {statistics.median(per_move):.3f} ms "
-              f"(rounds: {', '.join(f'{x:.3f}' for x in per_move)}; "
-              f"{statistics.mean(m for run in fulls for m, _, _ in run.matches):.0f} moves per "
-              f"match)")
-        per_match = statistics.median(f[0] for f in fits)
-        slope = statistics.median(f[1] for f in fits)
-        print(f"  as a line through the matches: {per_match:.1f} ms per match + {slope:.3f} ms "
-              f"per move, i.e. {slope - raw:.3f} ms per move on top of the round trip")
+    per_move = [run.per_move(r) for run, r in zip(runs, raws)]
+    fits = [run.fit(r) for run, r in zip(runs, raws)]
+    moves = statistics.mean(m for run in runs for m, _, _ in run.matches)
+    all_in = statistics.median(per_move)
+    print(f"task path, platform time per move on top of the round trips, all-in: "
+          f"{all_in:.3f} ms (rounds: {', '.join(f'{x:.3f}' for x in per_move)}; "
+          f"{moves:.0f} moves per match; target <= {TARGET_PER_MOVE_MS} ms: "
+          f"{'OK' if all_in <= TARGET_PER_MOVE_MS else 'OVER TARGET'})")
+    per_match = statistics.median(f[0] for f in fits)
+    slope = statistics.median(f[1] for f in fits)
+    print(f"  as a line through the matches: {per_match:.2f} ms per match + {slope:.3f} ms per "
+          f"move (target per match < {TARGET_PER_MATCH_MS} ms: "
+          f"{'OK' if per_match < TARGET_PER_MATCH_MS else 'OVER TARGET'})")
+    if worker is not None:
+        rate, ideal = worker
+        print(f"one worker process, {args.worker_matches} matches queued as the API queues "
+              f"them: {rate:.1f} matches/s (round-trip-bound ideal {ideal:.1f}/s: "
+              f"{rate / ideal:.0%})")
     return 0
 
 

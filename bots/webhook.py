@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from games.db import insert_rows
 from games.driver import Move
 from games.engine import State
 from games.seats import SeatAnswer, SeatKind, Table
@@ -156,8 +157,7 @@ class WebhookSession:
             return
         rows = [self._row(record, applied) for record in self._caller.take_records()
                 if self.bots.get(record.seat) is not None]
-        if rows:
-            BotCall.objects.bulk_create(rows)
+        insert_rows(BotCall, rows)
 
     def _row(self, record: CallRecord, applied: bool) -> BotCall:
         moved_on = not applied and record.path == BotCall.Path.MOVE

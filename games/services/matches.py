@@ -107,13 +107,13 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
         raise BadSeats("join is set but no seat is open")
 
     now = timezone.now()
+    match = Match(
+        game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
+        move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+        strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
+        created_by=created_by,
+    )
     with transaction.atomic():
-        match = Match.objects.create(
-            game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
-            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
-            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
-            created_by=created_by,
-        )
         joined = False
         new_seats = []
         for number, spec in enumerate(specs):
@@ -124,10 +124,11 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
             elif kind != PLAYER:
                 seat.joined_at = now
             new_seats.append(seat)
-        Seat.objects.bulk_create(new_seats)
-        # New in this transaction: nobody else can see (or lock) the match yet.
-        if not any(seat.is_open for seat in new_seats):
+        if any(seat.is_open for seat in new_seats):
+            match.save()
+        else:  # it starts at once: one INSERT of the match as it stands after the first moves
             _start(match, state, new_seats, now=now)
+        Seat.objects.bulk_create(new_seats)
     return match
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from ..db import insert_rows
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
@@ -79,7 +80,8 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
          enqueue: bool = True, started: bool = False, guard_version: int | None = None,
          remember: bool = True) -> bool:
     """Store the driver's state and moves into ``match`` (and its seats), and let each seat
-    session write its own records of them. Returns False, having written nothing, when
+    session write its own records of them. A new ``match`` (no pk yet) is inserted; its new
+    ``seats`` are only updated in memory (the caller inserts them). Returns False, having written nothing, when
     ``guard_version`` is given and the match is no longer at that version (or not running).
 
     ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
@@ -115,12 +117,13 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
         if not written:
             return False
     moves = driver.take_moves()
-    MatchEvent.objects.bulk_create(_entry(match, move) for move in moves)
+    insert_rows(MatchEvent, [_entry(match, move) for move in moves])
     for seat in seats:
         strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
         if (seat.strikes, seat.forfeited) != (strikes, forfeited):
             seat.strikes, seat.forfeited = strikes, forfeited
-            Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
+            if seat.pk is not None:
+                Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
     flush(driver, moves, applied=True)
     if enqueue and _wakes_out_of_process(driver, started):
         enqueue_advance(match.pk)
