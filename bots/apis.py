@@ -151,6 +151,9 @@ class CallSerializer(serializers.Serializer):
     strike = serializers.BooleanField()
     detail = serializers.CharField()
     log = serializers.CharField(help_text="The bot's own log line.")
+    applied = serializers.BooleanField(
+        help_text="False: the match changed while the bot was asked (a resignation, a "
+                  "deadline), so this answer was not used and the bot was asked again.")
 
 
 @extend_schema_serializer(component_name="BotDetail")

@@ -1,7 +1,9 @@
-"""Start the whole platform locally: migrate, then web server + Celery worker + Celery beat.
+"""Start the whole platform locally: migrate, then web server + two Celery workers + beat.
 
 Runs on the embedded defaults (SQLite, filesystem broker under var/) unless DATABASE_URL /
-CELERY_BROKER_URL say otherwise. Ctrl-C (or SIGTERM) stops every process; if one dies, the
+CELERY_BROKER_URL say otherwise. One worker consumes the ``matches`` queue (tasks that play
+matches and wait on bots), one the ``housekeeping`` queue (deadlines, health checks, pruning),
+so a slow bot never delays a deadline sweep. Ctrl-C (or SIGTERM) stops every process; if one dies, the
 others are stopped too, so nothing is left running half-way.
 """
 
@@ -20,16 +22,28 @@ HOST = os.environ.get("BLUFF_HOST", "127.0.0.1")
 PORT = os.environ.get("PORT", "8000")
 
 
+#: The Celery queues (config/settings.py routes the tasks) and one worker for each.
+QUEUES = ("matches", "housekeeping")
+
+
+def worker_command(queue: str, *extra: str) -> list[str]:
+    """A Celery worker consuming ``queue`` (the tests start the same command)."""
+    return [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", queue,
+            "--hostname", f"{queue}@%h", "--concurrency", "1", *extra]
+
+
+def commands() -> dict[str, list[str]]:
+    return {
+        "web": [PYTHON, "manage.py", "runserver", f"{HOST}:{PORT}"],
+        **{f"worker-{queue}": worker_command(queue, "--loglevel", "INFO") for queue in QUEUES},
+        "beat": [PYTHON, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO"],
+    }
+
+
 def main() -> int:
     os.chdir(ROOT)
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], check=True)
-    celery = [PYTHON, "-m", "celery", "-A", "config"]
-    commands = {
-        "web": [PYTHON, "manage.py", "runserver", f"{HOST}:{PORT}"],
-        "worker": [*celery, "worker", "--loglevel", "INFO", "--concurrency", "1"],
-        "beat": [*celery, "beat", "--loglevel", "INFO"],
-    }
-    processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+    processes = {name: subprocess.Popen(cmd) for name, cmd in commands().items()}
     print(f"Bluff League is up: http://{HOST}:{PORT}/api/docs/  (Ctrl-C to stop)", flush=True)
 
     stopping = False

@@ -35,7 +35,7 @@ def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.
 
 @pytest.mark.django_db(transaction=True)
 def test_a_resign_during_a_slow_bots_turn_returns_at_once_and_the_late_answer_is_dropped(
-        alice, bob, fake_bot, secret, settings, monkeypatch) -> None:
+        alice, alice_api, bob, fake_bot, secret, settings, monkeypatch) -> None:
     require_game("dice_cup")
     settings.BOTS_MOVE_TIMEOUT_MS = 20_000
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # run by hand below
@@ -70,6 +70,9 @@ def test_a_resign_during_a_slow_bots_turn_returns_at_once_and_the_late_answer_is
     assert (entries[1].kind, entries[1].seat) == ("resign", 1), "the resign came first"
     late = BotCall.objects.get(match=match, path="move", turn=0, applied=False)
     assert "not applied" in late.detail and not late.strike and late.reason == ""
+    calls = alice_api.get(f"/api/bots/{row.pk}/calls/?match={match.pk}&path=move").json()
+    assert [c for c in calls["results"] if not c["applied"]] == [
+        dict(calls["results"][-1], applied=False)], "the API shows the late call, the first one"
     used = BotCall.objects.filter(match=match, path="move", applied=True).count()
     assert used == MatchEvent.objects.filter(match=match, seat=0, kind="action").count() > 0, \
         "every answer used is in the log once; the late one is not"

@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 import yaml
 from django.db import connection
 
@@ -55,8 +56,13 @@ def test_openapi_schema_and_docs_are_served(client) -> None:
 def test_docker_compose_services_run_real_entry_points() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert {"postgres", "redis", "web", "worker", "beat"} <= set(services)
-    for name in ("web", "worker", "beat"):
+    workers = {"worker-matches": "matches", "worker-housekeeping": "housekeeping"}
+    assert {"postgres", "redis", "web", "beat", *workers} <= set(services)
+    for name, queue in workers.items():  # one worker per queue the tasks are routed to
+        words = shlex.split(services[name]["command"])
+        assert words[words.index("-Q") + 1] == queue
+    assert set(workers.values()) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
+    for name in ("web", "beat", *workers):
         command = services[name]["command"]
         words = shlex.split(command)
         if words[:2] == ["sh", "-c"]:

@@ -42,6 +42,14 @@ def driver(kinds: list[str], answer: Any = None, *, game: str = "dice_cup",
                        ), seat
 
 
+def play_out(d: MatchDriver) -> None:
+    """What the games task does, without a database: settle, then ask, until the end."""
+    d.settle()
+    while not d.state.is_over:
+        d.run()
+        d.settle()
+
+
 def first_legal(state: State, n: int) -> SeatAnswer:
     return SeatAnswer(action=state.legal_actions(n)[0])
 
@@ -75,10 +83,7 @@ def test_a_failed_answer_gets_the_default_action_and_a_strike_when_the_seat_is_a
 def test_the_strike_limit_forfeits_and_a_forfeited_seat_is_not_asked_again() -> None:
     d, seat = driver([OUT, "reference"], lambda s, n: SeatAnswer(strike="timeout"),
                      strike_limit=2)
-    d.settle()
-    while not d.state.is_over:
-        d.run()
-        d.settle()
+    play_out(d)
     assert d.strikes[0] == 2 and d.forfeited == {0}
     resign = [m for m in d.moves if m.kind == RESIGN]
     assert [(m.seat, m.action["reason"]) for m in resign] == [(0, "strikes")]
@@ -89,10 +94,7 @@ def test_the_strike_limit_forfeits_and_a_forfeited_seat_is_not_asked_again() -> 
 def test_a_strike_limit_of_zero_never_forfeits() -> None:
     d, seat = driver([OUT, "reference"], lambda s, n: SeatAnswer(strike="timeout"),
                      strike_limit=0)
-    d.settle()
-    while not d.state.is_over:
-        d.run()
-        d.settle()
+    play_out(d)
     assert d.strikes[0] == len(seat.asked) > 3 and not d.forfeited
 
 
