@@ -20,7 +20,8 @@ Then, in ``--rounds`` alternating rounds (so that machine noise falls on every f
    the match log, the call log, /start and /end claimed once). Timed all-in per match.
 
 Platform time per move = (time of the matches - raw x the round trips they needed: every /move
-call plus one /start and one /end round) / moves, each figure the median of the rounds. A
+call plus one /start and one /end round) / moves, each figure the median of the rounds; the CPU
+time of this process per move is printed too (steadier when other work shares the machine). A
 least-squares line through (moves, ms) of every match splits it into a cost per match and a
 cost per move. Targets: at most 0.3 ms per move all-in, under 5 ms per match.
 
@@ -149,9 +150,11 @@ def bench_raw(url: str, secret: str, bodies: list[bytes], n: int) -> float:
 
 @dataclass
 class Run:
-    """Matches played through the task path: per match (moves, /move calls, ms all-in)."""
+    """Matches played through the task path: per match (moves, /move calls, ms all-in), and
+    the CPU time this process spent on them."""
 
     matches: list[tuple[int, int, float]]
+    cpu_ms: float = 0.0
 
     @property
     def moves(self) -> int:
@@ -201,17 +204,20 @@ class Bench:
         out = []
         enqueue = store.enqueue_advance
         store.enqueue_advance = lambda match_id: None  # the task runs right here instead
+        cpu = time.process_time()
         try:
             for seed in seeds:
                 started = time.perf_counter()
                 match = self.create(seed)
                 moves = tasks.advance_automatic_seats(match.pk)
                 elapsed = (time.perf_counter() - started) * 1000
+                cpu_paused = time.process_time()
                 calls = BotCall.objects.filter(match_id=match.pk, path="move").count()
+                cpu -= time.process_time() - cpu_paused  # the bench's own query is not counted
                 out.append((moves, calls, elapsed))
         finally:
             store.enqueue_advance = enqueue
-        return Run(out)
+        return Run(out, cpu_ms=(time.process_time() - cpu) * 1000)
 
 
 def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]:
@@ -312,6 +318,10 @@ def main() -> int:
     print(f"  as a line through the matches: {per_match:.2f} ms per match + {slope:.3f} ms per "
           f"move (target per match < {TARGET_PER_MATCH_MS} ms: "
           f"{'OK' if per_match < TARGET_PER_MATCH_MS else 'OVER TARGET'})")
+    cpu = statistics.median(run.cpu_ms / run.moves for run in runs)
+    print(f"  CPU time of the platform process per move, all-in: {cpu:.3f} ms (engine, bodies, "
+          f"signatures, client, ORM; the bot and PostgreSQL run in other processes; steadier "
+          f"than wall time on a busy machine)")
     if worker is not None:
         rate, ideal = worker
         print(f"one worker process, {args.worker_matches} matches queued as the API queues "

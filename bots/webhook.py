@@ -159,15 +159,15 @@ class WebhookSession:
                 if self.bots.get(record.seat) is not None]
         insert_rows(BotCall, rows)
 
-    def _row(self, record: CallRecord, applied: bool) -> BotCall:
+    def _row(self, record: CallRecord, applied: bool) -> dict[str, Any]:
         moved_on = not applied and record.path == BotCall.Path.MOVE
-        return BotCall(bot=self.bots[record.seat], match_id=self.table.match_id, seat=record.seat,
-                       path=record.path, turn=record.turn, elapsed_ms=record.elapsed_ms,
-                       status=record.status, reason=record.reason,
-                       strike=record.strike and not moved_on, applied=not moved_on,
-                       detail="; ".join(filter(None, [record.detail,
-                                                      NOT_APPLIED if moved_on else ""])),
-                       log=record.log)
+        return {"bot_id": self.bots[record.seat].pk, "match_id": self.table.match_id,
+                "seat": record.seat, "path": record.path, "turn": record.turn,
+                "elapsed_ms": record.elapsed_ms, "status": record.status,
+                "reason": record.reason, "strike": record.strike and not moved_on,
+                "applied": not moved_on, "log": record.log,
+                "detail": "; ".join(filter(None, [record.detail,
+                                                  NOT_APPLIED if moved_on else ""]))}
 
     def _note_strikes(self, moves: Sequence[Move]) -> None:
         """Strikes by reason per webhook seat, as the driver gave them."""

@@ -172,9 +172,10 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
     return bool(due)
 
 
-def _entry(match: Match, move: Move) -> MatchEvent:
-    return MatchEvent(match=match, n=move.n, version=move.n, kind=move.kind, seat=move.seat,
-                      action=move.action, events=move.events, event_count=move.event_count)
+def _entry(match: Match, move: Move) -> dict[str, Any]:
+    return {"match_id": match.pk, "n": move.n, "version": move.n, "kind": move.kind,
+            "seat": move.seat, "action": move.action, "events": move.events,
+            "event_count": move.event_count}
 
 
 __all__ = ["driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 import time
 from pathlib import Path
 
