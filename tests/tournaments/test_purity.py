@@ -12,7 +12,7 @@ import sys
 import pytest
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
-PURE_MODULES = ("scheduling",)
+PURE_MODULES = ("scheduling", "standings", "ratings", "confidence")
 FORBIDDEN = ("django", "rest_framework", "celery", "drf_spectacular", "kombu")
 
 
