@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+import re
 from collections import Counter
 from itertools import combinations, permutations
 
@@ -22,12 +24,17 @@ FAST = settings(max_examples=60, deadline=None, derandomize=True)
 
 def pair_counts(schedule) -> Counter:
     return Counter(
-        frozenset(pair) for tables in schedule for table in tables for pair in combinations(table, 2)
+        frozenset(pair)
+        for tables in schedule
+        for table in tables
+        for pair in combinations(table, 2)
     )
 
 
 def seat_counts(schedule) -> Counter:
-    return Counter((p, seat) for tables in schedule for table in tables for seat, p in enumerate(table))
+    return Counter(
+        (p, seat) for tables in schedule for table in tables for seat, p in enumerate(table)
+    )
 
 
 def sit_out_counts(schedule, participants: int) -> Counter:
@@ -46,7 +53,9 @@ def check_rounds(schedule, participants: int, seats: int) -> None:
 
 @FAST
 @given(participants=st.integers(2, 64), meetings=st.integers(1, 3))
-def test_round_robin_pairs_meet_equally_with_seats_balanced(participants: int, meetings: int) -> None:
+def test_round_robin_pairs_meet_equally_with_seats_balanced(
+    participants: int, meetings: int
+) -> None:
     schedule = round_robin(participants, meetings=meetings)
     check_rounds(schedule, participants, 2)
     assert len(schedule) == meetings * (participants - 1 + participants % 2)
@@ -75,7 +84,9 @@ def test_round_robin_of_four_is_the_berger_table() -> None:
     rounds=st.integers(1, 6),
     seed=st.integers(0, 2**63 - 1),
 )
-def test_table_schedule_keeps_its_guarantees(participants: int, seats: int, rounds: int, seed: int) -> None:
+def test_table_schedule_keeps_its_guarantees(
+    participants: int, seats: int, rounds: int, seed: int
+) -> None:
     seats = min(seats, participants)
     schedule = table_schedule(participants, seats=seats, rounds=rounds, seed=seed)
     assert len(schedule) == rounds
@@ -133,7 +144,9 @@ def check_seat_orders_are_optimal(schedule) -> None:
 
 @FAST
 @given(participants=st.integers(3, 30), seats=st.integers(2, 8), rounds=st.integers(1, 5))
-def test_balance_figures_count_what_the_schedule_holds(participants: int, seats: int, rounds: int) -> None:
+def test_balance_figures_count_what_the_schedule_holds(
+    participants: int, seats: int, rounds: int
+) -> None:
     seats = min(seats, participants)
     schedule = table_schedule(participants, seats=seats, rounds=rounds, seed=participants)
     pairs = pair_counts(schedule)
@@ -144,7 +157,8 @@ def test_balance_figures_count_what_the_schedule_holds(participants: int, seats:
         pair_meetings_min=min(all_pairs),
         pair_meetings_max=max(all_pairs),
         seat_spread=max(
-            max(seats_taken[p, s] for s in range(seats)) - min(seats_taken[p, s] for s in range(seats))
+            max(seats_taken[p, s] for s in range(seats))
+            - min(seats_taken[p, s] for s in range(seats))
             for p in range(participants)
         ),
         matches_min=min(played[p] for p in range(participants)),
@@ -187,7 +201,8 @@ def test_duplicate_matches_rotate_everyone_through_every_seat_of_a_deal(
         by_deal.setdefault(match.deal, []).append(match)
     assert len(by_deal) == sum(len(tables) for tables in schedule)
     for deal_matches in by_deal.values():
-        assert len({m.seed for m in deal_matches}) == 1 and len({m.round for m in deal_matches}) == 1
+        assert len({m.seed for m in deal_matches}) == 1
+        assert len({m.round for m in deal_matches}) == 1
         table_size = len(deal_matches[0].seats)
         assert len(deal_matches) == table_size
         players = set(deal_matches[0].seats)
@@ -206,3 +221,15 @@ def test_without_duplicates_each_table_is_one_match_with_its_own_deal() -> None:
     assert matches == scheduled_matches(schedule, seed=1)
     assert [m.seed for m in matches] != [m.seed for m in scheduled_matches(schedule, seed=2)]
     assert all(0 <= m.seed < 2**63 for m in matches)
+
+
+def test_the_figures_in_the_docs_are_what_the_code_computes() -> None:
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "tournaments.md").read_text()
+    row = r"^\| (\d+) \| (\d+) \| (\d+) \| (\d+)\.\.(\d+) \| (\d+) \| (\d+)\.\.(\d+) \|$"
+    rows = re.findall(row, doc, re.M)
+    assert len(rows) >= 5
+    for participants, seats, rounds, *figures in (map(int, row) for row in rows):
+        schedule = table_schedule(participants, seats=seats, rounds=rounds, seed=0)
+        f = balance_figures(schedule, participants)
+        assert [f.pair_meetings_min, f.pair_meetings_max, f.seat_spread, f.matches_min,
+                f.matches_max] == figures, f"docs row {participants}/{seats}/{rounds}"
