@@ -127,7 +127,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 QUEUE_MATCHES = "matches"
 QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
-CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES}}
+CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
+                      "tournaments.play_match": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
@@ -146,6 +147,16 @@ CELERY_BEAT_SCHEDULE = {
     "games-resume-stalled-matches": {
         "task": "games.resume_stalled_matches",
         "schedule": float(env_int("BLUFF_RESUME_SWEEP_SECONDS", 60, minimum=1)),
+        "options": {"expires": 60},
+    },
+    "tournaments-start-due": {
+        "task": "tournaments.start_due",
+        "schedule": float(env_int("TOURNAMENT_START_SWEEP_SECONDS", 15, minimum=1)),
+        "options": {"expires": 60},
+    },
+    "tournaments-reap": {
+        "task": "tournaments.reap",
+        "schedule": float(env_int("TOURNAMENT_REAP_SECONDS", 60, minimum=1)),
         "options": {"expires": 60},
     },
     "bots-prune-call-log": {
@@ -179,6 +190,17 @@ BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
 # Days of bot call log kept (one row per call; bots' stats are over these); 0 keeps all.
 BOTS_CALL_LOG_DAYS = env_int("BOTS_CALL_LOG_DAYS", 30, minimum=0)
+
+# ---- Tournaments (tournaments/) ---------------------------------------------------------------
+TOURNAMENT_MAX_PARTICIPANTS = env_int("TOURNAMENT_MAX_PARTICIPANTS", 64, minimum=2)
+TOURNAMENT_MAX_MEETINGS = env_int("TOURNAMENT_MAX_MEETINGS", 20, minimum=1)
+# Per organiser (staff are exempt): scheduled or running tournaments, and matches still to play.
+TOURNAMENT_MAX_ACTIVE = env_int("TOURNAMENT_MAX_ACTIVE", 3, minimum=1)
+TOURNAMENT_MAX_QUEUED_MATCHES = env_int("TOURNAMENT_MAX_QUEUED_MATCHES", 5000, minimum=1)
+# A participant whose seat forfeited this many matches in a row is withdrawn (0 = never).
+TOURNAMENT_FORFEITS_TO_WITHDRAW = env_int("TOURNAMENT_FORFEITS_TO_WITHDRAW", 3, minimum=0)
+# How long a queued or claimed tournament match may go unseen before the reaper queues it again.
+TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -15,11 +15,12 @@ from .matches import (
     match_join,
     match_leave,
     match_resign,
+    match_stop,
     match_submit_action,
 )
 
 __all__ = [
     "match_advance_automatic_seats", "match_create", "match_expire_deadlines", "match_join",
-    "match_leave", "match_resign", "match_submit_action", "matches_resume_stalled",
+    "match_leave", "match_resign", "match_stop", "match_submit_action", "matches_resume_stalled",
     "user_sign_up", "user_token",
 ]

@@ -58,13 +58,16 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
                  players: int | None = None, options: Mapping[str, Any] | None = None,
                  seats: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None,
                  move_time_limit: int | None = None, strike_limit: int | None = None,
-                 join: bool = False) -> Match:
+                 join: bool = False,
+                 seat_users: Mapping[int, AbstractBaseUser] | None = None) -> Match:
     """Create a match; it starts at once if no seat is left open.
 
     ``seats``: one spec per seat, ``{"kind": "player"}`` for an open seat to be joined or
     ``{"kind": "reference", "bot": "heuristic"}`` (or any registered kind). ``join`` seats the
-    creator at the first open seat. ``strike_limit``: strikes that forfeit a seat (0 = never;
-    default ``BLUFF_MAX_STRIKES``). The engine validates game, player count and options.
+    creator at the first open seat; ``seat_users`` (for the platform's own callers, such as
+    tournaments, never for API input) seats those users at those player seats. ``strike_limit``:
+    strikes that forfeit a seat (0 = never; default ``BLUFF_MAX_STRIKES``). The engine
+    validates game, player count and options.
     """
     try:
         engine = get_game(game)
@@ -119,7 +122,9 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
         for number, spec in enumerate(specs):
             kind = spec.get("kind", PLAYER)
             seat = Seat(match=match, number=number, kind=kind, bot_name=spec.get("bot") or "")
-            if kind == PLAYER and join and not joined:
+            if kind == PLAYER and seat_users and number in seat_users:
+                seat.user, seat.joined_at = seat_users[number], now
+            elif kind == PLAYER and join and not joined:
                 seat.user, seat.joined_at, joined = created_by, now, True
             elif kind != PLAYER:
                 seat.joined_at = now
@@ -250,6 +255,23 @@ def match_resign(*, match_id: int, seat_number: int, user: AbstractBaseUser) -> 
         driver.settle()
         save(match, driver, previous_to_act=previous)
         return _response(match, seat_number, version)
+
+
+def match_stop(*, match_id: int, reason: str) -> Match:
+    """End a running match now (e.g. its tournament was cancelled): every seat forfeits with
+    ``reason``, so default actions play it to the end at once; the log says why. A match that
+    is not running is left as it is."""
+    with transaction.atomic():
+        match = locked_match(match_id)
+        if match.status != Match.Status.RUNNING:
+            return match
+        driver = driver_for(match, load_state(match, for_update=True))
+        for seat in range(match.players):
+            if seat not in driver.forfeited and not driver.state.is_over:
+                driver.resign(seat, reason)
+        driver.settle()
+        save(match, driver)
+    return match
 
 
 def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> int:

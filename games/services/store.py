@@ -23,6 +23,7 @@ from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
 from ..models import Match, MatchEvent, Seat
 from ..seats import SeatSession, Table, TableSeat
+from ..signals import match_finished
 from ..states import remember_state
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
     now = now or timezone.now()
     state = driver.state
     seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+    finishing = state.is_over and match.status != Match.Status.FINISHED
     match.version, match.step_version = driver.version, driver.step_version
     match.state = state.to_json(events=False)
     match.updated_at = now
@@ -130,6 +132,8 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
     if remember:
         # From here on this State object is never changed: readers may share it once committed.
         transaction.on_commit(lambda: remember_state(match, state))
+    if finishing:
+        transaction.on_commit(lambda: match_finished.send(sender=Match, match_id=match.pk))
     return True
 
 

@@ -1,0 +1,11 @@
+"""Signals other apps listen to without ``games`` importing them.
+
+``match_finished`` is sent once the transaction that finished a match has committed, with
+``match_id``. A receiver runs in the process that finished the match; anything it must not
+lose it should also find again by itself (a crash between the commit and the receiver is
+possible): tournaments, for example, also sweep for finished matches they have not recorded.
+"""
+
+from django.dispatch import Signal
+
+match_finished = Signal()

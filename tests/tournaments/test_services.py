@@ -1,0 +1,189 @@
+"""Tournaments through their services, tasks run in-process: round robins and tables of
+reference bots play to the end, withdrawals become forfeits, limits, scheduled starts,
+cancelling and the reaper."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from games.models import Match
+from tournaments import services
+from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
+from tournaments.models import Participant, Tournament, TournamentMatch
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def refs(count: int) -> list[dict[str, Any]]:
+    names = ["heuristic", "random"]
+    return [{"kind": "reference", "bot": names[i % 2], "name": f"ref{i}"} for i in range(count)]
+
+
+def create(organiser: Any, **kwargs: Any) -> Tournament:
+    kwargs.setdefault("participants", refs(2))
+    kwargs.setdefault("game", "dice_cup")
+    kwargs.setdefault("table_size", 2)
+    return services.tournament_create(organiser=organiser, name="cup", seed=7, **kwargs)
+
+
+def test_a_round_robin_of_reference_bots_plays_to_the_end(alice, inline_tasks) -> None:
+    tournament = create(alice, participants=[{"kind": "reference", "bot": "heuristic"},
+                                             {"kind": "reference", "bot": "random"}],
+                        table_size=2, meetings=3)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished" and tournament.finished_at
+    rows = list(TournamentMatch.objects.filter(tournament=tournament))
+    assert len(rows) == 3 and all(r.status == "done" and r.match_id for r in rows)
+    firsts = [r.seats[0] for r in rows]
+    assert sorted(firsts.count(p) for p in (0, 1)) == [1, 2], "seats swapped, within one"
+    for row in rows:
+        match = Match.objects.get(pk=row.match_id)
+        assert match.status == "finished" and row.ranks == match.result["ranks"]
+        assert match.seed == row.seed and match.created_by == alice
+    assert tournament.balance["pair_meetings_min"] == 3
+
+
+def test_duplicate_tables_rotate_every_participant_through_every_seat(alice,
+                                                                     inline_tasks) -> None:
+    tournament = create(alice, participants=refs(3), table_size=3, duplicate=True)
+    rows = list(TournamentMatch.objects.filter(tournament=tournament))
+    assert len(rows) == 3 and len({r.seed for r in rows}) == 1 and len({r.deal for r in rows}) == 1
+    for participant in range(3):
+        assert sorted(r.seats.index(participant) for r in rows) == [0, 1, 2]
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+
+
+def test_bad_input_is_refused_with_the_reason(alice) -> None:
+    for kwargs, words in [
+        ({"game": "chess"}, "chess"),
+        ({"table_size": 9}, "2 to 6"),
+        ({"participants": refs(1)}, "participants"),
+        ({"participants": [{"kind": "reference", "bot": "nobody"}, *refs(1)]}, "nobody"),
+        ({"participants": [{"kind": "player", "user": "ghost"}, *refs(1)]}, "ghost"),
+        ({"participants": [{"kind": "player", "user": "alice"}] * 2}, "twice"),
+        ({"options": {"no_such_option": 1}}, "no_such_option"),
+    ]:
+        with pytest.raises(BadTournament, match=words):
+            create(alice, **kwargs)
+    assert not Tournament.objects.exists()
+
+
+def test_one_account_cannot_flood_the_workers(alice, settings) -> None:
+    settings.TOURNAMENT_MAX_ACTIVE = 1
+    later = timezone.now() + timedelta(hours=1)
+    create(alice, starts_at=later)
+    with pytest.raises(TournamentLimit):
+        create(alice, starts_at=later)
+    settings.TOURNAMENT_MAX_ACTIVE = 5
+    settings.TOURNAMENT_MAX_QUEUED_MATCHES = 3
+    with pytest.raises(TournamentLimit, match="still to play"):
+        create(alice, starts_at=later, participants=refs(4), table_size=2)
+
+
+def test_a_scheduled_tournament_starts_once_when_due(alice, inline_tasks) -> None:
+    tournament = create(alice, starts_at=timezone.now() + timedelta(minutes=5))
+    assert tournament.status == "scheduled" and not inline_tasks
+    assert services.tournaments_start_due() == 0
+    later = timezone.now() + timedelta(minutes=6)
+    assert services.tournaments_start_due(now=later) == 1
+    assert services.tournaments_start_due(now=later) == 0, "two dispatchers start it once"
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+    assert [task for task, _ in inline_tasks].count("dispatch") == 1
+
+
+def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
+        alice, bob, inline_tasks, django_user_model) -> None:
+    tournament = create(alice, starts_at=timezone.now() + timedelta(hours=1),
+                        participants=refs(4), table_size=2)
+    with pytest.raises(NotYourTournament):
+        services.tournament_cancel(tournament_id=tournament.pk, user=bob)
+    first = TournamentMatch.objects.filter(tournament=tournament).order_by("number").first()
+    Tournament.objects.filter(pk=tournament.pk).update(status="running")
+    assert services.tournament_match_play(tournament_match_id=first.pk) == "started"
+    staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
+    cancelled = services.tournament_cancel(tournament_id=tournament.pk, user=staff)
+    assert cancelled.status == "cancelled"
+    statuses = dict(TournamentMatch.objects.filter(tournament=tournament)
+                    .values_list("number", "status"))
+    assert statuses[first.number] == "done" and set(statuses.values()) == {"done", "cancelled"}
+    assert services.tournament_match_play(tournament_match_id=first.pk + 1) == "skipped"
+
+
+def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, inline_tasks,
+                                                                        monkeypatch) -> None:
+    from games import seats
+
+    kind = seats.get_seat_kind("reference")
+    calls = {"n": 0}
+
+    def flaky(game: str, bot: str, user: Any = None) -> None:
+        calls["n"] += 1
+        if bot == "random" and calls["n"] > 4:  # "random" goes away after creation
+            raise ValueError("bot random is disabled")
+        return seats._check_reference_bot(game, bot, user)
+
+    monkeypatch.setitem(seats._KINDS, "reference", seats.SeatKind(
+        name="reference", automatic=kind.automatic, check_bot=flaky))
+    tournament = create(alice, participants=[{"kind": "reference", "bot": "heuristic"},
+                                             {"kind": "reference", "bot": "random"}],
+                        table_size=2, meetings=2)
+    random_bot = Participant.objects.get(tournament=tournament, bot="random")
+    assert random_bot.withdrawn and "disabled" in random_bot.withdrawn_reason
+    rows = TournamentMatch.objects.filter(tournament=tournament)
+    assert all(r.status == "done" for r in rows)
+    forfeits = [r for r in rows if r.forfeited]
+    assert forfeits and all(r.forfeited == [1] and r.match_id is None for r in forfeits)
+    assert all(r.ranks[r.seats.index(1)] == 2 for r in forfeits), "the withdrawn is last"
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+
+
+def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> None:
+    from games.signals import match_finished
+
+    match_finished.disconnect(dispatch_uid="tournaments.match_finished")
+    try:
+        tournament = create(alice, participants=refs(2), table_size=2)
+        row = TournamentMatch.objects.get(tournament=tournament)
+        assert row.status == "running" and row.match.status == "finished", "signal lost"
+    finally:
+        match_finished.connect(services.on_match_finished,
+                               dispatch_uid="tournaments.match_finished")
+    assert services.tournaments_reap() >= 1
+    assert TournamentMatch.objects.get(pk=row.pk).status == "done"
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+    # A pending match whose queued message was lost is queued again once its lease passed.
+    second = create(alice, participants=refs(2), table_size=2,
+                    starts_at=timezone.now() + timedelta(hours=1))
+    Tournament.objects.filter(pk=second.pk).update(status="running")
+    inline_tasks.clear()
+    assert services.tournaments_reap() == 1
+    assert Tournament.objects.get(pk=second.pk).status == "finished"
+    assert [t for t, _ in inline_tasks] == ["play_match"]
+
+
+def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
+                                                                        inline_tasks) -> None:
+    from tournaments import selectors
+
+    tournament = create(alice, participants=[{"kind": "reference", "bot": "heuristic"},
+                                             {"kind": "reference", "bot": "random"}],
+                        meetings=6)
+    progress = selectors.tournament_progress(tournament=tournament)
+    assert progress == {"total": 6, "done": 6, "running": 0, "pending": 0, "cancelled": 0,
+                        "forfeits": 0, "retried": 0}
+    rows = selectors.tournament_standings(tournament=tournament)
+    assert [r["place"] for r in rows] == [1, 2] and all(r["matches"] == 6 for r in rows)
+    top, bottom = rows
+    assert top["points"] >= bottom["points"]
+    assert top["interval"][0] <= top["points"] <= top["interval"][1]
+    assert 0 <= top["ahead_of_next"] <= 1 and bottom["ahead_of_next"] is None
+    assert top["rating"]["ordinal"] == pytest.approx(
+        top["rating"]["mu"] - 3 * top["rating"]["sigma"])
+    assert selectors.tournament_standings(tournament=tournament) == rows, "reproducible"
+    board = selectors.ratings_leaderboard(game="dice_cup")
+    assert {entry["name"] for entry in board} == {"reference heuristic", "reference random"}
+    assert board[0]["ordinal"] >= board[1]["ordinal"] and board[0]["matches"] == 6

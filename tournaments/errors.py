@@ -1,0 +1,31 @@
+"""Domain errors of tournaments (``{"code", "detail"}`` bodies, see ``config.exceptions``)."""
+
+from __future__ import annotations
+
+from games.errors import DomainError
+
+
+class TournamentNotFound(DomainError):
+    code, status, default_detail = "tournament_not_found", 404, "No such tournament."
+
+
+class NotYourTournament(DomainError):
+    code, status, default_detail = ("not_your_tournament", 403,
+                                    "Only the tournament's organiser (or staff) may change it.")
+
+
+class BadTournament(DomainError):
+    """The game, options, table size, participants or schedule cannot make a tournament."""
+
+    code, status, default_detail = "bad_tournament", 400, "This cannot be a tournament."
+
+
+class TournamentLimit(DomainError):
+    """The organiser already has as many running tournaments or queued matches as allowed."""
+
+    code, status, default_detail = "tournament_limit", 429, "Too many tournaments at once."
+
+
+class TournamentNotRunning(DomainError):
+    code, status, default_detail = ("tournament_not_running", 409,
+                                    "The tournament is already over.")

@@ -1,0 +1,121 @@
+"""Tournaments: who takes part, the schedule of matches, and each match's outcome.
+
+A tournament's schedule is made once, when it is created (``tournaments.scheduling``), as one
+:class:`TournamentMatch` row per match to play; workers claim those rows with a conditional
+UPDATE and play them as ordinary ``games.Match`` rows, so every rule, failure policy, log and
+replay of matches applies unchanged. Standings and ratings are computed from the stored
+outcomes (``tournaments.selectors``), never kept as running totals that a crash could skew.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "scheduled (waiting for its start time)"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
+
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=32, db_index=True)
+    options = models.JSONField(default=dict, blank=True,
+                               help_text="The options merged over the game's defaults.")
+    organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                  related_name="tournaments")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED,
+                              db_index=True)
+    table_size = models.PositiveSmallIntegerField(help_text="Seats per match.")
+    meetings = models.PositiveSmallIntegerField(
+        default=1, help_text="Two seats: how many times each pair meets (seats swapped). More "
+                             "seats: how many rounds of tables.")
+    duplicate = models.BooleanField(
+        default=False, help_text="Each table's deal is played once per seat rotation.")
+    strike_limit = models.PositiveSmallIntegerField(help_text="Per match; 0 = never forfeit.")
+    move_time_limit = models.PositiveIntegerField(help_text="Seconds per move, per match.")
+    seed = models.BigIntegerField(help_text="Seeds the schedule and every deal.")
+    starts_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="When it starts by itself (null: at once).")
+    balance = models.JSONField(default=dict, blank=True,
+                               help_text="The schedule's balance figures.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} ({self.game}, {self.status})"
+
+
+class Participant(models.Model):
+    """One entrant: a webhook bot, a reference bot, or a person polling the API."""
+
+    class Kind(models.TextChoices):
+        WEBHOOK = "webhook", "webhook bot"
+        REFERENCE = "reference", "reference bot"
+        PLAYER = "player", "polling player"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE,
+                                   related_name="participants")
+    index = models.PositiveSmallIntegerField(help_text="0, 1, 2 ... in the order entered.")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    bot = models.CharField(max_length=100, blank=True, default="",
+                           help_text="The webhook bot's id or the reference bot's name.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=100)
+    withdrawn = models.BooleanField(default=False)
+    withdrawn_reason = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["tournament", "index"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "index"],
+                                               name="participant_unique_index")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}/{self.index} {self.name}"
+
+
+class TournamentMatch(models.Model):
+    """One scheduled match. ``status`` moves pending -> running -> done (or cancelled); a
+    worker claims a pending row with a conditional UPDATE, so a task run twice plays it once.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        CANCELLED = "cancelled", "cancelled"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveIntegerField(help_text="0, 1, 2 ... in schedule order.")
+    round = models.PositiveIntegerField()
+    deal = models.PositiveIntegerField(help_text="Matches with one deal share their seed.")
+    seed = models.BigIntegerField()
+    seats = models.JSONField(help_text="Participant indices in seat order.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
+                              db_index=True)
+    match = models.OneToOneField("games.Match", null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="tournament_match")
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="A running row whose lease expired is claimed again.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    ranks = models.JSONField(null=True, blank=True, help_text="By seat, 1 = best.")
+    scores = models.JSONField(null=True, blank=True, help_text="By seat; null for a forfeit.")
+    forfeited = models.JSONField(
+        default=list, blank=True, help_text="Participants scored as forfeits (withdrawn).")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"],
+                                               name="tournamentmatch_unique_number")]
+        indexes = [models.Index(fields=["status", "lease_until"], name="tmatch_status_lease")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}#{self.number} {self.status}"

@@ -1,0 +1,133 @@
+"""Reads of tournaments: lists, progress, standings with their certainty, ratings.
+
+Standings and ratings are computed from the recorded outcomes in schedule order every time
+(``tournaments.standings``, ``ratings``, ``confidence``), so they never depend on the order in
+which workers happened to finish matches, and a rerun with the same seeds gives the same table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.db.models import QuerySet
+
+from .confidence import certainty
+from .errors import TournamentNotFound
+from .models import Participant, Tournament, TournamentMatch
+from .ratings import ratings
+from .standings import MatchResult, standings
+
+JSON = dict[str, Any]
+
+
+def tournament_list(*, game: str | None = None, status: str | None = None,
+                    organiser: str | None = None) -> QuerySet[Tournament]:
+    """Tournaments, newest first, filtered by game, status and organiser's username."""
+    qs = Tournament.objects.select_related("organiser")
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    if organiser:
+        qs = qs.filter(organiser__username=organiser)
+    return qs
+
+
+def tournament_get(*, tournament_id: int) -> Tournament:
+    tournament = (Tournament.objects.select_related("organiser")
+                  .filter(pk=tournament_id).first())
+    if tournament is None:
+        raise TournamentNotFound()
+    return tournament
+
+
+def tournament_progress(*, tournament: Tournament) -> JSON:
+    """Matches by state: ``done`` includes ``forfeits`` (recorded, not played because a
+    participant withdrew); ``retried`` counts matches a worker had to take up again."""
+    rows = TournamentMatch.objects.filter(tournament=tournament)
+    counts = Counter(rows.values_list("status", flat=True))
+    total = sum(counts.values())
+    return {
+        "total": total,
+        "done": counts[TournamentMatch.Status.DONE],
+        "running": counts[TournamentMatch.Status.RUNNING],
+        "pending": counts[TournamentMatch.Status.PENDING],
+        "cancelled": counts[TournamentMatch.Status.CANCELLED],
+        "forfeits": rows.filter(status=TournamentMatch.Status.DONE, match__isnull=True).count(),
+        "retried": rows.filter(attempts__gt=1).count(),
+    }
+
+
+def tournament_results(*, tournament: Tournament) -> list[MatchResult]:
+    """The recorded outcomes, in schedule order."""
+    rows = (TournamentMatch.objects.filter(tournament=tournament,
+                                           status=TournamentMatch.Status.DONE)
+            .order_by("number").values_list("seats", "ranks", "scores", "deal", "forfeited"))
+    return [MatchResult(tuple(seats), tuple(ranks),
+                        None if scores is None else tuple(scores),
+                        deal if tournament.duplicate else None, frozenset(forfeited))
+            for seats, ranks, scores, deal, forfeited in rows]
+
+
+def tournament_standings(*, tournament: Tournament) -> list[JSON]:
+    """Places with the documented tie-breaks, each with its bootstrap interval, the probability
+    that it is really ahead of the next row, and its OpenSkill rating in this tournament."""
+    people = list(Participant.objects.filter(tournament=tournament).order_by("index"))
+    count = len(people)
+    results = tournament_results(tournament=tournament)
+    rows = standings(results, count, withdrawn=[p.index for p in people if p.withdrawn])
+    sure = {c.participant: c for c in certainty(results, [r.participant for r in rows],
+                                                seed=tournament.seed)}
+    rated = {r.participant: r for r in ratings(results, count)}
+    out = []
+    for row in rows:
+        person = people[row.participant]
+        cert, rating = sure[row.participant], rated[row.participant]
+        out.append({
+            "place": row.place, "participant": row.participant, "name": person.name,
+            "kind": person.kind, "bot": person.bot or None,
+            "user": person.user.get_username() if person.user_id else None,
+            "matches": row.matches, "points": row.points, "score": row.score,
+            "head_to_head": row.head_to_head, "firsts": row.firsts, "forfeits": row.forfeits,
+            "withdrawn": row.withdrawn, "withdrawn_reason": person.withdrawn_reason or None,
+            "interval": None if cert.low is None else [cert.low, cert.high],
+            "ahead_of_next": cert.ahead_of_next,
+            "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal},
+        })
+    return out
+
+
+def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
+    """OpenSkill ratings per entrant across every tournament of ``game``: all recorded
+    matches in the order the tournaments were created and their schedules, an entrant being a
+    webhook bot, a person, or one reference bot (however often it was entered)."""
+    people = Participant.objects.filter(tournament__game=game).select_related("user")
+    identity: dict[tuple[int, int], tuple[str, str]] = {}
+    for person in people:
+        key = (person.kind, str(person.user_id) if person.user_id else person.bot)
+        identity[(person.tournament_id, person.index)] = key
+    names: dict[tuple[str, str], str] = {}
+    for person in people:
+        key = identity[(person.tournament_id, person.index)]
+        names.setdefault(key, person.user.get_username() if person.user_id else person.name)
+    entrants = sorted(set(identity.values()))
+    number = {key: n for n, key in enumerate(entrants)}
+    rows = (TournamentMatch.objects.filter(tournament__game=game,
+                                           status=TournamentMatch.Status.DONE)
+            .order_by("tournament_id", "number")
+            .values_list("tournament_id", "seats", "ranks", "scores", "forfeited"))
+    results = []
+    for tournament_id, seats, ranks, scores, forfeited in rows:
+        mapped = [number[identity[(tournament_id, p)]] for p in seats]
+        if len(set(mapped)) != len(mapped):
+            continue  # one reference bot entered twice at a table says nothing of its skill
+        results.append(MatchResult(tuple(mapped), tuple(ranks),
+                                   None if scores is None else tuple(scores), None,
+                                   frozenset(number[identity[(tournament_id, p)]]
+                                             for p in forfeited)))
+    board = sorted(ratings(results, len(entrants)), key=lambda r: r.ordinal, reverse=True)
+    return [{"rank": place, "kind": entrants[r.participant][0],
+             "name": names[entrants[r.participant]], "mu": r.mu, "sigma": r.sigma,
+             "ordinal": r.ordinal, "matches": r.matches}
+            for place, r in enumerate(board[:limit], start=1) if r.matches]

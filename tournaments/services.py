@@ -1,0 +1,418 @@
+"""Tournament services: create, start, play each scheduled match, record outcomes, cancel.
+
+The schedule is made at creation (``tournaments.scheduling``), one :class:`TournamentMatch`
+row per match. Playing one is a claim (a conditional UPDATE: a task that runs twice plays it
+once) and an ordinary ``games`` match created in the same transaction, so matches of
+tournaments follow every rule of matches; webhook bots are then asked by the games task like in
+any match. A finished match is recorded when ``games.signals.match_finished`` arrives (and by
+the reaper, should that be missed); the tournament finishes when its last match is recorded:
+fan-in through the database, no chords.
+
+Withdrawal (docs/tournaments.md): a participant whose bot cannot be seated when one of its
+matches is due (disabled, failed handshake), or who forfeited its last
+``TOURNAMENT_FORFEITS_TO_WITHDRAW`` matches in a row, is withdrawn: its remaining matches are
+recorded as forfeits (it is ranked last in them) and the tournament goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from games.engine import BadOptions, get_game
+from games.errors import BadSeats
+from games.models import Match, Seat
+from games.seats import PLAYER, get_seat_kind
+from games.services import match_create, match_stop
+
+from .errors import (
+    BadTournament,
+    NotYourTournament,
+    TournamentLimit,
+    TournamentNotFound,
+    TournamentNotRunning,
+)
+from .models import Participant, Tournament, TournamentMatch
+from .scheduling import balance_figures, round_robin, scheduled_matches, table_schedule
+from .standings import forfeit_result
+
+log = logging.getLogger(__name__)
+
+SEED_BITS = 63
+OPEN = (TournamentMatch.Status.PENDING, TournamentMatch.Status.RUNNING)
+
+
+# --------------------------------------------------------------------------------------------
+# Creating, starting, cancelling
+# --------------------------------------------------------------------------------------------
+
+
+def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
+                      participants: Sequence[Mapping[str, Any]],
+                      options: Mapping[str, Any] | None = None, table_size: int | None = None,
+                      meetings: int = 1, duplicate: bool = False,
+                      strike_limit: int | None = None, move_time_limit: int | None = None,
+                      starts_at: datetime | None = None, seed: int | None = None) -> Tournament:
+    """Check everything, make the schedule and its rows; start at once unless ``starts_at`` is
+    in the future (then ``tournaments.start_due`` starts it).
+
+    ``participants``: ``{"kind": "webhook", "bot": <id>}``, ``{"kind": "reference", "bot":
+    "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, each with an optional
+    ``name``. Two seats: a round robin where each pair meets ``meetings`` times (seats
+    swapped); more seats: ``meetings`` rounds of balanced tables.
+    """
+    try:
+        engine = get_game(game)
+    except BadOptions as exc:
+        raise BadTournament(str(exc)) from None
+    size = table_size or engine.default_players
+    if not engine.min_players <= size <= engine.max_players:
+        raise BadTournament(f"{game} is played by {engine.min_players} to {engine.max_players} "
+                            f"players, not {size}")
+    try:
+        merged = engine.new_match(players=size, seed=0, options=dict(options or {})).options
+    except BadOptions as exc:
+        raise BadTournament(str(exc)) from None
+    count = len(participants)
+    most = settings.TOURNAMENT_MAX_PARTICIPANTS
+    if not max(2, size) <= count <= most:
+        raise BadTournament(f"{count} participants: a tournament of tables of {size} takes "
+                            f"{max(2, size)} to {most}")
+    if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
+        raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
+    entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
+    seen: set[tuple[str, str, Any]] = set()
+    for entrant in entrants:  # a reference bot may be entered many times, a bot or person once
+        key = (entrant.kind, entrant.bot, entrant.user_id)
+        if key in seen and entrant.kind != Participant.Kind.REFERENCE:
+            raise BadTournament(f"participant {entrant.index} ({entrant.name}) is entered twice")
+        seen.add(key)
+    seed = secrets.randbits(SEED_BITS) if seed is None else seed
+    schedule = (round_robin(count, meetings=meetings) if size == 2
+                else table_schedule(count, seats=size, rounds=meetings, seed=seed))
+    scheduled = scheduled_matches(schedule, seed=seed, duplicate=duplicate)
+    _check_limits(organiser, len(scheduled))
+    now = timezone.now()
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            name=name, game=game, options=merged, organiser=organiser, table_size=size,
+            meetings=meetings, duplicate=duplicate, seed=seed, starts_at=starts_at,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            balance=asdict(balance_figures(schedule, count)))
+        for entrant in entrants:
+            entrant.tournament = tournament
+        Participant.objects.bulk_create(entrants)
+        TournamentMatch.objects.bulk_create(
+            TournamentMatch(tournament=tournament, number=n, round=m.round, deal=m.deal,
+                            seed=m.seed, seats=list(m.seats))
+            for n, m in enumerate(scheduled))
+        if starts_at is None or starts_at <= now:
+            tournament_start(tournament_id=tournament.pk, now=now)
+            tournament.refresh_from_db()
+    return tournament
+
+
+def _entrant(game: str, index: int, spec: Mapping[str, Any],
+             organiser: AbstractBaseUser) -> Participant:
+    kind = spec.get("kind")
+    if kind == Participant.Kind.PLAYER:
+        username = spec.get("user")
+        user = get_user_model().objects.filter(username=username).first() \
+            if isinstance(username, str) else None
+        if user is None:
+            raise BadTournament(f"participant {index}: no user {username!r}")
+        return Participant(index=index, kind=kind, user=user,
+                           name=spec.get("name") or user.get_username())
+    if kind not in (Participant.Kind.WEBHOOK, Participant.Kind.REFERENCE):
+        raise BadTournament(f"participant {index}: kind must be webhook, reference or player, "
+                            f"not {kind!r}")
+    bot = str(spec.get("bot") or "")
+    try:
+        get_seat_kind(kind).check_bot(game, bot, organiser)
+    except (KeyError, ValueError) as exc:
+        raise BadTournament(f"participant {index}: {exc}") from None
+    return Participant(index=index, kind=kind, bot=bot,
+                       name=spec.get("name") or f"{kind} {bot}")
+
+
+def _check_limits(organiser: AbstractBaseUser, new_matches: int) -> None:
+    """One account cannot flood the workers (staff can)."""
+    if organiser.is_staff:
+        return
+    active = Tournament.objects.filter(
+        organiser=organiser,
+        status__in=[Tournament.Status.SCHEDULED, Tournament.Status.RUNNING]).count()
+    if active >= settings.TOURNAMENT_MAX_ACTIVE:
+        raise TournamentLimit(f"you already have {active} scheduled or running tournaments "
+                              f"(at most {settings.TOURNAMENT_MAX_ACTIVE})")
+    queued = TournamentMatch.objects.filter(tournament__organiser=organiser,
+                                            status__in=OPEN).count()
+    if queued + new_matches > settings.TOURNAMENT_MAX_QUEUED_MATCHES:
+        raise TournamentLimit(f"{queued} of your matches are still to play and this adds "
+                              f"{new_matches} (at most "
+                              f"{settings.TOURNAMENT_MAX_QUEUED_MATCHES} at once)")
+
+
+def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Scheduled -> running (a conditional UPDATE: two dispatchers start it once), and queue
+    its matches when the transaction commits. False if it was not scheduled."""
+    now = now or timezone.now()
+    started = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.SCHEDULED
+                                        ).update(status=Tournament.Status.RUNNING,
+                                                 started_at=now)
+    if started:
+        transaction.on_commit(lambda: _enqueue("dispatch", tournament_id))
+    return bool(started)
+
+
+def tournaments_start_due(*, now: datetime | None = None) -> int:
+    """Periodic: start every scheduled tournament whose start time has come."""
+    now = now or timezone.now()
+    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, starts_at__lte=now)
+    return sum(tournament_start(tournament_id=pk, now=now)
+               for pk in due.values_list("pk", flat=True))
+
+
+def tournament_dispatch(*, tournament_id: int, now: datetime | None = None) -> int:
+    """Queue a play task for every pending match of a running tournament. Each one's
+    ``lease_until`` says until when its message may be in flight (the reaper queues it again
+    afterwards: playing is idempotent). Returns how many were queued."""
+    now = now or timezone.now()
+    pending = TournamentMatch.objects.filter(
+        tournament_id=tournament_id, tournament__status=Tournament.Status.RUNNING,
+        status=TournamentMatch.Status.PENDING)
+    ids = list(pending.order_by("number").values_list("pk", flat=True))
+    TournamentMatch.objects.filter(pk__in=ids).update(lease_until=now + _lease())
+    for pk in ids:
+        _enqueue("play_match", pk)
+    return len(ids)
+
+
+def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tournament:
+    """Stop a scheduled or running tournament: matches not started never will be, matches in
+    progress are stopped (every seat forfeits, so they end at once) and not counted; finished
+    ones are kept."""
+    tournament = tournament_get_changeable(tournament_id=tournament_id, user=user)
+    with transaction.atomic():
+        cancelled = Tournament.objects.filter(
+            pk=tournament.pk, status__in=[Tournament.Status.SCHEDULED,
+                                          Tournament.Status.RUNNING]
+        ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now())
+        if not cancelled:
+            raise TournamentNotRunning(f"the tournament is {tournament.status}")
+        running = list(TournamentMatch.objects.filter(
+            tournament=tournament, status=TournamentMatch.Status.RUNNING,
+            match__isnull=False).values_list("match_id", flat=True))
+        TournamentMatch.objects.filter(tournament=tournament, status__in=OPEN).update(
+            status=TournamentMatch.Status.CANCELLED, lease_until=None)
+    for match_id in running:
+        match_stop(match_id=match_id, reason="tournament cancelled")
+    tournament.refresh_from_db()
+    return tournament
+
+
+def tournament_get_changeable(*, tournament_id: int, user: AbstractBaseUser) -> Tournament:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
+        raise TournamentNotFound()
+    if tournament.organiser_id != user.pk and not user.is_staff:
+        raise NotYourTournament()
+    return tournament
+
+
+# --------------------------------------------------------------------------------------------
+# Playing and recording matches
+# --------------------------------------------------------------------------------------------
+
+
+def tournament_match_play(*, tournament_match_id: int, now: datetime | None = None) -> str:
+    """Claim one pending match and start it as a games match, in one transaction. Returns
+    ``"started"``, ``"forfeit"`` (a withdrawn participant sits at the table: recorded as a
+    forfeit, not played) or ``"skipped"`` (claimed already, done, or the tournament is not
+    running)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        claimed = TournamentMatch.objects.filter(
+            pk=tournament_match_id, status=TournamentMatch.Status.PENDING,
+            tournament__status=Tournament.Status.RUNNING,
+        ).update(status=TournamentMatch.Status.RUNNING, lease_until=now + _lease(),
+                 attempts=F("attempts") + 1)
+        if not claimed:
+            return "skipped"
+        row = TournamentMatch.objects.select_related("tournament__organiser").get(
+            pk=tournament_match_id)
+        tournament = row.tournament
+        people = {p.index: p for p in tournament.participants.all()}
+        seated = [people[index] for index in row.seats]
+        _withdraw_unseatable(tournament, seated)
+        withdrawn = [p.index for p in seated if p.withdrawn]
+        if withdrawn:
+            _record_forfeit(row, withdrawn, now=now)
+            return "forfeit"
+        try:
+            match = match_create(
+                game=tournament.game, created_by=tournament.organiser,
+                options=tournament.options, seats=[_seat_spec(p) for p in seated],
+                seed=row.seed, move_time_limit=tournament.move_time_limit,
+                strike_limit=tournament.strike_limit,
+                seat_users={n: p.user for n, p in enumerate(seated) if p.kind == PLAYER})
+        except BadSeats:  # a bot went away between the check above and the match's own
+            _withdraw_unseatable(tournament, seated)
+            withdrawn = [p.index for p in seated if p.withdrawn]
+            if not withdrawn:
+                raise
+            _record_forfeit(row, withdrawn, now=now)
+            return "forfeit"
+        TournamentMatch.objects.filter(pk=row.pk).update(match=match)
+    return "started"
+
+
+def _seat_spec(participant: Participant) -> dict[str, Any]:
+    if participant.kind == Participant.Kind.PLAYER:
+        return {"kind": PLAYER}
+    return {"kind": participant.kind, "bot": participant.bot}
+
+
+def _withdraw_unseatable(tournament: Tournament, seated: Sequence[Participant]) -> None:
+    """Withdraw every bot at the table that can no longer be seated (disabled, deleted, failed
+    handshake): the seat kind's own check says why."""
+    for participant in seated:
+        if participant.withdrawn or participant.kind == Participant.Kind.PLAYER:
+            continue
+        try:
+            get_seat_kind(participant.kind).check_bot(tournament.game, participant.bot,
+                                                      tournament.organiser)
+        except (KeyError, ValueError, BadSeats) as exc:
+            _withdraw(participant, f"cannot be seated: {exc}")
+
+
+def _withdraw(participant: Participant, reason: str) -> None:
+    Participant.objects.filter(pk=participant.pk, withdrawn=False).update(
+        withdrawn=True, withdrawn_reason=reason[:200])
+    participant.withdrawn, participant.withdrawn_reason = True, reason[:200]
+    log.info("tournament %s: participant %s withdrawn: %s", participant.tournament_id,
+             participant.index, reason)
+
+
+def _record_forfeit(row: TournamentMatch, withdrawn: Sequence[int], *, now: datetime) -> None:
+    result = forfeit_result(row.seats, withdrawn)
+    TournamentMatch.objects.filter(pk=row.pk).update(
+        status=TournamentMatch.Status.DONE, ranks=list(result.ranks), scores=None,
+        forfeited=sorted(result.forfeited), finished_at=now, lease_until=None)
+    _finish_if_done(row.tournament_id, now=now)
+
+
+def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bool:
+    """Record a finished games match as its tournament match's outcome (once: the row is
+    locked and must still be running). Withdraws participants who keep forfeiting, and
+    finishes the tournament if it was its last match. False if there was nothing to record."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        row = (TournamentMatch.objects.select_for_update()
+               .filter(match_id=match_id, status=TournamentMatch.Status.RUNNING).first())
+        if row is None:
+            return False
+        match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
+        if match is None:
+            return False
+        row.status, row.finished_at, row.lease_until = TournamentMatch.Status.DONE, now, None
+        row.ranks, row.scores = match.result["ranks"], match.result["scores"]
+        row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
+        forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
+                        .values_list("number", flat=True))
+        for number in forfeited:
+            _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
+        _finish_if_done(row.tournament_id, now=now)
+    return True
+
+
+def on_match_finished(sender: Any, match_id: int, **kwargs: Any) -> None:
+    """Receiver of ``games.signals.match_finished``: never fails the caller that finished the
+    match (the reaper records what this misses)."""
+    try:
+        tournament_match_record(match_id=match_id)
+    except Exception:  # noqa: BLE001
+        log.exception("recording match %s for its tournament failed", match_id)
+
+
+def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
+    """A participant whose seat forfeited in each of its last N played matches (N =
+    ``TOURNAMENT_FORFEITS_TO_WITHDRAW``, 0 = never) is withdrawn."""
+    limit = settings.TOURNAMENT_FORFEITS_TO_WITHDRAW
+    if not limit:
+        return
+    played = TournamentMatch.objects.filter(
+        tournament_id=tournament_id, status=TournamentMatch.Status.DONE, match__isnull=False,
+    ).order_by("-finished_at", "-number").values_list("match_id", "seats")
+    recent = [(match_id, seats.index(index)) for match_id, seats in played
+              if index in seats][:limit]
+    if len(recent) < limit:
+        return
+    forfeits = sum(Seat.objects.filter(match_id=match_id, number=number, forfeited=True).exists()
+                   for match_id, number in recent)
+    if forfeits == limit:
+        participant = Participant.objects.get(tournament_id=tournament_id, index=index)
+        _withdraw(participant, f"forfeited {limit} matches in a row")
+
+
+def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
+    """Finish a running tournament with no match left to play (one conditional UPDATE)."""
+    left = TournamentMatch.objects.filter(tournament_id=tournament_id, status__in=OPEN)
+    return bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
+                .exclude(Q(pk__in=left.values("tournament_id")))
+                .update(status=Tournament.Status.FINISHED, finished_at=now))
+
+
+# --------------------------------------------------------------------------------------------
+# The reaper
+# --------------------------------------------------------------------------------------------
+
+
+def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Periodic: put right what a crash or a lost message left. Records finished matches not
+    recorded yet; queues again pending matches whose queued message should have been taken
+    by now (``lease_until`` passed); releases running rows whose lease expired before their
+    match was made; finishes tournaments with nothing left. Returns how many rows it fixed."""
+    now = now or timezone.now()
+    fixed = 0
+    unrecorded = TournamentMatch.objects.filter(status=TournamentMatch.Status.RUNNING,
+                                                match__status=Match.Status.FINISHED)
+    for match_id in list(unrecorded.values_list("match_id", flat=True)[:limit]):
+        fixed += tournament_match_record(match_id=match_id, now=now)
+    fixed += TournamentMatch.objects.filter(
+        status=TournamentMatch.Status.RUNNING, match__isnull=True, lease_until__lt=now,
+    ).update(status=TournamentMatch.Status.PENDING)
+    lost = TournamentMatch.objects.filter(
+        status=TournamentMatch.Status.PENDING, tournament__status=Tournament.Status.RUNNING,
+    ).filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
+    ids = list(lost.order_by("pk").values_list("pk", flat=True)[:limit])
+    TournamentMatch.objects.filter(pk__in=ids).update(lease_until=now + _lease())
+    for pk in ids:
+        _enqueue("play_match", pk)
+    fixed += len(ids)
+    for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
+            "pk", flat=True):
+        fixed += _finish_if_done(pk, now=now)
+    return fixed
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
+
+
+def _enqueue(task: str, object_id: int) -> None:
+    from . import tasks
+
+    getattr(tasks, task).delay(object_id)

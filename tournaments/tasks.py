@@ -1,0 +1,39 @@
+"""Celery tasks of tournaments: thin adapters that take ids and call one service.
+
+``play_match`` runs on the ``matches`` queue; the periodic ones on ``housekeeping``. All are
+safe to run twice (claims are conditional UPDATEs), hence ``acks_late`` where a worker may die
+mid-task.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(name="tournaments.play_match", ignore_result=True, acks_late=True,
+             reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
+def play_match(tournament_match_id: int) -> str:
+    """Claim one scheduled match and start it (a task run twice plays it once)."""
+    return services.tournament_match_play(tournament_match_id=tournament_match_id)
+
+
+@shared_task(name="tournaments.dispatch", ignore_result=True, acks_late=True,
+             reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
+def dispatch(tournament_id: int) -> int:
+    """Queue the pending matches of a tournament that has just started."""
+    return services.tournament_dispatch(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.start_due", ignore_result=True, time_limit=120,
+             soft_time_limit=100)
+def start_due() -> int:
+    """Periodic: start the tournaments whose start time has come."""
+    return services.tournaments_start_due()
+
+
+@shared_task(name="tournaments.reap", ignore_result=True, time_limit=300, soft_time_limit=240)
+def reap() -> int:
+    """Periodic: record, requeue or finish what a crash or a lost message left behind."""
+    return services.tournaments_reap()
