@@ -128,7 +128,7 @@ QUEUE_MATCHES = "matches"
 QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
-                      "tournaments.play_match": {"queue": QUEUE_MATCHES}}
+                      "tournaments.play_matches": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
@@ -199,6 +199,8 @@ TOURNAMENT_MAX_ACTIVE = env_int("TOURNAMENT_MAX_ACTIVE", 3, minimum=1)
 TOURNAMENT_MAX_QUEUED_MATCHES = env_int("TOURNAMENT_MAX_QUEUED_MATCHES", 5000, minimum=1)
 # A participant whose seat forfeited this many matches in a row is withdrawn (0 = never).
 TOURNAMENT_FORFEITS_TO_WITHDRAW = env_int("TOURNAMENT_FORFEITS_TO_WITHDRAW", 3, minimum=0)
+# Pending matches one play task claims and starts at once (their bookkeeping in one transaction).
+TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 16, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
 
