@@ -31,8 +31,9 @@ from .models import Bot, BotCall
 
 BOT_ERROR_CODES = (
     "invalid", "parse_error", "not_authenticated", "authentication_failed", "not_found",
-    "method_not_allowed", "throttled", "bot_not_found", "not_your_bot", "bad_url",
-    "bot_name_taken", "handshake_failed",
+    "method_not_allowed", "unsupported_media_type", "request_too_large", "throttled",
+    "bot_not_found", "not_your_bot", "bad_url", "bot_name_taken", "handshake_failed",
+    "bad_request", "server_error",
 )
 
 

@@ -8,6 +8,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from .exceptions import api_not_found
 from .health import healthz
 
+handler400 = "config.exceptions.bad_request"
+handler500 = "config.exceptions.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),

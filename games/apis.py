@@ -44,7 +44,8 @@ ERROR_CODES = (
     "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type", "throttled",
     "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
     "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
-    "stale_version", "illegal_action", "bad_credentials", "not_seated",
+    "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
+    "bad_request", "server_error",
 )
 
 
