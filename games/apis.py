@@ -78,9 +78,23 @@ E404 = _error("No such match or seat.", ("match_not_found", "No such match.", No
 E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
 
 
+#: The largest integer a client may send where the database stores it (a PostgreSQL integer):
+#: beyond it a query would overflow (a 500) instead of answering 400 ``invalid``.
+MAX_STORED_INT = 2**31 - 1
+
+
 @extend_schema_field(schema.action_proxy())
 class ActionField(serializers.JSONField):
-    """An action of the match's game: one component per game (``DotAction``, ...)."""
+    """An action of the match's game: one component per game (``DotAction``, ...). Anything but
+    a JSON object is ``invalid`` here, before the engine is asked."""
+
+    default_error_messages = {
+        "not_an_object": "An action is a JSON object with a \"type\", not {input_type}."}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            self.fail("not_an_object", input_type=type(data).__name__)
+        return super().to_internal_value(data)
 
 
 def _game_id_help() -> str:
@@ -468,7 +482,7 @@ class WaitQuerySerializer(serializers.Serializer):
                   "differs (304 if it never does), with after until the version exceeds it or "
                   "the status changes (then the current view, whatever it is).")
     after = serializers.IntegerField(
-        required=False, min_value=0,
+        required=False, min_value=0, max_value=MAX_STORED_INT,
         help_text="With wait: the version you already have (no ETag needed).")
 
 
@@ -476,7 +490,7 @@ class PollQuerySerializer(WaitQuerySerializer):
     legal = serializers.BooleanField(required=False, default=True,
                                      help_text="Include legal_actions when it is your turn.")
     events_since = serializers.IntegerField(
-        required=False, min_value=0, help_text="Also return engine events from this index "
+        required=False, min_value=0, max_value=MAX_STORED_INT, help_text="Also return engine events from this index "
                                                "(yours with your private details).")
 
 
@@ -544,7 +558,7 @@ class SeatActApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        version = serializers.IntegerField(min_value=0,
+        version = serializers.IntegerField(min_value=0, max_value=MAX_STORED_INT,
                                            help_text="The version your poll returned.")
         action = ActionField(help_text="One of your legal_actions (an object with a type); "
                                        "the shapes of your match's game are <Game>Action, "
@@ -609,7 +623,7 @@ class PublicViewApi(APIView):
 
     class QuerySerializer(WaitQuerySerializer):
         events_since = serializers.IntegerField(required=False, min_value=0,
-                                                help_text="Also return the public engine "
+                                                max_value=MAX_STORED_INT, help_text="Also return the public engine "
                                                           "events from this index.")
 
     class OutputSerializer(serializers.Serializer):
@@ -675,6 +689,7 @@ class MatchLogApi(APIView):
 
     class QuerySerializer(serializers.Serializer):
         since = serializers.IntegerField(required=False, default=0, min_value=0,
+                                         max_value=MAX_STORED_INT,
                                          help_text="First entry n to return.")
 
     class OutputSerializer(serializers.Serializer):

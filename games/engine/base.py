@@ -91,7 +91,8 @@ class Option:
 
     def describe(self) -> JSON:
         out: JSON = {"name": self.name, "default": self.default, "doc": self.doc,
-                     "type": {bool: "boolean", int: "integer"}.get(self.type, "object")}
+                     "type": {bool: "boolean", int: "integer", list: "array"}.get(self.type,
+                                                                                 "object")}
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:

@@ -696,9 +696,9 @@ class DiceCupGame(Game):
     default_players = 4
     options = (
         Option("target_points", None,
-               "DC-5: null (default) plays until the middle is empty; an integer >= 1 ends the "
-               "game as soon as a player has that many points.",
-               type=int, minimum=1, nullable=True),
+               "DC-5: null (default) plays until the middle is empty; an integer 1..42 ends the "
+               "game as soon as a player has that many points (42: all of them).",
+               type=int, minimum=1, maximum=sum(_PTS), nullable=True),
     )
     state_class = DiceCupState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}

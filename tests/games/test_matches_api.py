@@ -249,7 +249,6 @@ def test_illegal_action_is_422_with_the_engine_reason_and_changes_nothing(duel, 
     before = Match.objects.get(pk=duel.pk)
     cases = [
         (alice_api, 0, {"type": "fly"}),
-        (alice_api, 0, "call"),
         (alice_api, 0, {"type": "call", "target": "x"}),
         (bob_api, 1, {"type": "call", "target": 0, "number": 3}),  # not bob's turn
     ]
