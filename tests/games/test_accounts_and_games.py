@@ -47,7 +47,7 @@ def test_token_for_username_and_password(anon_api, alice) -> None:
 
 def test_a_bad_token_is_401(anon_api) -> None:
     anon_api.credentials(HTTP_AUTHORIZATION="Token not-a-token")
-    response = anon_api.get("/api/matches/")
+    response = anon_api.post("/api/matches/", {"game": "dot"}, format="json")
     assert response.status_code == 401
     assert response.json()["code"] == "authentication_failed"
 
