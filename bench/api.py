@@ -67,6 +67,8 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
         "DATABASE_URL": args.db, "DEBUG": "0", "SECRET_KEY": "bench-only-secret-key",
         "ALLOWED_HOSTS": "127.0.0.1", "BLUFF_BENCH_VIEWS": "1", "LOG_LEVEL": "WARNING",
         "BLUFF_THROTTLE_ANON": "10000000/min", "BLUFF_THROTTLE_USER": "10000000/min",
+        "BLUFF_THROTTLE_PLAY": "10000000/min", "BLUFF_THROTTLE_SPECTATE": "10000000/min",
+        "BLUFF_THROTTLE_SIGNUP": "10000000/min",
         "BLUFF_STATE_CACHE_SIZE": str(args.cache_size),
     })
     return env

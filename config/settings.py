@@ -9,7 +9,15 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import broker_url, database_from_url, env_bool, env_int, env_list, env_str
+from .env import (
+    broker_url,
+    cache_from_url,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BLUFF_VAR_DIR", str(BASE_DIR / "var")))
@@ -78,6 +86,10 @@ TEMPLATES = [
 VAR_DIR.mkdir(parents=True, exist_ok=True)  # the default SQLite file and broker live here
 DATABASES = {"default": database_from_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Throttle counts live here: shared by every web process (a file cache under var/ by default,
+# Redis in production), so a limit holds however many workers serve the API.
+# (An absolute folder: Django's checks warn about a relative one, e.g. BLUFF_VAR_DIR=var/test.)
+CACHES = {"default": cache_from_url("CACHE_URL", f"file://{(VAR_DIR / 'cache').resolve()}")}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -187,9 +199,15 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
+    # anon/user: every endpoint without a scope of its own. Scoped (per user, else per IP):
+    # signup (signing up and getting a token), spectate (public view and logs) and play
+    # (polling, acting and resigning for a seat), so one kind of traffic never uses up another.
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("BLUFF_THROTTLE_ANON", "120/min"),
         "user": env_str("BLUFF_THROTTLE_USER", "3000/min"),
+        "signup": env_str("BLUFF_THROTTLE_SIGNUP", "10/min"),
+        "spectate": env_str("BLUFF_THROTTLE_SPECTATE", "600/min"),
+        "play": env_str("BLUFF_THROTTLE_PLAY", "3000/min"),
     },
     "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
 }

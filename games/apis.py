@@ -29,6 +29,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from config.authentication import PUBLIC_READ_AUTHENTICATION
@@ -120,6 +121,8 @@ SEAT = OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH,
 
 
 class SignUpApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "signup" rate (settings, docs/api.md)
+    throttle_scope = "signup"
     authentication_classes: list[type] = []  # a stale token must not block getting a new one
     permission_classes = [AllowAny]
 
@@ -165,6 +168,8 @@ class SignUpApi(APIView):
 
 
 class TokenApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "signup" rate (settings, docs/api.md)
+    throttle_scope = "signup"
     authentication_classes: list[type] = []  # a stale token must not block getting a new one
     permission_classes = [AllowAny]
 
@@ -501,13 +506,16 @@ class PollQuerySerializer(WaitQuerySerializer):
     legal = serializers.BooleanField(required=False, default=True,
                                      help_text="Include legal_actions when it is your turn.")
     events_since = serializers.IntegerField(
-        required=False, min_value=0, max_value=MAX_STORED_INT, help_text="Also return engine events from this index "
-                                               "(yours with your private details).")
+        required=False, min_value=0, max_value=MAX_STORED_INT,
+        help_text="Also return engine events from this index (yours with your private "
+                  "details).")
 
 
 class SeatViewApi(APIView):
     """Poll a seat: the private view, whose turn it is, legal actions, version and deadline."""
 
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     class OutputSerializer(serializers.Serializer):
@@ -566,6 +574,8 @@ class SeatViewApi(APIView):
 
 
 class SeatActApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
@@ -613,6 +623,8 @@ class SeatActApi(APIView):
 
 
 class SeatResignApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -630,13 +642,15 @@ class SeatResignApi(APIView):
 
 
 class PublicViewApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
     authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class QuerySerializer(WaitQuerySerializer):
-        events_since = serializers.IntegerField(required=False, min_value=0,
-                                                max_value=MAX_STORED_INT, help_text="Also return the public engine "
-                                                          "events from this index.")
+        events_since = serializers.IntegerField(
+            required=False, min_value=0, max_value=MAX_STORED_INT,
+            help_text="Also return the public engine events from this index.")
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
@@ -697,6 +711,8 @@ class LogSeatSerializer(serializers.Serializer):
 
 
 class MatchLogApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
     authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
@@ -734,6 +750,8 @@ class MatchLogApi(APIView):
 
 
 class MatchLogExportApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
     authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 

@@ -18,6 +18,14 @@ import pytest
 REQUIRE_SERVICES = os.environ.get("BLUFF_REQUIRE_SERVICES", "") not in ("", "0")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Settings of the test run that differ from a deployment's defaults."""
+    from django.conf import settings
+
+    # Throttle counts per test process: xdist workers must not share (and clear) each other's.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
 def _missing_service(marker_name: str) -> str | None:
     from django.conf import settings
 

@@ -72,3 +72,37 @@ def test_bad_environment_fails_loudly_at_start_up(overrides, message) -> None:
 def test_production_settings_start_with_the_required_variables() -> None:
     started = _start_with(DEBUG="0", SECRET_KEY="x" * 50, ALLOWED_HOSTS="bluff.example")
     assert started.returncode == 0, started.stderr
+
+
+@pytest.mark.parametrize("url, backend, location", [
+    ("redis://cache.example:6379/2", "redis.RedisCache", "redis://cache.example:6379/2"),
+    ("file:///srv/cache", "filebased.FileBasedCache", "/srv/cache"),
+    ("locmem://", "locmem.LocMemCache", ""),
+])
+def test_cache_url_selects_the_cache(monkeypatch, url, backend, location) -> None:
+    monkeypatch.setenv("X_CACHE", url)
+    config = env.cache_from_url("X_CACHE", "locmem://")
+    assert config == {"BACKEND": f"django.core.cache.backends.{backend}", "LOCATION": location}
+
+
+@pytest.mark.parametrize("url", ["memcached://h:11211", "file://", "nonsense"])
+def test_cache_url_refuses_what_it_cannot_use(monkeypatch, url) -> None:
+    monkeypatch.setenv("X_CACHE", url)
+    with pytest.raises(ImproperlyConfigured, match="X_CACHE"):
+        env.cache_from_url("X_CACHE", "locmem://")
+
+
+def test_throttle_counts_default_to_a_cache_every_local_process_shares(tmp_path) -> None:
+    environ = {key: value for key, value in os.environ.items() if key != "CACHE_URL"}
+    shown = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         "from django.conf import settings; print(settings.CACHES['default'])"],
+        cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
+        text=True, timeout=120)
+    assert "FileBasedCache" in shown.stdout and str(tmp_path / "cache") in shown.stdout, shown
+
+
+def test_the_test_run_counts_throttles_per_process() -> None:
+    from django.core.cache import caches
+
+    assert type(caches["default"]).__name__ == "LocMemCache"
