@@ -172,9 +172,10 @@ BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
 BLUFF_BENCH_VIEWS = env_bool("BLUFF_BENCH_VIEWS", False)
 
 # ---- Webhook bots (bots/) --------------------------------------------------------------------
-# Calling loopback/private addresses is refused unless allowed: on for local runs and tests
-# (DEBUG), off in production, where a bot URL must never reach the platform's own network.
-BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", DEBUG)
+# Calling loopback/private addresses is refused unless explicitly allowed (`make run` and the
+# tests turn it on): never a side effect of DEBUG, since a bot URL must never reach the
+# platform's own network in a deployment that merely forgot DEBUG=0.
+BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", False)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)

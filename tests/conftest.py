@@ -24,6 +24,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     # Throttle counts per test process: xdist workers must not share (and clear) each other's.
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # The tests' bots listen on 127.0.0.1 (a test that checks refusals turns it off); processes
+    # the tests start (a worker, gunicorn) inherit it from the environment.
+    settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
+    os.environ["BOTS_ALLOW_PRIVATE_ADDRESSES"] = "1"
 
 
 def _missing_service(marker_name: str) -> str | None:
