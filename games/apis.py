@@ -8,13 +8,15 @@ handler (``config.exceptions``) turns them into ``{"code": ..., "detail": ...}``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpResponse
+from django.db import IntegrityError, transaction
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -162,7 +164,12 @@ class SignUpApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = services.user_sign_up(**data.validated_data)
+        try:
+            with transaction.atomic():  # no user without its token
+                user, token = services.user_sign_up(**data.validated_data)
+        except IntegrityError:
+            # Another signup took the name between the check above and the insert.
+            raise serializers.ValidationError({"username": ["this username is taken"]}) from None
         return Response(self.OutputSerializer({"username": user.get_username(), "token": token}).data,
                         status=status.HTTP_201_CREATED)
 
@@ -762,13 +769,20 @@ class MatchLogExportApi(APIView):
         parameters=[MATCH_ID],
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 404: E404, 429: E429},
     )
-    def get(self, request: Request, match_id: int) -> HttpResponse:
+    def get(self, request: Request, match_id: int) -> StreamingHttpResponse:
         match = selectors.match_get(match_id=match_id)
-        log = MatchLogApi.OutputSerializer(selectors.match_log(match=match)).data
+        log = selectors.match_log(match=match)
         entries = log.pop("entries")
-        lines = [json.dumps({"type": "match", **log})]
-        lines += [json.dumps({"type": "entry", **entry}) for entry in entries]
-        response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
+        header = MatchLogApi.OutputSerializer({**log, "entries": []}).data
+        header.pop("entries")
+
+        def lines() -> Iterator[str]:
+            # One line at a time: a long match's log is never one string in memory.
+            yield json.dumps({"type": "match", **header}) + "\n"
+            for entry in entries:
+                yield json.dumps({"type": "entry", **LogEntrySerializer(entry).data}) + "\n"
+
+        response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.jsonl"'
         return response
 
