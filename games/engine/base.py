@@ -327,7 +327,9 @@ class State:
         raise NotImplementedError
 
     def check_invariants(self) -> None:
-        """Raise AssertionError if the state is impossible (e.g. cards not conserved)."""
+        """Raise :class:`CorruptState` if the state is impossible (e.g. cards not conserved).
+        Explicit checks, never ``assert``: ``python -O`` strips asserts, and a corrupt state
+        loaded unchecked would be played on."""
         raise NotImplementedError
 
     def resample(self, seat: int | None, seed: int) -> State:

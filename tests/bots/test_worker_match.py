@@ -20,7 +20,6 @@ from games import services
 from games.models import Match, MatchEvent
 
 from ..conftest import database_url_for_subprocess
-from .conftest import require_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
                                                    tmp_path) -> None:
-    require_game("dice_cup")
     monkeypatch.setattr(services, "_enqueue_advance", lambda match_id: None)  # sent below
     bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
