@@ -168,8 +168,6 @@ BLUFF_MAX_STRIKES = env_int("BLUFF_MAX_STRIKES", 3, minimum=0)
 BLUFF_POLL_MAX_WAIT = env_int("BLUFF_POLL_MAX_WAIT", 30, minimum=0)
 # Loaded engine states kept per process for polls (0 disables the cache).
 BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
-# Mount bench/views.py (a bare DRF endpoint bench/api.py compares the poll path with).
-BLUFF_BENCH_VIEWS = env_bool("BLUFF_BENCH_VIEWS", False)
 
 # ---- Webhook bots (bots/) --------------------------------------------------------------------
 # Calling loopback/private addresses is refused unless explicitly allowed (`make run` and the
