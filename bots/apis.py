@@ -317,7 +317,8 @@ class BotCallsApi(APIView):
 
     class FilterSerializer(serializers.Serializer):
         path = serializers.ChoiceField(choices=BotCall.Path.values, required=False)
-        match = serializers.IntegerField(required=False, min_value=1, help_text="A match id.")
+        match = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,
+                                         help_text="A match id.")
         reason = serializers.CharField(required=False, max_length=32,
                                        help_text="e.g. timeout, illegal_action, "
                                                  "platform_error.")
