@@ -27,17 +27,8 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import (
-    JSON,
-    Bot,
-    CorruptState,
-    Game,
-    IllegalAction,
-    LazyActions,
-    Option,
-    RandomBot,
-    State,
-)
+from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
+from .base import CorruptState  # the invariant checks' error (never assert: python -O)
 from .rng import Rng
 
 COLOURS = ("blue", "black", "red")
