@@ -110,3 +110,8 @@ def test_docs_state_the_body_limits() -> None:
     docs = (settings.BASE_DIR / "docs" / "api.md").read_text()
     assert f"at\nmost {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes" in docs
     assert f"nested at most {MAX_JSON_DEPTH} arrays" in docs
+
+
+def test_a_request_django_refuses_as_suspicious_is_json_under_api() -> None:
+    response = Client(HTTP_HOST="evil.example").get("/api/games/")
+    _assert_error(response, 400, "bad_request")
