@@ -259,6 +259,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Object ids in paths: games.converters.IdConverter (<id:...>).
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0,
+                                        "maximum": 10**18 - 1}},  # = games.converters.ID_SCHEMA
 }
 
 LOGGING = {
