@@ -1,5 +1,7 @@
 """Admin for webhook bots: filters, stats at a glance, the call log read-only, the signing
-secret never shown."""
+secret never shown, and nothing of a running match a bot said or tried (its log line, a failed
+answer's detail, which can hold a sealed choice) shown to staff until the match is over: an
+organiser with admin access must not peek during a tournament."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+
+from games.models import Match
 
 from .models import Bot, BotCall, BotSeat
 
@@ -30,11 +34,20 @@ class BotAdmin(admin.ModelAdmin):
         return "whsec_•••• (set; shown to its owner once; rotate it with the API's rotate-secret)"
 
 
+def _running(row: Any) -> bool:
+    match = getattr(row, "match", None)
+    return match is not None and match.status != Match.Status.FINISHED
+
+
 @admin.register(BotSeat)
 class BotSeatAdmin(admin.ModelAdmin):
     list_display = ("match", "number", "bot", "started_at", "ended_at")
     list_filter = (("ended_at", admin.EmptyFieldListFilter),)
     raw_id_fields = ("match", "bot")
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
+        # A failed answer's detail can quote the bot's sealed choice.
+        return ("last_error",) if _running(obj) else ()
 
 
 @admin.register(BotCall)
@@ -42,8 +55,12 @@ class BotCallAdmin(admin.ModelAdmin):
     list_display = ("id", "bot", "path", "match", "seat", "turn", "elapsed_ms", "status",
                     "reason", "strike", "created_at")
     list_filter = ("path", "reason", "strike", "created_at")
-    search_fields = ("bot__name", "detail", "log")
+    # Not "detail" or "log": a search would show which running match's lines match.
+    search_fields = ("bot__name",)
     raw_id_fields = ("bot", "match")
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
+        return ("detail", "log") if _running(obj) else ()
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

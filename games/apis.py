@@ -769,15 +769,14 @@ class MatchLogExportApi(APIView):
     )
     def get(self, request: Request, match_id: int) -> StreamingHttpResponse:
         match = selectors.match_get(match_id=match_id)
-        log = selectors.match_log(match=match)
-        entries = log.pop("entries")
-        header = MatchLogApi.OutputSerializer({**log, "entries": []}).data
+        header = MatchLogApi.OutputSerializer({**selectors.match_log(match=match, entries=False),
+                                               "entries": []}).data
         header.pop("entries")
 
         def lines() -> Iterator[str]:
-            # One line at a time: a long match's log is never one string in memory.
+            # One line at a time, read in chunks: a long match's log is never all in memory.
             yield json.dumps({"type": "match", **header}) + "\n"
-            for entry in entries:
+            for entry in selectors.match_log_entries(match=match):
                 yield json.dumps({"type": "entry", **LogEntrySerializer(entry).data}) + "\n"
 
         response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")

@@ -7,7 +7,7 @@ The poll path is built to be cheap when nothing changed: :func:`seat_poll_key` r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -254,11 +254,11 @@ def _public_entry(entry: MatchEvent, complete: bool) -> JSON:
     return out
 
 
-def match_log(*, match: Match, since: int = 0) -> JSON:
+def match_log(*, match: Match, since: int = 0, entries: bool = True) -> JSON:
     """The audit log: public parts while the match runs; every action, private detail and the
-    seed once it is over, so anyone can replay it with the engine."""
+    seed once it is over, so anyone can replay it with the engine. ``entries=False``: the
+    header alone (stream the entries with :func:`match_log_entries`)."""
     complete = match.status == Match.Status.FINISHED
-    entries = match.events.filter(n__gte=max(since, 0)).order_by("n")
     out: JSON = {
         "match": match.pk, "game": match.game, "players": match.players,
         "options": match.options, "status": match.status, "version": match.version,
@@ -267,6 +267,16 @@ def match_log(*, match: Match, since: int = 0) -> JSON:
         "seats": [{"number": s.number, "kind": s.kind,
                    "user": s.user.get_username() if s.user_id else None,
                    "bot": s.bot_name or None} for s in match.seats.all()],
-        "entries": [_public_entry(e, complete) for e in entries],
     }
+    if entries:
+        out["entries"] = list(match_log_entries(match=match, since=since))
     return out
+
+
+def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
+    """The log's entries one at a time, read from the database in chunks (a long match's log
+    is never all in memory), shown as :func:`match_log` shows them."""
+    complete = match.status == Match.Status.FINISHED
+    for entry in (match.events.filter(n__gte=max(since, 0)).order_by("n")
+                  .iterator(chunk_size=500)):
+        yield _public_entry(entry, complete)
