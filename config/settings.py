@@ -237,6 +237,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Matches, tournaments and their matches each have a "status": one enum name for each.
+    "ENUM_NAME_OVERRIDES": {
+        "StatusEnum": "games.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TournamentMatchStatusEnum": "tournaments.models.TournamentMatch.Status",
+    },
 }
 
 LOGGING = {
