@@ -53,8 +53,10 @@ class TournamentBalanceSerializer(serializers.Serializer):
         help_text="Most times any two participants share a table.")
     seat_spread = serializers.IntegerField(
         help_text="Over participants: most minus fewest times one took a seat position.")
-    matches_min = serializers.IntegerField(help_text="Fewest matches any participant plays.")
-    matches_max = serializers.IntegerField(help_text="Most matches any participant plays.")
+    matches_min = serializers.IntegerField(
+        help_text="Fewest tables any participant sits at: its matches, or with duplicate, "
+                  "its deals (each played table_size times).")
+    matches_max = serializers.IntegerField(help_text="Most tables any participant sits at.")
 
 
 class TournamentProgressSerializer(serializers.Serializer):
