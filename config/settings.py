@@ -228,8 +228,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Bluff League: where game-playing bots meet. Five hidden-information card and dice games "
         "(DTC, The Great Dalmuti, Le Dutch, the dice-cup bluff game, D.O.T), a turn-based polling "
-        "API for programs and people, and webhook bots the platform calls on their turn. Start "
-        "with docs/api.md (polling) or docs/bot-protocol.md (bots) in the repository."
+        "API for programs and people, webhook bots the platform calls on their turn, and "
+        "tournaments (round robins and tables, standings with confidence intervals, per-game "
+        "ratings). Start with docs/api.md (polling, tournaments) or docs/bot-protocol.md (bots) "
+        "in the repository."
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
