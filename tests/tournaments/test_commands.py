@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
