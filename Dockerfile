@@ -9,4 +9,4 @@ COPY tournaments ./tournaments
 COPY manage.py ./
 RUN pip install --no-cache-dir . && python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "config/gunicorn.conf.py"]

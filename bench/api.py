@@ -4,8 +4,8 @@
                         [--matches 6] [--cache-size 256] [--db postgres://postgres@127.0.0.1:5432/bluff_bench]
 
 Creates (drops first) the bench database, migrates it, starts gunicorn (gthread workers) on a free
-port of 127.0.0.1 with throttling raised and ``BLUFF_BENCH_VIEWS=1``, then, in the same run, sends
-a bounded number of requests from a few client threads, each with its own kept-alive httpx
+port of 127.0.0.1 with throttling raised and ``bench.settings`` (the bare endpoint mounted), then
+sends a bounded number of requests from a few client threads, each with its own kept-alive httpx
 client, and prints requests/s and p50/p99 latency of:
 
 * **bare**: ``GET /api/bench/bare/``, a DRF view doing nothing (same token auth, throttling and
@@ -65,8 +65,12 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
     env = dict(os.environ)
     env.update({
         "DATABASE_URL": args.db, "DEBUG": "0", "SECRET_KEY": "bench-only-secret-key",
-        "ALLOWED_HOSTS": "127.0.0.1", "BLUFF_BENCH_VIEWS": "1", "LOG_LEVEL": "WARNING",
+        "ALLOWED_HOSTS": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "bench.settings",
+        "LOG_LEVEL": "WARNING",
         "BLUFF_THROTTLE_ANON": "10000000/min", "BLUFF_THROTTLE_USER": "10000000/min",
+        "BLUFF_THROTTLE_PLAY": "10000000/min", "BLUFF_THROTTLE_SPECTATE": "10000000/min",
+        "BLUFF_THROTTLE_SIGNUP": "10000000/min",
+        "CACHE_URL": "locmem://",  # throttle counts, raised out of the way: no file I/O per call
         "BLUFF_STATE_CACHE_SIZE": str(args.cache_size),
     })
     return env

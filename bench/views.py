@@ -1,5 +1,5 @@
 """A bare DRF endpoint for bench/api.py: the same authentication, throttling and rendering as
-the API, no database work beyond the token lookup. Mounted only with BLUFF_BENCH_VIEWS=1."""
+the API, no database work beyond the token lookup. Mounted only by bench/urls.py (bench/api.py's server), never by config.urls."""
 
 from django.urls import path
 from rest_framework.request import Request

@@ -1,4 +1,5 @@
-"""Admin for webhook bots: filters, stats at a glance, the call log read-only."""
+"""Admin for webhook bots: filters, stats at a glance, the call log read-only, the signing
+secret never shown."""
 
 from __future__ import annotations
 
@@ -17,8 +18,16 @@ class BotAdmin(admin.ModelAdmin):
     list_filter = ("enabled", "public", "handshake_ok", "created_at")
     search_fields = ("name", "url", "owner__username", "remote_name")
     raw_id_fields = ("owner",)
-    readonly_fields = ("secret", "games", "handshake_at", "handshake_error", "remote_name",
+    # The signing secret is never shown, not even to staff: its owner saw it once.
+    exclude = ("secret",)
+    readonly_fields = ("secret_hint", "games", "handshake_at", "handshake_error", "remote_name",
                        "remote_author", "created_at", "updated_at")
+
+    @admin.display(description="secret")
+    def secret_hint(self, bot: Bot) -> str:
+        if not bot.secret:
+            return "none"
+        return "whsec_•••• (set; shown to its owner once; rotate it with the API's rotate-secret)"
 
 
 @admin.register(BotSeat)

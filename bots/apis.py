@@ -31,8 +31,9 @@ from .models import Bot, BotCall
 
 BOT_ERROR_CODES = (
     "invalid", "parse_error", "not_authenticated", "authentication_failed", "not_found",
-    "method_not_allowed", "throttled", "bot_not_found", "not_your_bot", "bad_url",
-    "bot_name_taken", "handshake_failed",
+    "method_not_allowed", "unsupported_media_type", "request_too_large", "throttled",
+    "bot_not_found", "not_your_bot", "bad_url", "bot_name_taken", "handshake_failed",
+    "bad_request", "server_error",
 )
 
 
@@ -319,7 +320,8 @@ class BotCallsApi(APIView):
 
     class FilterSerializer(serializers.Serializer):
         path = serializers.ChoiceField(choices=BotCall.Path.values, required=False)
-        match = serializers.IntegerField(required=False, min_value=1, help_text="A match id.")
+        match = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,
+                                         help_text="A match id.")
         reason = serializers.CharField(required=False, max_length=32,
                                        help_text="e.g. timeout, illegal_action, "
                                                  "platform_error.")

@@ -34,19 +34,6 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 KEPT_BOTS = 2000  # live (match, seat) bot instances; the oldest are dropped past this
 
 
-def playable_games() -> list[str]:
-    """Ids of the games whose modules import now: a game still being written (or broken) is
-    left out rather than taking the whole server down."""
-    out = []
-    for game_id in game_ids():
-        try:
-            get_game(game_id)
-        except Exception:  # noqa: BLE001 - any import-time error of a game module
-            continue
-        out.append(game_id)
-    return out
-
-
 def legal_from_body(game_id: str, body: JSON) -> Sequence[JSON]:
     """The seat's legal actions from a /move body: the list, or the engine's own lazy sequence
     rebuilt from the compact description (DTC offers), so reference bots see what they would
@@ -69,7 +56,7 @@ class RefBotServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], *, secret: str | None = None) -> None:
         super().__init__(address, _Handler)
         self.secret = secret
-        self.games = playable_games()
+        self.games = list(game_ids())
         self.bot_names = sorted({name for g in self.games for name in get_game(g).bots})
         self._bots: OrderedDict[tuple[Any, ...], Bot] = OrderedDict()
         self._lock = threading.Lock()

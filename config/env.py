@@ -86,3 +86,18 @@ def broker_url(name: str, default: str) -> str:
             f"{name}={url!r}: expected a filesystem://, redis://, amqp:// or memory:// URL."
         )
     return url
+
+
+def cache_from_url(name: str, default: str) -> dict:
+    """``CACHE_URL`` as a Django ``CACHES['default']`` entry. ``redis://`` / ``rediss://`` is
+    shared by every process on every machine, ``file:///path`` by the processes of one machine,
+    ``locmem://`` by one process only (throttle counts then reset per process)."""
+    url = env_str(name, default)
+    scheme, _, rest = url.partition("://")
+    backends = {"redis": "redis.RedisCache", "rediss": "redis.RedisCache",
+                "file": "filebased.FileBasedCache", "locmem": "locmem.LocMemCache"}
+    if not rest and scheme != "locmem" or scheme not in backends:
+        raise ImproperlyConfigured(
+            f"{name}={url!r}: expected a redis://host:6379/2, file:///path or locmem:// URL.")
+    location = url if scheme.startswith("redis") else rest
+    return {"BACKEND": f"django.core.cache.backends.{backends[scheme]}", "LOCATION": location}

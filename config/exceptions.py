@@ -2,21 +2,30 @@
 
 Domain errors (``games.errors.DomainError`` and subclasses from any app) carry their code and
 HTTP status; DRF's own errors keep their status and get a code from DRF (``not_authenticated``,
-``throttled``, ...); validation errors add the per-field messages under ``fields``.
+``throttled``, ...); validation errors add the per-field messages under ``fields``. Outside
+DRF's views, ``/api/`` URLs still answer JSON: no endpoint (``api_not_found``), a body over the
+upload limit (``ApiBodyLimitMiddleware``), a bad request or a bug (``handler400``/``handler500``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, JsonResponse
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from games.errors import DomainError
+
+from .parsers import RequestTooLarge
 
 
 def _first_message(data: Any) -> str:
@@ -30,8 +39,27 @@ def _first_message(data: Any) -> str:
     return str(data)
 
 
+def renderable(data: Any) -> Any:
+    """``data`` with every string made encodable as UTF-8 (a lone surrogate echoed from input
+    becomes ``\\ud800``), so rendering an error can never fail."""
+    if isinstance(data, str):
+        return data.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(data, dict):
+        return {renderable(key): renderable(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [renderable(item) for item in data]
+    return data
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Map ``exc`` to a response; ``None`` lets Django answer 500 (a bug, never bad input)."""
+    response = _error_response(exc)
+    if response is not None:
+        response.data = renderable(response.data)
+    return response
+
+
+def _error_response(exc: Exception) -> Response | None:
     if isinstance(exc, DomainError):
         set_rollback()
         return Response({"code": exc.code, "detail": exc.detail, **exc.extra}, status=exc.status)
@@ -39,6 +67,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = RequestTooLarge()
     if not isinstance(exc, exceptions.APIException):
         return None
     set_rollback()
@@ -58,9 +88,18 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                     headers=headers)
 
 
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def error_json(code: str, detail: str, status: int) -> JsonResponse:
+    return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
+@csrf_exempt  # a write to a URL with no endpoint is a 404, not an HTML CSRF 403
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """Every ``/api/`` URL no view answers (unknown paths, non-numeric ids): a JSON 404 with the
-    usual error body, never Django's HTML page."""
+    """Every ``/api/`` URL no view answers (unknown paths, non-numeric ids, any method): a JSON
+    404 with the usual error body, never Django's HTML page."""
     detail = f"no API endpoint at {request.path}"
     if not request.path.endswith("/"):
         try:
@@ -70,4 +109,41 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonRespon
         else:
             if match.func is not api_not_found:
                 detail += f" (did you mean {request.path}/ ?)"
-    return JsonResponse({"code": "not_found", "detail": detail}, status=404)
+    return error_json("not_found", renderable(detail), 404)
+
+
+def _json_under_api(html_view: Callable[..., HttpResponse], code: str, detail: str,
+                    status: int) -> Callable[..., HttpResponse]:
+    def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if is_api(request):
+            return error_json(code, detail, status)
+        return html_view(request, *args, **kwargs)
+
+    view.__doc__ = f"Django's {html_view.__name__} page, or a JSON {status} under /api/."
+    return view
+
+
+#: ``handler400``/``handler500`` of config.urls: outside DRF's views (a suspicious request, a
+#: bug in a middleware or view), /api/ still answers with the error body.
+bad_request = _json_under_api(defaults.bad_request, "bad_request", "bad request", 400)
+server_error = _json_under_api(defaults.server_error, "server_error",
+                               "internal server error: the platform failed; it is logged", 500)
+
+
+class ApiBodyLimitMiddleware:
+    """Refuse an ``/api/`` body whose declared length is over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+    with a JSON 413 before anything reads it (Django would answer an HTML 400)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if limit is not None and is_api(request):
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = 0
+            if length > limit:
+                return error_json("request_too_large", str(RequestTooLarge().detail), 413)
+        return self.get_response(request)

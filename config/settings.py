@@ -9,7 +9,15 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import broker_url, database_from_url, env_bool, env_int, env_list, env_str
+from .env import (
+    broker_url,
+    cache_from_url,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BLUFF_VAR_DIR", str(BASE_DIR / "var")))
@@ -47,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.exceptions.ApiBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -77,6 +86,10 @@ TEMPLATES = [
 VAR_DIR.mkdir(parents=True, exist_ok=True)  # the default SQLite file and broker live here
 DATABASES = {"default": database_from_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Throttle counts live here: shared by every web process (a file cache under var/ by default,
+# Redis in production), so a limit holds however many workers serve the API.
+# (An absolute folder: Django's checks warn about a relative one, e.g. BLUFF_VAR_DIR=var/test.)
+CACHES = {"default": cache_from_url("CACHE_URL", f"file://{(VAR_DIR / 'cache').resolve()}")}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -128,7 +141,7 @@ QUEUE_MATCHES = "matches"
 QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
-                      "tournaments.play_match": {"queue": QUEUE_MATCHES}}
+                      "tournaments.play_matches": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
@@ -178,13 +191,12 @@ BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
 # A running match whose due out-of-process seat (a webhook bot) has not moved for this long is
 # queued again (a lost message, a killed worker).
 BLUFF_STALLED_SECONDS = env_int("BLUFF_STALLED_SECONDS", 120, minimum=1)
-# Mount bench/views.py (a bare DRF endpoint bench/api.py compares the poll path with).
-BLUFF_BENCH_VIEWS = env_bool("BLUFF_BENCH_VIEWS", False)
 
 # ---- Webhook bots (bots/) --------------------------------------------------------------------
-# Calling loopback/private addresses is refused unless allowed: on for local runs and tests
-# (DEBUG), off in production, where a bot URL must never reach the platform's own network.
-BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", DEBUG)
+# Calling loopback/private addresses is refused unless explicitly allowed (`make run` and the
+# tests turn it on): never a side effect of DEBUG, since a bot URL must never reach the
+# platform's own network in a deployment that merely forgot DEBUG=0.
+BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", False)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
@@ -199,12 +211,16 @@ TOURNAMENT_MAX_ACTIVE = env_int("TOURNAMENT_MAX_ACTIVE", 3, minimum=1)
 TOURNAMENT_MAX_QUEUED_MATCHES = env_int("TOURNAMENT_MAX_QUEUED_MATCHES", 5000, minimum=1)
 # A participant whose seat forfeited this many matches in a row is withdrawn (0 = never).
 TOURNAMENT_FORFEITS_TO_WITHDRAW = env_int("TOURNAMENT_FORFEITS_TO_WITHDRAW", 3, minimum=0)
+# Pending matches one play task claims and starts at once (their bookkeeping in one transaction).
+TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 16, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Bodies are JSON only (a form is 415), bounded in size and nesting (config/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -216,9 +232,15 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
+    # anon/user: every endpoint without a scope of its own. Scoped (per user, else per IP):
+    # signup (signing up and getting a token), spectate (public view and logs) and play
+    # (polling, acting and resigning for a seat), so one kind of traffic never uses up another.
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("BLUFF_THROTTLE_ANON", "120/min"),
         "user": env_str("BLUFF_THROTTLE_USER", "3000/min"),
+        "signup": env_str("BLUFF_THROTTLE_SIGNUP", "10/min"),
+        "spectate": env_str("BLUFF_THROTTLE_SPECTATE", "600/min"),
+        "play": env_str("BLUFF_THROTTLE_PLAY", "3000/min"),
     },
     "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
 }

@@ -1,4 +1,10 @@
-"""Admin for matches: useful filters, seats inline, and logs that cannot be edited."""
+"""Admin for matches: useful filters, seats inline, and logs that cannot be edited.
+
+Staff may organise tournaments, so the admin must not let them peek: until a match is over its
+hidden information (engine state, seed, the actions and private event details in the log, the
+recorded answers) is left out of every page, and what the engine decides (status, deadline,
+seats' users, strikes, forfeits) is read-only.
+"""
 
 from __future__ import annotations
 
@@ -23,60 +29,77 @@ class ReadOnlyMixin:
         return False
 
 
-class SeatInline(admin.TabularInline):
+class HiddenUntilOverMixin:
+    """Leaves ``hidden_until_over`` out of the page until the match (the object, or its
+    ``match``) is finished."""
+
+    hidden_until_over: tuple[str, ...] = ()
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(super().get_fields(request, obj))  # type: ignore[misc]
+        match = obj if isinstance(obj, Match) else getattr(obj, "match", None)
+        if match is not None and match.status == Match.Status.FINISHED:
+            return fields
+        return [name for name in fields if name not in self.hidden_until_over]
+
+
+SEAT_FIELDS = ("number", "kind", "user", "bot_name", "strikes", "forfeited", "joined_at")
+
+
+class SeatInline(ReadOnlyMixin, admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ("number", "kind", "user", "bot_name", "strikes", "forfeited", "joined_at")
-    readonly_fields = ("number", "joined_at")
-    raw_id_fields = ("user",)
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    fields = SEAT_FIELDS
+    readonly_fields = SEAT_FIELDS
 
 
-class MatchEventInline(ReadOnlyMixin, admin.TabularInline):
+class MatchEventInline(HiddenUntilOverMixin, ReadOnlyMixin, admin.TabularInline):
     model = MatchEvent
     extra = 0
     fields = ("n", "version", "kind", "seat", "action", "events", "created_at")
     readonly_fields = fields
+    hidden_until_over = ("action", "events")
     ordering = ("n",)
     show_change_link = True
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(HiddenUntilOverMixin, admin.ModelAdmin):
     list_display = ("id", "game", "status", "players", "version", "deadline", "created_by",
                     "created_at", "finished_at")
     list_filter = ("game", "status", "players", "created_at", "finished_at")
     search_fields = ("=id", "seats__user__username", "seats__bot_name")
-    readonly_fields = ("game", "options", "seed", "players", "state", "version", "result",
-                       "created_by", "created_at", "updated_at", "started_at", "finished_at")
+    readonly_fields = ("game", "options", "seed", "players", "state", "status", "version",
+                       "step_version", "deadline", "result", "created_by", "created_at",
+                       "updated_at", "started_at", "finished_at")
+    hidden_until_over = ("state", "seed")
     date_hierarchy = "created_at"
     inlines = (SeatInline, MatchEventInline)
     list_select_related = ("created_by",)
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("match", "number", "kind", "user", "bot_name", "strikes", "forfeited")
     list_filter = ("kind", "forfeited", "match__game", "match__status")
     search_fields = ("user__username", "bot_name", "=match__id")
-    raw_id_fields = ("match", "user")
+    readonly_fields = ("match", *SEAT_FIELDS)
     list_select_related = ("match", "user")
 
 
 @admin.register(MatchEvent)
-class MatchEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class MatchEventAdmin(HiddenUntilOverMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("match", "n", "version", "kind", "seat", "created_at")
     list_filter = ("kind", "match__game", "created_at")
     search_fields = ("=match__id",)
     readonly_fields = ("match", "n", "version", "kind", "seat", "action", "events", "created_at")
+    hidden_until_over = ("action", "events")
 
 
 @admin.register(AppliedAction)
-class AppliedActionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class AppliedActionAdmin(HiddenUntilOverMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("match", "version", "seat", "created_at")
     list_filter = ("match__game", "created_at")
     search_fields = ("=match__id",)
     readonly_fields = ("match", "version", "seat", "action", "response", "created_at")
+    hidden_until_over = ("action", "response")

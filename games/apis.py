@@ -8,13 +8,15 @@ handler (``config.exceptions``) turns them into ``{"code": ..., "detail": ...}``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpResponse
+from django.db import IntegrityError, transaction
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -29,7 +31,10 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
+
+from config.authentication import PUBLIC_READ_AUTHENTICATION
 
 from . import schema, selectors, services
 from .engine import game_ids, get_game
@@ -44,7 +49,8 @@ ERROR_CODES = (
     "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type", "throttled",
     "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
     "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
-    "stale_version", "illegal_action", "bad_credentials", "not_seated",
+    "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
+    "bad_request", "server_error",
     # tournaments.apis answers with this same error body
     "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
     "tournament_not_running", "game_not_found",
@@ -80,9 +86,23 @@ E404 = _error("No such match or seat.", ("match_not_found", "No such match.", No
 E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
 
 
+#: The largest integer a client may send where the database stores it (a PostgreSQL integer):
+#: beyond it a query would overflow (a 500) instead of answering 400 ``invalid``.
+MAX_STORED_INT = 2**31 - 1
+
+
 @extend_schema_field(schema.action_proxy())
 class ActionField(serializers.JSONField):
-    """An action of the match's game: one component per game (``DotAction``, ...)."""
+    """An action of the match's game: one component per game (``DotAction``, ...). Anything but
+    a JSON object is ``invalid`` here, before the engine is asked."""
+
+    default_error_messages = {
+        "not_an_object": "An action is a JSON object with a \"type\", not {input_type}."}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            self.fail("not_an_object", input_type=type(data).__name__)
+        return super().to_internal_value(data)
 
 
 def _game_id_help() -> str:
@@ -106,6 +126,9 @@ SEAT = OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH,
 
 
 class SignUpApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "signup" rate (settings, docs/api.md)
+    throttle_scope = "signup"
+    authentication_classes: list[type] = []  # a stale token must not block getting a new one
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer):
@@ -144,12 +167,20 @@ class SignUpApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = services.user_sign_up(**data.validated_data)
+        try:
+            with transaction.atomic():  # no user without its token
+                user, token = services.user_sign_up(**data.validated_data)
+        except IntegrityError:
+            # Another signup took the name between the check above and the insert.
+            raise serializers.ValidationError({"username": ["this username is taken"]}) from None
         return Response(self.OutputSerializer({"username": user.get_username(), "token": token}).data,
                         status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "signup" rate (settings, docs/api.md)
+    throttle_scope = "signup"
+    authentication_classes: list[type] = []  # a stale token must not block getting a new one
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer):
@@ -158,6 +189,10 @@ class TokenApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
+
+    def get_authenticate_header(self, request: Request) -> str:
+        # With no authentication classes DRF would turn bad_credentials into a 403.
+        return "Token"
 
     @extend_schema(
         tags=["accounts"], operation_id="token", auth=[],
@@ -188,6 +223,7 @@ class BadCredentials(exceptions.AuthenticationFailed):
 
 
 class GameListApi(APIView):
+    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer):
@@ -206,10 +242,7 @@ class GameListApi(APIView):
     def get(self, request: Request) -> Response:
         out = []
         for game_id in game_ids():
-            try:
-                game = get_game(game_id)
-            except ImportError:  # a game still being written: not offered yet
-                continue
+            game = get_game(game_id)  # a game that does not import is a bug: fail loudly
             out.append({"id": game.id, "name": game.name, "min_players": game.min_players,
                         "max_players": game.max_players, "default_players": game.default_players,
                         "options": game.describe_options(), "bots": list(game.bots)})
@@ -274,6 +307,7 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
 
 
 class MatchListCreateApi(APIView):
+    authentication_classes = PUBLIC_READ_AUTHENTICATION  # the list is public; creating is not
     class Pagination(LimitOffsetPagination):
         default_limit = 50
         max_limit = 200
@@ -371,6 +405,7 @@ class MatchListCreateApi(APIView):
 
 
 class MatchDetailApi(APIView):
+    authentication_classes = PUBLIC_READ_AUTHENTICATION
     @extend_schema(tags=["matches"], operation_id="matches_detail", summary="One match",
                    parameters=[MATCH_ID],
                    responses={200: MatchOutputSerializer, 404: E404, 429: E429})
@@ -470,7 +505,7 @@ class WaitQuerySerializer(serializers.Serializer):
                   "differs (304 if it never does), with after until the version exceeds it or "
                   "the status changes (then the current view, whatever it is).")
     after = serializers.IntegerField(
-        required=False, min_value=0,
+        required=False, min_value=0, max_value=MAX_STORED_INT,
         help_text="With wait: the version you already have (no ETag needed).")
 
 
@@ -478,13 +513,16 @@ class PollQuerySerializer(WaitQuerySerializer):
     legal = serializers.BooleanField(required=False, default=True,
                                      help_text="Include legal_actions when it is your turn.")
     events_since = serializers.IntegerField(
-        required=False, min_value=0, help_text="Also return engine events from this index "
-                                               "(yours with your private details).")
+        required=False, min_value=0, max_value=MAX_STORED_INT,
+        help_text="Also return engine events from this index (yours with your private "
+                  "details).")
 
 
 class SeatViewApi(APIView):
     """Poll a seat: the private view, whose turn it is, legal actions, version and deadline."""
 
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     class OutputSerializer(serializers.Serializer):
@@ -543,10 +581,12 @@ class SeatViewApi(APIView):
 
 
 class SeatActApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        version = serializers.IntegerField(min_value=0,
+        version = serializers.IntegerField(min_value=0, max_value=MAX_STORED_INT,
                                            help_text="The version your poll returned.")
         action = ActionField(help_text="One of your legal_actions (an object with a type); "
                                        "the shapes of your match's game are <Game>Action, "
@@ -590,6 +630,8 @@ class SeatActApi(APIView):
 
 
 class SeatResignApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "play" rate (settings, docs/api.md)
+    throttle_scope = "play"
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -607,12 +649,15 @@ class SeatResignApi(APIView):
 
 
 class PublicViewApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
+    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class QuerySerializer(WaitQuerySerializer):
-        events_since = serializers.IntegerField(required=False, min_value=0,
-                                                help_text="Also return the public engine "
-                                                          "events from this index.")
+        events_since = serializers.IntegerField(
+            required=False, min_value=0, max_value=MAX_STORED_INT,
+            help_text="Also return the public engine events from this index.")
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
@@ -673,10 +718,14 @@ class LogSeatSerializer(serializers.Serializer):
 
 
 class MatchLogApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
+    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class QuerySerializer(serializers.Serializer):
         since = serializers.IntegerField(required=False, default=0, min_value=0,
+                                         max_value=MAX_STORED_INT,
                                          help_text="First entry n to return.")
 
     class OutputSerializer(serializers.Serializer):
@@ -708,6 +757,9 @@ class MatchLogApi(APIView):
 
 
 class MatchLogExportApi(APIView):
+    throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
+    throttle_scope = "spectate"
+    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -717,13 +769,20 @@ class MatchLogExportApi(APIView):
         parameters=[MATCH_ID],
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 404: E404, 429: E429},
     )
-    def get(self, request: Request, match_id: int) -> HttpResponse:
+    def get(self, request: Request, match_id: int) -> StreamingHttpResponse:
         match = selectors.match_get(match_id=match_id)
-        log = MatchLogApi.OutputSerializer(selectors.match_log(match=match)).data
+        log = selectors.match_log(match=match)
         entries = log.pop("entries")
-        lines = [json.dumps({"type": "match", **log})]
-        lines += [json.dumps({"type": "entry", **entry}) for entry in entries]
-        response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
+        header = MatchLogApi.OutputSerializer({**log, "entries": []}).data
+        header.pop("entries")
+
+        def lines() -> Iterator[str]:
+            # One line at a time: a long match's log is never one string in memory.
+            yield json.dumps({"type": "match", **header}) + "\n"
+            for entry in entries:
+                yield json.dumps({"type": "entry", **LogEntrySerializer(entry).data}) + "\n"
+
+        response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.jsonl"'
         return response
 

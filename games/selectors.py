@@ -49,7 +49,8 @@ def match_events(*, match_id: int, since: int, seat: int | None = None) -> list[
 def match_list(*, game: str | None = None, status: str | None = None,
                player: str | None = None) -> QuerySet[Match]:
     """Matches, newest first, filtered by game id, status and a player's username."""
-    qs = Match.objects.prefetch_related("seats__user").defer("state")
+    qs = Match.objects.select_related("created_by").prefetch_related("seats__user").defer(
+        "state")
     if game:
         qs = qs.filter(game=game)
     if status:

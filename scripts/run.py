@@ -1,10 +1,12 @@
 """Start the whole platform locally: migrate, then web server + two Celery workers + beat.
 
 Runs on the embedded defaults (SQLite, filesystem broker under var/) unless DATABASE_URL /
-CELERY_BROKER_URL say otherwise. One worker consumes the ``matches`` queue (tasks that play
-matches and wait on bots), one the ``housekeeping`` queue (deadlines, health checks, pruning),
-so a slow bot never delays a deadline sweep. Ctrl-C (or SIGTERM) stops every process; if one dies, the
-others are stopped too, so nothing is left running half-way.
+CELERY_BROKER_URL say otherwise, and allows bot URLs on this machine
+(BOTS_ALLOW_PRIVATE_ADDRESSES=1 unless set). One worker consumes the ``matches`` queue
+(tasks that play matches and wait on bots), one the ``housekeeping`` queue (deadlines,
+health checks, pruning), so a slow bot never delays a deadline sweep. Ctrl-C (or SIGTERM)
+stops every process; if one dies, the others are stopped too, so nothing is left running
+half-way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What a local run sets unless the environment says otherwise: bots on this machine (the
+#: reference bots of ``serve_bots``, a starter bot on 127.0.0.1) may be registered and called.
+LOCAL_DEFAULTS = {"BOTS_ALLOW_PRIVATE_ADDRESSES": "1"}
 PYTHON = sys.executable
 HOST = os.environ.get("BLUFF_HOST", "127.0.0.1")
 PORT = os.environ.get("PORT", "8000")
@@ -40,8 +45,14 @@ def commands() -> dict[str, list[str]]:
     }
 
 
+def local_environment(environ: dict[str, str]) -> dict[str, str]:
+    """``environ`` with :data:`LOCAL_DEFAULTS` filled in where it does not set them."""
+    return {**LOCAL_DEFAULTS, **environ}
+
+
 def main() -> int:
     os.chdir(ROOT)
+    os.environ.update(local_environment(dict(os.environ)))
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], check=True)
     processes = {name: subprocess.Popen(cmd) for name, cmd in commands().items()}
     print(f"Bluff League is up: http://{HOST}:{PORT}/api/docs/  (Ctrl-C to stop)", flush=True)

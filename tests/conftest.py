@@ -9,10 +9,25 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 REQUIRE_SERVICES = os.environ.get("BLUFF_REQUIRE_SERVICES", "") not in ("", "0")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Settings of the test run that differ from a deployment's defaults."""
+    from django.conf import settings
+
+    # Throttle counts per test process: xdist workers must not share (and clear) each other's.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # The tests' bots listen on 127.0.0.1 (a test that checks refusals turns it off); processes
+    # the tests start (a worker, gunicorn) inherit it from the environment.
+    settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
+    os.environ["BOTS_ALLOW_PRIVATE_ADDRESSES"] = "1"
 
 
 def _missing_service(marker_name: str) -> str | None:
@@ -40,3 +55,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             if REQUIRE_SERVICES:
                 pytest.fail(f"BLUFF_REQUIRE_SERVICES is set but this test {reason}", pytrace=False)
             pytest.skip(reason)
+
+
+def database_url_for_subprocess(tmp_path: Path) -> str:
+    """A DATABASE_URL for a process a test starts (a Celery worker, gunicorn): the test database
+    itself (PostgreSQL), or on SQLite a file copy of the in-memory test database (a test that
+    needs the process's writes copies it back)."""
+    from django.db import connection
+
+    data = connection.settings_dict
+    if connection.vendor == "sqlite":
+        path = tmp_path / "worker.sqlite3"
+        connection.ensure_connection()
+        with sqlite3.connect(path) as target:
+            connection.connection.backup(target)
+        return f"sqlite:///{path}"
+    auth = quote(data["USER"] or "")
+    if data.get("PASSWORD"):
+        auth += ":" + quote(data["PASSWORD"])
+    return (f"postgres://{auth}@{data['HOST'] or '127.0.0.1'}:{data['PORT'] or 5432}/"
+            f"{data['NAME']}")

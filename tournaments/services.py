@@ -34,7 +34,7 @@ from games.engine import BadOptions, get_game
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
-from games.services import match_create, match_stop
+from games.services import NewMatch, match_stop, matches_create
 
 from .errors import (
     BadTournament,
@@ -186,18 +186,19 @@ def tournaments_start_due(*, now: datetime | None = None) -> int:
 
 
 def tournament_dispatch(*, tournament_id: int, now: datetime | None = None) -> int:
-    """Queue a play task for every pending match of a running tournament. Each one's
-    ``lease_until`` says until when its message may be in flight (the reaper queues it again
-    afterwards: playing is idempotent). Returns how many were queued."""
+    """Queue enough play tasks for the pending matches of a running tournament (each task
+    claims up to ``TOURNAMENT_CHUNK`` of them). Their ``lease_until`` says until when those
+    messages may be in flight: the reaper queues again what is still pending afterwards
+    (playing is idempotent). Returns how many tasks were queued."""
     now = now or timezone.now()
     pending = TournamentMatch.objects.filter(
         tournament_id=tournament_id, tournament__status=Tournament.Status.RUNNING,
         status=TournamentMatch.Status.PENDING)
-    ids = list(pending.order_by("number").values_list("pk", flat=True))
-    TournamentMatch.objects.filter(pk__in=ids).update(lease_until=now + _lease())
-    for pk in ids:
-        _enqueue("play_match", pk)
-    return len(ids)
+    count = pending.update(lease_until=now + _lease())
+    tasks = -(-count // settings.TOURNAMENT_CHUNK)
+    for _ in range(tasks):
+        _enqueue("play_matches", tournament_id)
+    return tasks
 
 
 def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tournament:
@@ -237,46 +238,97 @@ def tournament_get_changeable(*, tournament_id: int, user: AbstractBaseUser) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def tournament_match_play(*, tournament_match_id: int, now: datetime | None = None) -> str:
-    """Claim one pending match and start it as a games match, in one transaction. Returns
-    ``"started"``, ``"forfeit"`` (a withdrawn participant sits at the table: recorded as a
-    forfeit, not played) or ``"skipped"`` (claimed already, done, or the tournament is not
-    running)."""
+def tournament_play(*, tournament_id: int, limit: int | None = None, only: int | None = None,
+                    now: datetime | None = None) -> dict[str, int]:
+    """Claim up to ``limit`` (default ``TOURNAMENT_CHUNK``) pending matches of a running
+    tournament, in schedule order, skipping rows another worker holds, and start them all as
+    games matches in one transaction: a task that runs twice plays each match once, and a
+    worker that dies mid-chunk rolls the whole claim back. Matches of in-process bots are
+    played to the end here and recorded at once; matches with webhook bots or players go on
+    in the games workers and are recorded when they finish. A withdrawn participant's
+    matches are recorded as forfeits. ``only``: that one match. Returns counts by outcome."""
     now = now or timezone.now()
+    outcome = {"started": 0, "finished": 0, "forfeit": 0}
     with transaction.atomic():
-        claimed = TournamentMatch.objects.filter(
-            pk=tournament_match_id, status=TournamentMatch.Status.PENDING,
-            tournament__status=Tournament.Status.RUNNING,
-        ).update(status=TournamentMatch.Status.RUNNING, lease_until=now + _lease(),
-                 attempts=F("attempts") + 1)
-        if not claimed:
-            return "skipped"
-        row = TournamentMatch.objects.select_related("tournament__organiser").get(
-            pk=tournament_match_id)
-        tournament = row.tournament
+        pending = TournamentMatch.objects.filter(
+            tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
+            tournament__status=Tournament.Status.RUNNING)
+        if only is not None:
+            pending = pending.filter(pk=only)
+        rows = list(pending.select_for_update(skip_locked=True, of=("self",))
+                    .order_by("number")[:limit or settings.TOURNAMENT_CHUNK])
+        if not rows:
+            return outcome
+        TournamentMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
+            status=TournamentMatch.Status.RUNNING, attempts=F("attempts") + 1,
+            lease_until=now + _lease())
+        tournament = Tournament.objects.select_related("organiser").get(pk=tournament_id)
         people = {p.index: p for p in tournament.participants.all()}
+        to_start = _forfeit_or_keep(tournament, rows, people, now=now, outcome=outcome)
+        try:
+            matches = _start_matches(tournament, to_start, people)
+        except BadSeats:  # a bot went away between our check and the match's own: again
+            _withdraw_unseatable(tournament, [people[i] for r in to_start for i in r.seats],
+                                 checked={})
+            to_start = _forfeit_or_keep(tournament, to_start, people, now=now, outcome=outcome)
+            matches = _start_matches(tournament, to_start, people)
+        for row, match in zip(to_start, matches):
+            row.match, row.lease_until = match, None
+            if match.status == Match.Status.FINISHED:
+                row.status, row.finished_at = TournamentMatch.Status.DONE, now
+                row.ranks, row.scores = match.result["ranks"], match.result["scores"]
+                outcome["finished"] += 1
+            else:
+                row.status = TournamentMatch.Status.RUNNING
+                outcome["started"] += 1
+        TournamentMatch.objects.bulk_update(
+            to_start, ["match", "lease_until", "status", "finished_at", "ranks", "scores"])
+        _finish_if_done(tournament_id, now=now)
+    return outcome
+
+
+def tournament_match_play(*, tournament_match_id: int, now: datetime | None = None) -> str:
+    """Play one scheduled match (:func:`tournament_play` of just that row): ``"started"`` (or
+    ``"finished"``, for in-process bots), ``"forfeit"``, or ``"skipped"`` (claimed already,
+    done, or its tournament is not running)."""
+    row = TournamentMatch.objects.filter(pk=tournament_match_id).values("tournament_id").first()
+    if row is None:
+        return "skipped"
+    outcome = tournament_play(tournament_id=row["tournament_id"], only=tournament_match_id,
+                              limit=1, now=now)
+    return next((key for key, count in outcome.items() if count), "skipped")
+
+
+def _forfeit_or_keep(tournament: Tournament, rows: Sequence[TournamentMatch],
+                     people: Mapping[int, Participant], *, now: datetime,
+                     outcome: dict[str, int]) -> list[TournamentMatch]:
+    """Record as forfeits the rows where a withdrawn (or now unseatable) participant sits; the
+    rows left to play."""
+    checked: dict[int, bool] = {}
+    keep = []
+    for row in rows:
         seated = [people[index] for index in row.seats]
-        _withdraw_unseatable(tournament, seated)
+        _withdraw_unseatable(tournament, seated, checked=checked)
         withdrawn = [p.index for p in seated if p.withdrawn]
         if withdrawn:
             _record_forfeit(row, withdrawn, now=now)
-            return "forfeit"
-        try:
-            match = match_create(
-                game=tournament.game, created_by=tournament.organiser,
-                options=tournament.options, seats=[_seat_spec(p) for p in seated],
-                seed=row.seed, move_time_limit=tournament.move_time_limit,
-                strike_limit=tournament.strike_limit,
-                seat_users={n: p.user for n, p in enumerate(seated) if p.kind == PLAYER})
-        except BadSeats:  # a bot went away between the check above and the match's own
-            _withdraw_unseatable(tournament, seated)
-            withdrawn = [p.index for p in seated if p.withdrawn]
-            if not withdrawn:
-                raise
-            _record_forfeit(row, withdrawn, now=now)
-            return "forfeit"
-        TournamentMatch.objects.filter(pk=row.pk).update(match=match)
-    return "started"
+            outcome["forfeit"] += 1
+        else:
+            keep.append(row)
+    return keep
+
+
+def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
+                   people: Mapping[int, Participant]) -> list[Match]:
+    if not rows:
+        return []
+    return matches_create(
+        game=tournament.game, created_by=tournament.organiser, options=tournament.options,
+        move_time_limit=tournament.move_time_limit, strike_limit=tournament.strike_limit,
+        matches=[NewMatch(seats=[_seat_spec(people[i]) for i in row.seats], seed=row.seed,
+                          seat_users={n: people[i].user for n, i in enumerate(row.seats)
+                                      if people[i].kind == PLAYER})
+                 for row in rows])
 
 
 def _seat_spec(participant: Participant) -> dict[str, Any]:
@@ -285,12 +337,16 @@ def _seat_spec(participant: Participant) -> dict[str, Any]:
     return {"kind": participant.kind, "bot": participant.bot}
 
 
-def _withdraw_unseatable(tournament: Tournament, seated: Sequence[Participant]) -> None:
+def _withdraw_unseatable(tournament: Tournament, seated: Sequence[Participant], *,
+                         checked: dict[int, bool]) -> None:
     """Withdraw every bot at the table that can no longer be seated (disabled, deleted, failed
-    handshake): the seat kind's own check says why."""
+    handshake): the seat kind's own check says why. ``checked``: participants already checked
+    in this chunk."""
     for participant in seated:
-        if participant.withdrawn or participant.kind == Participant.Kind.PLAYER:
+        if (participant.withdrawn or participant.kind == Participant.Kind.PLAYER
+                or participant.index in checked):
             continue
+        checked[participant.index] = True
         try:
             get_seat_kind(participant.kind).check_bot(tournament.game, participant.bot,
                                                       tournament.organiser)
@@ -338,13 +394,16 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
     return True
 
 
-def on_match_finished(sender: Any, match_id: int, **kwargs: Any) -> None:
+def on_match_finished(sender: Any, match_ids: Sequence[int], **kwargs: Any) -> None:
     """Receiver of ``games.signals.match_finished``: never fails the caller that finished the
-    match (the reaper records what this misses)."""
-    try:
-        tournament_match_record(match_id=match_id)
-    except Exception:  # noqa: BLE001
-        log.exception("recording match %s for its tournament failed", match_id)
+    matches (the reaper records what this misses)."""
+    waiting = TournamentMatch.objects.filter(match_id__in=match_ids,
+                                             status=TournamentMatch.Status.RUNNING)
+    for match_id in waiting.values_list("match_id", flat=True):
+        try:
+            tournament_match_record(match_id=match_id)
+        except Exception:  # noqa: BLE001
+            log.exception("recording match %s for its tournament failed", match_id)
 
 
 def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
@@ -397,11 +456,8 @@ def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
     lost = TournamentMatch.objects.filter(
         status=TournamentMatch.Status.PENDING, tournament__status=Tournament.Status.RUNNING,
     ).filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
-    ids = list(lost.order_by("pk").values_list("pk", flat=True)[:limit])
-    TournamentMatch.objects.filter(pk__in=ids).update(lease_until=now + _lease())
-    for pk in ids:
-        _enqueue("play_match", pk)
-    fixed += len(ids)
+    for tournament_id in set(lost.values_list("tournament_id", flat=True)[:limit]):
+        fixed += tournament_dispatch(tournament_id=tournament_id, now=now)
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
             "pk", flat=True):
         fixed += _finish_if_done(pk, now=now)

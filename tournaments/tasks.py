@@ -1,6 +1,6 @@
 """Celery tasks of tournaments: thin adapters that take ids and call one service.
 
-``play_match`` runs on the ``matches`` queue; the periodic ones on ``housekeeping``. All are
+``play_matches`` runs on the ``matches`` queue; the periodic ones on ``housekeeping``. All are
 safe to run twice (claims are conditional UPDATEs), hence ``acks_late`` where a worker may die
 mid-task.
 """
@@ -12,11 +12,12 @@ from celery import shared_task
 from . import services
 
 
-@shared_task(name="tournaments.play_match", ignore_result=True, acks_late=True,
+@shared_task(name="tournaments.play_matches", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
-def play_match(tournament_match_id: int) -> str:
-    """Claim one scheduled match and start it (a task run twice plays it once)."""
-    return services.tournament_match_play(tournament_match_id=tournament_match_id)
+def play_matches(tournament_id: int) -> dict[str, int]:
+    """Claim a chunk of a tournament's pending matches and start them (a task run twice plays
+    each match once; a worker that dies mid-chunk leaves them pending for the reaper)."""
+    return services.tournament_play(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.dispatch", ignore_result=True, acks_late=True,

@@ -91,7 +91,8 @@ class Option:
 
     def describe(self) -> JSON:
         out: JSON = {"name": self.name, "default": self.default, "doc": self.doc,
-                     "type": {bool: "boolean", int: "integer"}.get(self.type, "object")}
+                     "type": {bool: "boolean", int: "integer", list: "array"}.get(self.type,
+                                                                                 "object")}
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:
@@ -326,7 +327,9 @@ class State:
         raise NotImplementedError
 
     def check_invariants(self) -> None:
-        """Raise AssertionError if the state is impossible (e.g. cards not conserved)."""
+        """Raise :class:`CorruptState` if the state is impossible (e.g. cards not conserved).
+        Explicit checks, never ``assert``: ``python -O`` strips asserts, and a corrupt state
+        loaded unchecked would be played on."""
         raise NotImplementedError
 
     def resample(self, seat: int | None, seed: int) -> State:

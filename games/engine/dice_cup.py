@@ -32,6 +32,7 @@ from itertools import combinations
 from typing import Any
 
 from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
+from .base import CorruptState  # the invariant checks' error (never assert: python -O)
 from .rng import Rng
 
 # DC-1: chips 3..18 and their points.
@@ -552,41 +553,65 @@ class DiceCupState(State):
         n = self.players
         owner = self.owner
         # DC-1: exactly the 16 chips, each in the middle or in front of one seat (conserved).
-        assert isinstance(owner, list) and len(owner) == 16, "there must be 16 chips"
-        assert all(_is_int(o) and -1 <= o < n for o in owner), f"bad chip owners {owner}"
-        assert _is_int(self.roller) and 0 <= self.roller < n, "bad roller"
-        assert isinstance(self.dice, list) and len(self.dice) == 3, "three dice"
-        assert all(_is_int(d) and 1 <= d <= 6 for d in self.dice), f"bad dice {self.dice}"
-        assert isinstance(self.revealed, bool) and isinstance(self.from_target, bool)
-        assert _is_int(self.turn) and 0 <= self.turn <= TURN_CAP, "bad turn count"
+        if not (isinstance(owner, list) and len(owner) == 16):
+            raise CorruptState("there must be 16 chips")
+        if not all(_is_int(o) and -1 <= o < n for o in owner):
+            raise CorruptState(f"bad chip owners {owner}")
+        if not (_is_int(self.roller) and 0 <= self.roller < n):
+            raise CorruptState("bad roller")
+        if not (isinstance(self.dice, list) and len(self.dice) == 3):
+            raise CorruptState("three dice")
+        if not all(_is_int(d) and 1 <= d <= 6 for d in self.dice):
+            raise CorruptState(f"bad dice {self.dice}")
+        if not (isinstance(self.revealed, bool) and isinstance(self.from_target, bool)):
+            raise CorruptState(
+                'isinstance(self.revealed, bool) and isinstance(self.from_target, bool)')
+        if not (_is_int(self.turn) and 0 <= self.turn <= TURN_CAP):
+            raise CorruptState("bad turn count")
         for table in (self.honesty, self.answers):
-            assert len(table) == n and all(
-                len(row) == 2 and all(_is_int(x) and x >= 0 for x in row) for row in table)
-        assert sum(map(sum, self.honesty)) == sum(map(sum, self.answers)), "answers != calls"
+            if not (len(table) == n and all(
+                len(row) == 2 and all(_is_int(x) and x >= 0 for x in row) for row in table)):
+                raise CorruptState(
+                    'len(table) == n and all( len(row) == 2 and all(_is_int(x) and x >= 0 for x '
+                    'in row) for row in table)')
+        if not (sum(map(sum, self.honesty)) == sum(map(sum, self.answers))):
+            raise CorruptState("answers != calls")
         phase = self.phase
         if phase is OVER:
-            assert self.end_reason in ("middle_empty", "target_points", "turn_cap",
-                                       "move_cap"), "bad end reason"
-            assert self.target == -1 and self.number == 0
+            if not (self.end_reason in ("middle_empty", "target_points", "turn_cap",
+                                       "move_cap")):
+                raise CorruptState("bad end reason")
+            if not (self.target == -1 and self.number == 0):
+                raise CorruptState('self.target == -1 and self.number == 0')
             return
-        assert self.end_reason is None
-        assert MIDDLE in owner, "the middle cannot be empty while the match runs (DC-5)"
+        if not (self.end_reason is None):
+            raise CorruptState('self.end_reason is None')
+        if not (MIDDLE in owner):
+            raise CorruptState("the middle cannot be empty while the match runs (DC-5)")
         goal = self.options["target_points"]
         if goal is not None:
-            assert all(self.points(s) < goal for s in range(n)), "target_points was reached"
+            if not all(self.points(s) < goal for s in range(n)):
+                raise CorruptState("target_points was reached")
         if phase is CALL:
-            assert not self.revealed and self.target == -1 and self.number == 0
+            if not (not self.revealed and self.target == -1 and self.number == 0):
+                raise CorruptState('not self.revealed and self.target == -1 and self.number == 0')
             return
-        assert 0 <= self.target < n and self.target != self.roller, "bad target"
-        assert 3 <= self.number <= 18, "bad called number"
+        if not (0 <= self.target < n and self.target != self.roller):
+            raise CorruptState("bad target")
+        if not (3 <= self.number <= 18):
+            raise CorruptState("bad called number")
         where = owner[self.number - 3]
         if phase is ANSWER:
-            assert not self.revealed
+            if not not self.revealed:
+                raise CorruptState('not self.revealed')
             # DC-2: the called chip is in the middle or in front of the target.
-            assert where == (self.target if self.from_target else MIDDLE), "bad called chip"
+            if not (where == (self.target if self.from_target else MIDDLE)):
+                raise CorruptState("bad called chip")
         else:  # GIVE (DC-3): not tricked on the target's own chip, roller has chips.
-            assert self.revealed and self.from_target and where == self.target
-            assert self.roller in owner, "a roller without chips gives nothing"
+            if not (self.revealed and self.from_target and where == self.target):
+                raise CorruptState('self.revealed and self.from_target and where == self.target')
+            if not (self.roller in owner):
+                raise CorruptState("a roller without chips gives nothing")
 
     def resample(self, seat: int | None, seed: int) -> DiceCupState:
         """A copy where what ``seat`` cannot know is re-drawn: the roller's dice while they are
@@ -696,9 +721,9 @@ class DiceCupGame(Game):
     default_players = 4
     options = (
         Option("target_points", None,
-               "DC-5: null (default) plays until the middle is empty; an integer >= 1 ends the "
-               "game as soon as a player has that many points.",
-               type=int, minimum=1, nullable=True),
+               "DC-5: null (default) plays until the middle is empty; an integer 1..42 ends the "
+               "game as soon as a player has that many points (42: all of them).",
+               type=int, minimum=1, maximum=sum(_PTS), nullable=True),
     )
     state_class = DiceCupState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}

@@ -28,6 +28,7 @@ from itertools import combinations
 from typing import Any
 
 from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
+from .base import CorruptState  # the invariant checks' error (never assert: python -O)
 from .rng import Rng
 
 COLOURS = ("blue", "black", "red")
@@ -570,51 +571,84 @@ class DotState(State):
         self._legal = None
 
     def check_invariants(self) -> None:
-        assert self.phase in ("commit", "discard", "over"), self.phase
-        assert 1 <= self.rnd <= ROUNDS, self.rnd
-        assert self.full == deck_keys(self.options), "draw deck differs from the options"
+        if not (self.phase in ("commit", "discard", "over")):
+            raise CorruptState(self.phase)
+        if not (1 <= self.rnd <= ROUNDS):
+            raise CorruptState(self.rnd)
+        if not (self.full == deck_keys(self.options)):
+            raise CorruptState("draw deck differs from the options")
         for p in (0, 1):
             # Conservation: every one of the 18 cards of each seat is in exactly one place.
             held = (self.decks[p] + self.hands[p] + self.pools[p] + self.discards[p]
                     + self.stars[p])
-            assert sorted(held) == sorted(self.full + list(STARS)), f"cards of seat {p} lost"
-            assert self.stars[p] == [s for s in STARS if s in self.stars[p]]
-            assert self.hands[p] == sorted(self.hands[p]) and self.pools[p] == sorted(self.pools[p])
-            assert len(self.decks[p]) == 15 - HAND_SIZE * self.rnd
+            if not (sorted(held) == sorted(self.full + list(STARS))):
+                raise CorruptState(f"cards of seat {p} lost")
+            if not (self.stars[p] == [s for s in STARS if s in self.stars[p]]):
+                raise CorruptState('self.stars[p] == [s for s in STARS if s in self.stars[p]]')
+            if not (self.hands[p] == sorted(self.hands[p])
+                    and self.pools[p] == sorted(self.pools[p])):
+                raise CorruptState(
+                    'self.hands[p] == sorted(self.hands[p]) and self.pools[p] == '
+                    'sorted(self.pools[p])')
+            if not (len(self.decks[p]) == 15 - HAND_SIZE * self.rnd):
+                raise CorruptState('len(self.decks[p]) == 15 - HAND_SIZE * self.rnd')
             # Hands are held from the draw to the reveal (only a move-cap end can stop there).
             holding = self.hands[p] != []
-            assert holding == (self.phase == "commit") or self.phase == "over"
-            assert len(self.hands[p]) in (0, HAND_SIZE)
-            assert len(self.stars[p]) == ROUNDS - self.rnd + holding
+            if not (holding == (self.phase == "commit") or self.phase == "over"):
+                raise CorruptState('holding == (self.phase == "commit") or self.phase == "over"')
+            if not (len(self.hands[p]) in (0, HAND_SIZE)):
+                raise CorruptState('len(self.hands[p]) in (0, HAND_SIZE)')
+            if not (len(self.stars[p]) == ROUNDS - self.rnd + holding):
+                raise CorruptState('len(self.stars[p]) == ROUNDS - self.rnd + holding')
             c = self.commits[p]
             if self.phase == "commit":
-                assert (c is None) == (p in self._to_act)
+                if not ((c is None) == (p in self._to_act)):
+                    raise CorruptState('(c is None) == (p in self._to_act)')
             if c is not None:
-                assert holding
+                if not holding:
+                    raise CorruptState('holding')
                 star, shared, own = c
-                assert star in self.stars[p] and len(shared) == len(own) == POOL_ADD
-                assert sorted(shared + own) == sorted(self.hands[p] + [star])
+                if not (star in self.stars[p] and len(shared) == len(own) == POOL_ADD):
+                    raise CorruptState(
+                        'star in self.stars[p] and len(shared) == len(own) == POOL_ADD')
+                if not (sorted(shared + own) == sorted(self.hands[p] + [star])):
+                    raise CorruptState('sorted(shared + own) == sorted(self.hands[p] + [star])')
         # Tokens: 3 per colour, in the supply, on offer, won, or lost to a final tie.
         for c in range(3):
             total = (self.supply[c] + self.pot[c] + self.unclaimed[c]
                      + self.tokens[0][c] + self.tokens[1][c])
-            assert total == 3, f"{COLOURS[c]} tokens not conserved: {total}"
-            assert self.supply[c] == ROUNDS - self.rnd
-            assert min(self.supply[c], self.pot[c], self.unclaimed[c], self.tokens[0][c],
-                       self.tokens[1][c]) >= 0
+            if not (total == 3):
+                raise CorruptState(f"{COLOURS[c]} tokens not conserved: {total}")
+            if not (self.supply[c] == ROUNDS - self.rnd):
+                raise CorruptState('self.supply[c] == ROUNDS - self.rnd')
+            if not (min(self.supply[c], self.pot[c], self.unclaimed[c], self.tokens[0][c],
+                       self.tokens[1][c]) >= 0):
+                raise CorruptState(
+                    'min(self.supply[c], self.pot[c], self.unclaimed[c], self.tokens[0][c], '
+                    'self.tokens[1][c]) >= 0')
         totals = [sum(t) for t in self.tokens]
         if self.winner is not None:
-            assert self.phase == "over" and totals[self.winner] >= WIN_TOKENS
+            if not (self.phase == "over" and totals[self.winner] >= WIN_TOKENS):
+                raise CorruptState('self.phase == "over" and totals[self.winner] >= WIN_TOKENS')
         if self.phase != "over":
-            assert max(totals) < WIN_TOKENS
+            if not (max(totals) < WIN_TOKENS):
+                raise CorruptState('max(totals) < WIN_TOKENS')
         if self.phase == "discard":
-            assert self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]
-            assert 1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])
+            if not (self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]):
+                raise CorruptState(
+                    'self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]')
+            if not (1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])):
+                raise CorruptState(
+                    '1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])')
         elif self.phase == "commit":
-            assert self._to_act == [p for p in (0, 1) if self.commits[p] is None]
-            assert self._to_act, "both committed but the round was not resolved"
+            if not (self._to_act == [p for p in (0, 1) if self.commits[p] is None]):
+                raise CorruptState(
+                    'self._to_act == [p for p in (0, 1) if self.commits[p] is None]')
+            if not self._to_act:
+                raise CorruptState("both committed but the round was not resolved")
         else:
-            assert self._to_act == []
+            if not (self._to_act == []):
+                raise CorruptState('self._to_act == []')
 
     def resample(self, seat: int | None, seed: int) -> DotState:
         """A determinization for ``seat``: its own draw pile reshuffled (it does not know the

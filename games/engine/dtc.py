@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
+from .base import CorruptState  # the invariant checks' error (never assert: python -O)
 from .rng import Rng
 
 # ---- cards -------------------------------------------------------------------------------
@@ -677,40 +678,60 @@ class DtcState(State):
 
     def check_invariants(self) -> None:
         n = self.players
-        assert len(self.hands) == len(self.penalty) == len(self.sizes) == n
+        if not (len(self.hands) == len(self.penalty) == len(self.sizes) == n):
+            raise CorruptState('len(self.hands) == len(self.penalty) == len(self.sizes) == n')
         total = [0] * RANKS
         for s in range(n):
-            assert len(self.hands[s]) == RANKS and min(self.hands[s]) >= 0
-            assert len(self.penalty[s]) == RANKS and min(self.penalty[s]) >= 0
-            assert self.sizes[s] == sum(self.hands[s]), "hand size out of date"
+            if not (len(self.hands[s]) == RANKS and min(self.hands[s]) >= 0):
+                raise CorruptState('len(self.hands[s]) == RANKS and min(self.hands[s]) >= 0')
+            if not (len(self.penalty[s]) == RANKS and min(self.penalty[s]) >= 0):
+                raise CorruptState('len(self.penalty[s]) == RANKS and min(self.penalty[s]) >= 0')
+            if not (self.sizes[s] == sum(self.hands[s])):
+                raise CorruptState("hand size out of date")
             for r in range(RANKS):
                 total[r] += self.hands[s][r] + self.penalty[s][r]
-        assert len(self.pile) == RANKS and min(self.pile) >= 0
-        assert self.pile_size == sum(self.pile), "pile size out of date"
+        if not (len(self.pile) == RANKS and min(self.pile) >= 0):
+            raise CorruptState('len(self.pile) == RANKS and min(self.pile) >= 0')
+        if not (self.pile_size == sum(self.pile)):
+            raise CorruptState("pile size out of date")
         for r in range(RANKS):
             total[r] += self.pile[r]
         if self.offer is not None:
-            assert self.claim is not None and 0 <= self.giver < n
-            assert len(self.offer) == RANKS and min(self.offer) >= 0
-            assert sum(self.offer) == self.claim[0] >= 1, "claimed count != cards given (DTC-2)"
-            assert 1 <= self.claim[1] <= VALUES
+            if not (self.claim is not None and 0 <= self.giver < n):
+                raise CorruptState('self.claim is not None and 0 <= self.giver < n')
+            if not (len(self.offer) == RANKS and min(self.offer) >= 0):
+                raise CorruptState('len(self.offer) == RANKS and min(self.offer) >= 0')
+            if not (sum(self.offer) == self.claim[0] >= 1):
+                raise CorruptState("claimed count != cards given (DTC-2)")
+            if not (1 <= self.claim[1] <= VALUES):
+                raise CorruptState('1 <= self.claim[1] <= VALUES')
             for r in range(RANKS):
                 total[r] += self.offer[r]
-        assert tuple(total) == DECK_COUNTS, f"cards not conserved (DTC-1): {total}"
-        assert 0 <= self.first < n
+        if not (tuple(total) == DECK_COUNTS):
+            raise CorruptState(f"cards not conserved (DTC-1): {total}")
+        if not (0 <= self.first < n):
+            raise CorruptState('0 <= self.first < n')
         if self.phase == PHASE_RESPOND:
-            assert self.offer is not None and self.beat is None
-            assert self.turn == (self.giver + 1) % n
+            if not (self.offer is not None and self.beat is None):
+                raise CorruptState('self.offer is not None and self.beat is None')
+            if not (self.turn == (self.giver + 1) % n):
+                raise CorruptState('self.turn == (self.giver + 1) % n')
         elif self.phase == PHASE_OFFER:
-            assert self.offer is None and 0 <= self.turn < n
-            assert self.sizes[self.turn] >= 1, "a seat with no cards cannot offer"
+            if not (self.offer is None and 0 <= self.turn < n):
+                raise CorruptState('self.offer is None and 0 <= self.turn < n')
+            if not (self.sizes[self.turn] >= 1):
+                raise CorruptState("a seat with no cards cannot offer")
             if self.beat is not None:
-                assert stronger_offer_exists(self.sizes[self.turn], *self.beat), "DTC-4"
-                assert 1 <= self.beat[1] <= VALUES and self.beat[0] >= 1
+                if not stronger_offer_exists(self.sizes[self.turn], *self.beat):
+                    raise CorruptState("DTC-4")
+                if not (1 <= self.beat[1] <= VALUES and self.beat[0] >= 1):
+                    raise CorruptState('1 <= self.beat[1] <= VALUES and self.beat[0] >= 1')
         else:
-            assert self.offer is None and self.beat is None and self.ended
+            if not (self.offer is None and self.beat is None and self.ended):
+                raise CorruptState('self.offer is None and self.beat is None and self.ended')
         if self.phase != PHASE_OVER:
-            assert not self.ended
+            if not not self.ended:
+                raise CorruptState('not self.ended')
 
     def resample(self, seat: int | None, seed: int) -> DtcState:
         """Re-deal everything ``seat`` cannot see: the other hands, the draw pile and the

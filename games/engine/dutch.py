@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
+from .base import CorruptState  # the invariant checks' error (never assert: python -O)
 from .rng import Rng
 
 # ---------------------------------------------------------------------------------------------
@@ -801,57 +802,87 @@ class DutchState(State):
         every = [c for cards in self.cd for c in cards] + self.pile + self.disc
         if self.held >= 0:
             every.append(self.held)
-        assert sorted(every) == list(range(DECK_SIZE)), "cards are not conserved (54, DU-1)"
-        assert all(type(c) is int for c in every), "cards must be integers"
-        assert 0 <= self.first0 < n and 0 <= self.cur < n, "bad seat number"
-        assert len(self.nxt) == len(self.done) == len(self.totals) == len(self.answers) == n
+        if not (sorted(every) == list(range(DECK_SIZE))):
+            raise CorruptState("cards are not conserved (54, DU-1)")
+        if not all(type(c) is int for c in every):
+            raise CorruptState("cards must be integers")
+        if not (0 <= self.first0 < n and 0 <= self.cur < n):
+            raise CorruptState("bad seat number")
+        if not (len(self.nxt) == len(self.done) == len(self.totals) == len(self.answers) == n):
+            raise CorruptState(
+                'len(self.nxt) == len(self.done) == len(self.totals) == len(self.answers) == n')
         for s in range(n):
             ids = self.sid[s]
-            assert len(ids) == len(self.cd[s]) == len(self.km[s])
-            assert len(set(ids)) == len(ids), f"seat {s} has duplicate slot ids"
-            assert all(type(i) is int and 0 <= i < self.nxt[s] for i in ids), "bad slot id"
-            assert ids == sorted(ids), "slot ids keep their order"
-            assert all(type(m) is int and 0 <= m <= self.all_bits for m in self.km[s]), \
-                "bad knowledge mask"
-        assert len(self.history) == self.round, "one score line per finished round"
-        assert self.totals == [sum(h[s] for h in self.history) for s in range(n)], "bad totals"
-        assert all(type(d) is bool for d in self.done)
-        assert type(self.dead_top) is bool and (self.disc or not self.dead_top)
+            if not (len(ids) == len(self.cd[s]) == len(self.km[s])):
+                raise CorruptState('len(ids) == len(self.cd[s]) == len(self.km[s])')
+            if not (len(set(ids)) == len(ids)):
+                raise CorruptState(f"seat {s} has duplicate slot ids")
+            if not all(type(i) is int and 0 <= i < self.nxt[s] for i in ids):
+                raise CorruptState("bad slot id")
+            if not (ids == sorted(ids)):
+                raise CorruptState("slot ids keep their order")
+            if not all(type(m) is int and 0 <= m <= self.all_bits for m in self.km[s]):
+                raise CorruptState("bad knowledge mask")
+        if not (len(self.history) == self.round):
+            raise CorruptState("one score line per finished round")
+        if not (self.totals == [sum(h[s] for h in self.history) for s in range(n)]):
+            raise CorruptState("bad totals")
+        if not all(type(d) is bool for d in self.done):
+            raise CorruptState('all(type(d) is bool for d in self.done)')
+        if not (type(self.dead_top) is bool and (self.disc or not self.dead_top)):
+            raise CorruptState('type(self.dead_top) is bool and (self.disc or not self.dead_top)')
         if self.first_done >= 0:
-            assert self.done[self.first_done], "first_done must have said done"
+            if not self.done[self.first_done]:
+                raise CorruptState("first_done must have said done")
         else:
-            assert not any(self.done), "a done seat must be recorded as first_done"
+            if not not any(self.done):
+                raise CorruptState("a done seat must be recorded as first_done")
         phase = self.phase
         if phase == OVER:
-            assert self.round == self.n_rounds or self.moves >= self.game.move_cap(
-                n, self.options), "match over too early"
+            if not (self.round == self.n_rounds or self.moves >= self.game.move_cap(
+                n, self.options)):
+                raise CorruptState("match over too early")
             return
-        assert self.round < self.n_rounds
-        assert not self.done[self.cur], "the player on turn has not said done"
+        if not (self.round < self.n_rounds):
+            raise CorruptState('self.round < self.n_rounds')
+        if not not self.done[self.cur]:
+            raise CorruptState("the player on turn has not said done")
         if phase == HELD:
-            assert self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)
+            if not (self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)):
+                raise CorruptState('self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)')
         else:
-            assert self.held == -1 and self.held_src == 0, "a held card outside the held phase"
+            if not (self.held == -1 and self.held_src == 0):
+                raise CorruptState("a held card outside the held phase")
         if phase in (SNAP, POWER):
-            assert 0 <= self.snap_card < DECK_SIZE
+            if not (0 <= self.snap_card < DECK_SIZE):
+                raise CorruptState('0 <= self.snap_card < DECK_SIZE')
         if phase == SNAP:
-            assert self.asked and self.cur not in self.asked
-            assert any(self.answers[s] is None for s in self.asked), "a resolved snap step"
+            if not (self.asked and self.cur not in self.asked):
+                raise CorruptState('self.asked and self.cur not in self.asked')
+            if not any(self.answers[s] is None for s in self.asked):
+                raise CorruptState("a resolved snap step")
             for s in range(n):
                 a = self.answers[s]
                 if s not in self.asked:
-                    assert a is None
+                    if not (a is None):
+                        raise CorruptState('a is None')
                 elif a is not None:
-                    assert a == -1 or a in self.sid[s], "a snap names a missing slot"
+                    if not (a == -1 or a in self.sid[s]):
+                        raise CorruptState("a snap names a missing slot")
         else:
-            assert not self.asked and all(a is None for a in self.answers)
+            if not (not self.asked and all(a is None for a in self.answers)):
+                raise CorruptState('not self.asked and all(a is None for a in self.answers)')
         if phase == POWER:
-            assert self.power in POWER_NAMES
+            if not (self.power in POWER_NAMES):
+                raise CorruptState('self.power in POWER_NAMES')
         else:
-            assert self.power == 0
+            if not (self.power == 0):
+                raise CorruptState('self.power == 0')
         if phase == TURN:
-            assert self.cd[self.cur], "a turn starts only with cards (DU-6)"
-            assert self.pile, "a turn starts only with a draw pile (DU-7)"
+            if not self.cd[self.cur]:
+                raise CorruptState("a turn starts only with cards (DU-6)")
+            if not self.pile:
+                raise CorruptState("a turn starts only with a draw pile (DU-7)")
 
     # ---- determinization ------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from .base import (
     JSON,
     BadOptions,
     Bot,
+    CorruptState,
     Game,
     IllegalAction,
     LazyActions,
@@ -844,46 +845,80 @@ class GreatDalmutiState(State):
 
     def check_invariants(self) -> None:
         n = self.players
-        assert self.phase in PHASES, f"unknown phase {self.phase!r}"
-        assert self.deck == deck_counts(n, self.options["stripped_deck"]), "wrong deck"
-        assert sorted(self.order) == list(range(n)), "order is not a permutation of the seats"
-        assert all(self.order[self.pos[s]] == s for s in range(n))
-        assert 1 <= self.hand_no <= self.options["hands"]
-        assert len(self.hands) == len(self.played_by) == n
+        if not (self.phase in PHASES):
+            raise CorruptState(f"unknown phase {self.phase!r}")
+        if not (self.deck == deck_counts(n, self.options["stripped_deck"])):
+            raise CorruptState("wrong deck")
+        if not (sorted(self.order) == list(range(n))):
+            raise CorruptState("order is not a permutation of the seats")
+        if not all(self.order[self.pos[s]] == s for s in range(n)):
+            raise CorruptState('all(self.order[self.pos[s]] == s for s in range(n))')
+        if not (1 <= self.hand_no <= self.options["hands"]):
+            raise CorruptState('1 <= self.hand_no <= self.options["hands"]')
+        if not (len(self.hands) == len(self.played_by) == n):
+            raise CorruptState('len(self.hands) == len(self.played_by) == n')
         rows = self.hands + self.played_by
         for row in rows:
-            assert len(row) == 14 and row[0] == 0
-            assert set(map(type, row)) == {int} and min(row) >= 0, "negative/non-int count"
+            if not (len(row) == 14 and row[0] == 0):
+                raise CorruptState('len(row) == 14 and row[0] == 0')
+            if not (set(map(type, row)) == {int} and min(row) >= 0):
+                raise CorruptState("negative/non-int count")
         totals = [sum(col) for col in zip(*rows)]  # conservation of cards (GD-1)
-        assert totals == self.deck, f"cards {totals} do not match the deck {self.deck}"
-        assert self.sizes == [sum(h) for h in self.hands]
-        assert all(type(p) is int and p >= 0 for p in self.points) and len(self.points) == n
-        assert len(self.hand_points) == n
-        assert len(set(self.out)) == len(self.out)
+        if not (totals == self.deck):
+            raise CorruptState(f"cards {totals} do not match the deck {self.deck}")
+        if not (self.sizes == [sum(h) for h in self.hands]):
+            raise CorruptState('self.sizes == [sum(h) for h in self.hands]')
+        if not (all(type(p) is int and p >= 0 for p in self.points) and len(self.points) == n):
+            raise CorruptState(
+                'all(type(p) is int and p >= 0 for p in self.points) and len(self.points) == n')
+        if not (len(self.hand_points) == n):
+            raise CorruptState('len(self.hand_points) == n')
+        if not (len(set(self.out)) == len(self.out)):
+            raise CorruptState('len(set(self.out)) == len(self.out)')
         empty = [s for s in range(n) if not self.sizes[s]]
-        assert len(self.sealed) == n and len(self.my_exchange) == n
+        if not (len(self.sealed) == n and len(self.my_exchange) == n):
+            raise CorruptState('len(self.sealed) == n and len(self.my_exchange) == n')
         if self.phase in ("revolution", "taxation"):
-            assert not empty and not self.out and self.turn is None and self.top is None
-            assert self.waiting, "a sealed step with nobody to answer"
+            if not (not empty and not self.out and self.turn is None and self.top is None):
+                raise CorruptState(
+                    'not empty and not self.out and self.turn is None and self.top is None')
+            if not self.waiting:
+                raise CorruptState("a sealed step with nobody to answer")
             for s in range(n):
-                assert self._asked_in_step(s) or self.sealed[s] is None
-                assert (self.sealed[s] is None) == (s in self.waiting or not self._asked_in_step(s))
-            assert not any(any(pb) for pb in self.played_by)
+                if not (self._asked_in_step(s) or self.sealed[s] is None):
+                    raise CorruptState('self._asked_in_step(s) or self.sealed[s] is None')
+                if not ((self.sealed[s] is None)
+                        == (s in self.waiting or not self._asked_in_step(s))):
+                    raise CorruptState(
+                        '(self.sealed[s] is None) == (s in self.waiting or not '
+                        'self._asked_in_step(s))')
+            if not not any(any(pb) for pb in self.played_by):
+                raise CorruptState('not any(any(pb) for pb in self.played_by)')
         elif self.phase == "play":
-            assert sorted(empty) == sorted(self.out), "players out must hold no cards"
-            assert self.active == n - len(self.out) >= 2
-            assert self.turn is not None and self.sizes[self.turn] > 0
-            assert not self.waiting and all(x is None for x in self.sealed)
+            if not (sorted(empty) == sorted(self.out)):
+                raise CorruptState("players out must hold no cards")
+            if not (self.active == n - len(self.out) >= 2):
+                raise CorruptState('self.active == n - len(self.out) >= 2')
+            if not (self.turn is not None and self.sizes[self.turn] > 0):
+                raise CorruptState('self.turn is not None and self.sizes[self.turn] > 0')
+            if not (not self.waiting and all(x is None for x in self.sealed)):
+                raise CorruptState('not self.waiting and all(x is None for x in self.sealed)')
             if self.top is not None:
                 rank, nat, jes = self.top
-                assert 1 <= rank <= 13 and nat + jes >= 1
-                assert (rank == JESTER) == (nat == 0)
-                assert self.last_player is not None
-                assert 0 <= self.passes < n
+                if not (1 <= rank <= 13 and nat + jes >= 1):
+                    raise CorruptState('1 <= rank <= 13 and nat + jes >= 1')
+                if not ((rank == JESTER) == (nat == 0)):
+                    raise CorruptState('(rank == JESTER) == (nat == 0)')
+                if not (self.last_player is not None):
+                    raise CorruptState('self.last_player is not None')
+                if not (0 <= self.passes < n):
+                    raise CorruptState('0 <= self.passes < n')
             else:
-                assert self.passes == 0
+                if not (self.passes == 0):
+                    raise CorruptState('self.passes == 0')
         else:
-            assert not self.waiting and self.turn is None
+            if not (not self.waiting and self.turn is None):
+                raise CorruptState('not self.waiting and self.turn is None')
 
     # ---- determinization -----------------------------------------------------------------
 
@@ -943,7 +978,8 @@ class GreatDalmutiState(State):
                     hand[r] += 1
                 i += need
                 new.hands[t] = hand
-        assert i == len(rest), "resample left cards undealt"
+        if not (i == len(rest)):
+            raise CorruptState("resample left cards undealt")
         # Re-draw the sealed answers this seat cannot see.
         for t in range(n):
             if t != seat and new.sealed[t] is not None:

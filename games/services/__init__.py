@@ -10,6 +10,7 @@ per responsibility:
 from .accounts import user_sign_up, user_token
 from .automatic import match_advance_automatic_seats, matches_resume_stalled
 from .matches import (
+    NewMatch,
     match_create,
     match_expire_deadlines,
     match_join,
@@ -17,10 +18,11 @@ from .matches import (
     match_resign,
     match_stop,
     match_submit_action,
+    matches_create,
 )
 
 __all__ = [
-    "match_advance_automatic_seats", "match_create", "match_expire_deadlines", "match_join",
+    "NewMatch", "match_advance_automatic_seats", "matches_create", "match_create", "match_expire_deadlines", "match_join",
     "match_leave", "match_resign", "match_stop", "match_submit_action", "matches_resume_stalled",
     "user_sign_up", "user_token",
 ]

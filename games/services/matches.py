@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -38,20 +39,35 @@ from ..errors import (
 from ..models import AppliedAction, Match, Seat
 from ..seats import PLAYER, get_seat_kind
 from ..states import load_state
-from .store import driver_for, locked_match, save, seat_of
+from ..driver import MatchDriver
+from .store import driver_for, locked_match, save, save_new, seat_of
 
 JSON = dict[str, Any]
 SEED_BITS = 63  # fits a signed BigIntegerField
 
 
 def _start(match: Match, state: State, seats: Sequence[Seat], *, now: datetime) -> None:
-    """Every seat is taken: the match runs, and seats that answer by themselves act."""
+    """Every seat of a stored match is taken: it runs, and seats that answer by themselves
+    act."""
     match.status = Match.Status.RUNNING
     match.started_at = now
+    save(match, _started_driver(match, state, seats), seats=seats, now=now, started=True)
+
+
+def _started_driver(match: Match, state: State, seats: Sequence[Seat]) -> MatchDriver:
     driver = driver_for(match, state, seats=seats)
     driver.start()
     driver.settle()
-    save(match, driver, seats=seats, now=now, started=True)
+    return driver
+
+
+@dataclass(frozen=True)
+class NewMatch:
+    """One match of :func:`matches_create`: its seat specs, seed and pre-seated users."""
+
+    seats: Sequence[Mapping[str, Any]]
+    seed: int | None = None
+    seat_users: Mapping[int, AbstractBaseUser] = field(default_factory=dict)
 
 
 def match_create(*, game: str, created_by: AbstractBaseUser | None,
@@ -69,25 +85,48 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
     strikes that forfeit a seat (0 = never; default ``BLUFF_MAX_STRIKES``). The engine
     validates game, player count and options.
     """
-    try:
-        engine = get_game(game)
-    except BadOptions as exc:
-        raise BadMatchOptions(str(exc)) from None
-    specs = [dict(spec) for spec in seats] if seats is not None else None
+    engine = _engine(game)
     if players is None:
-        players = len(specs) if specs else engine.default_players
-    if specs is None:
-        specs = [{"kind": PLAYER}] * players
+        players = len(seats) if seats else engine.default_players
+    specs = [dict(spec) for spec in seats] if seats is not None else [{"kind": PLAYER}] * players
     if len(specs) != players:
         raise BadSeats(f"{len(specs)} seat(s) given for {players} players")
-    if seed is None:
-        seed = secrets.randbits(SEED_BITS)
+    if join and created_by is None:
+        raise BadSeats("an anonymous creator cannot join")
+    if join and not any(spec.get("kind", PLAYER) == PLAYER for spec in specs):
+        raise BadSeats("join is set but no seat is open")
+    _check_seats(game, specs, created_by, set())
+    [match] = _create(engine, created_by, [NewMatch(specs, seed, seat_users or {})],
+                      options=options, move_time_limit=move_time_limit,
+                      strike_limit=strike_limit, join=join)
+    return match
+
+
+def matches_create(*, game: str, created_by: AbstractBaseUser | None,
+                   matches: Sequence[NewMatch], options: Mapping[str, Any] | None = None,
+                   move_time_limit: int | None = None,
+                   strike_limit: int | None = None) -> list[Match]:
+    """Create many matches of one game at once, as :func:`match_create` would one by one (each
+    bot checked once), in a few statements whatever their number: matches whose seats are
+    all in-process bots are played to the end right here."""
+    engine = _engine(game)
+    checked: set[tuple[str, str]] = set()
+    for new in matches:
+        _check_seats(game, new.seats, created_by, checked)
+    return _create(engine, created_by, matches, options=options,
+                   move_time_limit=move_time_limit, strike_limit=strike_limit, join=False)
+
+
+def _engine(game: str) -> Any:
     try:
-        state = engine.new_match(players=players, seed=seed,
-                                 options={} if options is None else options)
+        return get_game(game)
     except BadOptions as exc:
         raise BadMatchOptions(str(exc)) from None
-    checked: set[tuple[str, str]] = set()  # the same bot in several seats is checked once
+
+
+def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
+                 checked: set[tuple[str, str]]) -> None:
+    """Every seat's kind exists and its bot may be seated (the same bot checked once)."""
     for number, spec in enumerate(specs):
         try:
             kind = get_seat_kind(spec.get("kind", PLAYER))
@@ -104,37 +143,51 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
             checked.add((kind.name, str(bot)))
         elif bot:
             raise BadSeats(f"seat {number}: a {kind.name!r} seat takes no bot")
-    if join and created_by is None:
-        raise BadSeats("an anonymous creator cannot join")
-    if join and not any(spec.get("kind", PLAYER) == PLAYER for spec in specs):
-        raise BadSeats("join is set but no seat is open")
 
+
+def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
+            options: Mapping[str, Any] | None, move_time_limit: int | None,
+            strike_limit: int | None, join: bool) -> list[Match]:
     now = timezone.now()
-    match = Match(
-        game=game, options=state.options, seed=seed, players=players, state=state.to_json(),
-        move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
-        strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
-        created_by=created_by,
-    )
+    built = []
+    for new in matches:
+        seed = secrets.randbits(SEED_BITS) if new.seed is None else new.seed
+        try:
+            state = engine.new_match(players=len(new.seats), seed=seed,
+                                     options={} if options is None else options)
+        except BadOptions as exc:
+            raise BadMatchOptions(str(exc)) from None
+        match = Match(
+            game=engine.id, options=state.options, seed=seed, players=len(new.seats),
+            state=state.to_json(), created_by=created_by,
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit)
+        seats = _seats(match, new, created_by, join, now)
+        driver = None
+        if not any(seat.is_open for seat in seats):
+            match.status, match.started_at = Match.Status.RUNNING, now
+            driver = _started_driver(match, state, seats)
+        built.append((match, seats, driver))
     with transaction.atomic():
-        joined = False
-        new_seats = []
-        for number, spec in enumerate(specs):
-            kind = spec.get("kind", PLAYER)
-            seat = Seat(match=match, number=number, kind=kind, bot_name=spec.get("bot") or "")
-            if kind == PLAYER and seat_users and number in seat_users:
-                seat.user, seat.joined_at = seat_users[number], now
-            elif kind == PLAYER and join and not joined:
-                seat.user, seat.joined_at, joined = created_by, now, True
-            elif kind != PLAYER:
-                seat.joined_at = now
-            new_seats.append(seat)
-        if any(seat.is_open for seat in new_seats):
-            match.save()
-        else:  # it starts at once: one INSERT of the match as it stands after the first moves
-            _start(match, state, new_seats, now=now)
-        Seat.objects.bulk_create(new_seats)
-    return match
+        save_new(built, now=now)
+    return [match for match, _, _ in built]
+
+
+def _seats(match: Match, new: NewMatch, created_by: Any, join: bool, now: datetime
+           ) -> list[Seat]:
+    joined = False
+    seats = []
+    for number, spec in enumerate(new.seats):
+        kind = spec.get("kind", PLAYER)
+        seat = Seat(match=match, number=number, kind=kind, bot_name=spec.get("bot") or "")
+        if kind == PLAYER and number in new.seat_users:
+            seat.user, seat.joined_at = new.seat_users[number], now
+        elif kind == PLAYER and join and not joined:
+            seat.user, seat.joined_at, joined = created_by, now, True
+        elif kind != PLAYER:
+            seat.joined_at = now
+        seats.append(seat)
+    return seats
 
 
 def match_join(*, match_id: int, user: AbstractBaseUser, seat_number: int | None = None) -> Match:

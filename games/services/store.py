@@ -81,8 +81,7 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
          enqueue: bool = True, started: bool = False, guard_version: int | None = None,
          remember: bool = True) -> bool:
     """Store the driver's state and moves into ``match`` (and its seats), and let each seat
-    session write its own records of them. A new ``match`` (no pk yet) is inserted; its new
-    ``seats`` are only updated in memory (the caller inserts them). Returns False, having written nothing, when
+    session write its own records of them. Returns False, having written nothing, when
     ``guard_version`` is given and the match is no longer at that version (or not running).
 
     ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
@@ -92,8 +91,59 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
     change it again).
     """
     now = now or timezone.now()
-    state = driver.state
     seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+    finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
+    if guard_version is None:
+        match.save()
+    else:
+        written = (Match.objects.filter(pk=match.pk, version=guard_version,
+                                        status=Match.Status.RUNNING)
+                   .update(**{field: getattr(match, field) for field in SAVED_FIELDS}))
+        if not written:
+            return False
+    moves = driver.take_moves()
+    insert_rows(MatchEvent, [_entry(match, move) for move in moves])
+    for seat in seats:
+        strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
+        if (seat.strikes, seat.forfeited) != (strikes, forfeited):
+            seat.strikes, seat.forfeited = strikes, forfeited
+            Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
+    flush(driver, moves, applied=True)
+    _after_commit([(match, driver, finishing)], enqueue=enqueue, started=started,
+                  remember=remember)
+    return True
+
+
+def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]], *,
+             now: datetime | None = None) -> None:
+    """Insert new matches with their seats, and for those that started (a driver given) their
+    state and first moves: a few statements whatever their number (a tournament creates many
+    at once)."""
+    now = now or timezone.now()
+    finishing = {id(match): _take_state(match, driver, now=now, previous_to_act=None)
+                 for match, _, driver in matches if driver is not None}
+    Match.objects.bulk_create([match for match, _, _ in matches])
+    new_seats = []
+    for match, seats, driver in matches:
+        for seat in seats:
+            seat.match = match
+            if driver is not None:
+                seat.strikes = driver.strikes[seat.number]
+                seat.forfeited = seat.number in driver.forfeited
+        new_seats += seats
+    Seat.objects.bulk_create(new_seats)
+    started = [(match, driver, finishing[id(match)]) for match, _, driver in matches
+               if driver is not None]
+    insert_rows(MatchEvent, [_entry(match, move) for match, driver, _ in started
+                             for move in driver.take_moves()])
+    _after_commit(started, enqueue=True, started=True, remember=True)
+
+
+def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
+                previous_to_act: Sequence[int] | None) -> bool:
+    """Copy the driver's state, version, status, result and deadline onto ``match`` (not
+    saved); True if this finishes the match."""
+    state = driver.state
     finishing = state.is_over and match.status != Match.Status.FINISHED
     match.version, match.step_version = driver.version, driver.step_version
     match.state = state.to_json(events=False)
@@ -110,31 +160,24 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
                      and set(to_act) < set(previous_to_act))
         if not same_step:
             match.deadline = now + timedelta(seconds=match.move_time_limit)
-    if guard_version is None:
-        match.save()
-    else:
-        written = (Match.objects.filter(pk=match.pk, version=guard_version,
-                                        status=Match.Status.RUNNING)
-                   .update(**{field: getattr(match, field) for field in SAVED_FIELDS}))
-        if not written:
-            return False
-    moves = driver.take_moves()
-    insert_rows(MatchEvent, [_entry(match, move) for move in moves])
-    for seat in seats:
-        strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
-        if (seat.strikes, seat.forfeited) != (strikes, forfeited):
-            seat.strikes, seat.forfeited = strikes, forfeited
-            if seat.pk is not None:
-                Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
-    flush(driver, moves, applied=True)
-    if enqueue and _wakes_out_of_process(driver, started):
-        enqueue_advance(match.pk)
+    return finishing
+
+
+def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue: bool,
+                  started: bool, remember: bool) -> None:
+    """Once committed: queue the task for out-of-process seats, share each final state with
+    readers (when its driver will not change it again), and tell whoever listens which
+    matches finished."""
+    for match, driver, _ in stored:
+        if enqueue and _wakes_out_of_process(driver, started):
+            enqueue_advance(match.pk)
     if remember:
-        # From here on this State object is never changed: readers may share it once committed.
-        transaction.on_commit(lambda: remember_state(match, state))
-    if finishing:
-        transaction.on_commit(lambda: match_finished.send(sender=Match, match_id=match.pk))
-    return True
+        # From here on these State objects are never changed: readers may share them.
+        states = [(match, driver.state) for match, driver, _ in stored]
+        transaction.on_commit(lambda: [remember_state(m, s) for m, s in states])
+    finished = [match.pk for match, _, finishing in stored if finishing]
+    if finished:
+        transaction.on_commit(lambda: match_finished.send(sender=Match, match_ids=finished))
 
 
 def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool) -> None:

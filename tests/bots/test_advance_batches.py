@@ -18,7 +18,6 @@ from games.models import Match, MatchEvent
 from games.states import load_state
 from tests.games.conftest import act, poll, replay_log
 
-from .conftest import require_game
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +42,6 @@ def consistent(match_id: int) -> Match:
 
 
 def test_a_batch_costs_well_under_one_query_per_move(alice, open_ref_server) -> None:
-    require_game("dice_cup")
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
     with CaptureQueriesContext(connection) as queries:
         moves = services.match_advance_automatic_seats(match_id=match_id, batch_moves=64)
@@ -65,7 +63,6 @@ class Crash(BaseException):
 
 def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open_ref_server,
                                                                       monkeypatch) -> None:
-    require_game("dice_cup")
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
     original = WebhookSession.ask
     calls = {"n": 0}
@@ -93,7 +90,6 @@ def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open
 
 def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
         alice, bob, bob_api, open_ref_server, monkeypatch) -> None:
-    require_game("dot")
     match_id = webhook_match(alice, open_ref_server.base_url + "/dot/heuristic", "dot",
                              seats=[{"kind": "webhook"}, {"kind": "player"}])
     services.match_join(match_id=match_id, user=bob)
@@ -119,7 +115,6 @@ def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
 
 def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server,
                                                           monkeypatch) -> None:
-    require_game("dice_cup")
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
 
     original = WebhookSession.flush

@@ -192,6 +192,8 @@ def test_the_call_log_is_paginated_newest_first_and_filtered(alice, alice_api,
     assert call["detail"] == "illegal_action!" and call["elapsed_ms"] == 4.5
     bad = alice_api.get(f"/api/bots/{bot_id}/calls/?path=teleport")
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+    huge = alice_api.get(f"/api/bots/{bot_id}/calls/?match={10**30}")
+    assert huge.status_code == 400 and huge.json()["code"] == "invalid"
     schema = Client().get("/api/schema/?format=json").json()
     assert documented_keys(schema, "/api/bots/{bot_id}/calls/", "get") == set(page)
     ref = schema["components"]["schemas"]["PaginatedBotCallList"]["properties"]["results"]

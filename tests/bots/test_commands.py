@@ -19,7 +19,7 @@ from bots.net import Call
 from bots.signing import sign_headers
 from games.engine import get_game
 
-from .conftest import ROOT, SHORT_OPTIONS, require_game
+from .conftest import ROOT, SHORT_OPTIONS
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,6 @@ def test_serve_bots_refuses_unsigned_calls(served_bots, client) -> None:
 
 
 def test_check_bot_reports_a_good_bot(starter_url, secret) -> None:
-    require_game("dice_cup")
     out = StringIO()
     call_command("check_bot", starter_url, "--game", "dice_cup", "--matches", "3",
                  "--secret", secret, "--no-progress", stdout=out)
@@ -73,7 +72,6 @@ def test_check_bot_reports_a_good_bot(starter_url, secret) -> None:
 
 
 def test_check_bot_reports_illegal_actions_and_fails(fake_bot, secret) -> None:
-    require_game("dice_cup")
     bot = fake_bot("illegal")
     out = StringIO()
     with pytest.raises(CommandError, match="failed move"):
@@ -90,7 +88,6 @@ def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
 
 def test_starter_bot_is_fast(starter, secret) -> None:
     """Its own work per move stays well under a millisecond (the issue's bar)."""
-    require_game("dice_cup")
     state = get_game("dice_cup").new_match(players=4, seed=1)
     match = protocol.MatchInfo(id="x", game="dice_cup", options=state.options,
                                seats=["a", "b", "c", "d"], timeout_ms=1000)

@@ -12,7 +12,7 @@ from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 from games.engine import get_game
 from games.engine.play import replay
 
-from .conftest import SHORT_OPTIONS, require_game
+from .conftest import SHORT_OPTIONS
 
 MISBEHAVIOURS = [
     ("error500", protocol.HTTP_STATUS),
@@ -45,7 +45,6 @@ def assert_defaults_replayed(report, seat: int) -> None:
 @pytest.mark.parametrize("behaviour, reason", MISBEHAVIOURS)
 def test_each_failure_gives_the_default_action_and_a_strike(client, fake_bot, secret, behaviour,
                                                             reason) -> None:
-    require_game("dice_cup")
     bot = fake_bot(behaviour)
     report = play_webhook_match("dice_cup", _seats(bot.url, secret, 3), client=client, seed=4,
                                 timeout_ms=2000, strike_limit=None)
@@ -63,7 +62,6 @@ def test_each_failure_gives_the_default_action_and_a_strike(client, fake_bot, se
 
 
 def test_a_redirect_is_not_followed(client, fake_bot, secret) -> None:
-    require_game("dice_cup")
     bot = fake_bot("redirect")
     report = play_webhook_match("dice_cup", _seats(bot.url, secret, 2), client=client, seed=1,
                                 strike_limit=1)
@@ -72,7 +70,6 @@ def test_a_redirect_is_not_followed(client, fake_bot, secret) -> None:
 
 
 def test_slow_bot_times_out_then_forfeits_at_the_strike_limit(client, fake_bot, secret) -> None:
-    require_game("dice_cup")
     bot = fake_bot("slow")
     bot.sleep = 0.4
     started = time.perf_counter()
@@ -91,7 +88,6 @@ def test_slow_bot_times_out_then_forfeits_at_the_strike_limit(client, fake_bot, 
 
 def test_connection_refused_is_a_strike_and_the_match_completes(client, refused_url,
                                                                 secret) -> None:
-    require_game("dice_cup")
     report = play_webhook_match("dice_cup", _seats(refused_url, secret, 3), client=client,
                                 seed=3, strike_limit=None)
     stats = report.seats[0]
@@ -117,7 +113,6 @@ def test_good_bot_plays_every_move_itself_with_logs(client, fake_bot, secret, ga
 
 def test_the_game_is_the_same_whoever_plays_it(client, ref_server, secret) -> None:
     """Reference bots over HTTP make the same match as in-process: the protocol loses nothing."""
-    require_game("dice_cup")
     url = ref_server.base_url + "/random"
     over_http = play_webhook_match("dice_cup", [WebhookSeat(url, secret)] * 3, client=client,
                                    seed=11, match_id="same")
@@ -127,7 +122,6 @@ def test_the_game_is_the_same_whoever_plays_it(client, ref_server, secret) -> No
 
 
 def test_simultaneous_steps_call_the_bots_concurrently(client, fake_bot, secret) -> None:
-    require_game("dot")
     first, second = fake_bot("slow"), fake_bot("slow")
     first.sleep = second.sleep = 0.2
     report = play_webhook_match("dot", [WebhookSeat(first.url, secret),
@@ -142,7 +136,6 @@ def test_simultaneous_steps_call_the_bots_concurrently(client, fake_bot, secret)
 
 
 def test_a_platform_error_is_recorded_apart_and_never_strikes(client, monkeypatch) -> None:
-    require_game("dice_cup")
     game = get_game("dice_cup")
     bot_class = game.bots["random"]
 

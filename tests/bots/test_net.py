@@ -75,8 +75,6 @@ def test_refused_before_connecting_with_the_allow_setting_off(monkeypatch, no_co
 def test_a_private_bot_url_plays_defaults_with_the_setting_off(monkeypatch, no_connect) -> None:
     from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 
-    from .conftest import require_game
-    require_game("dice_cup")
     monkeypatch.setattr(net, "resolve_host", lambda host, port: ["169.254.169.254"])
     with BotClient(allow_private=False) as client:
         report = play_webhook_match(

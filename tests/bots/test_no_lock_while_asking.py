@@ -16,7 +16,6 @@ from games.models import Match, MatchEvent
 from games.services import store
 from games.states import load_state
 
-from .conftest import require_game
 
 
 def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.Thread:
@@ -36,7 +35,6 @@ def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.
 @pytest.mark.django_db(transaction=True)
 def test_a_resign_during_a_slow_bots_turn_returns_at_once_and_the_late_answer_is_dropped(
         alice, alice_api, bob, fake_bot, secret, settings, monkeypatch) -> None:
-    require_game("dice_cup")
     settings.BOTS_MOVE_TIMEOUT_MS = 20_000
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # run by hand below
     bot = fake_bot("gated")
@@ -85,7 +83,6 @@ def test_the_task_holds_no_row_lock_while_a_bot_is_asked(alice, fake_bot, secret
     """On PostgreSQL a row lock taken by the task would make a nowait lock fail at once."""
     from django.db import DatabaseError
 
-    require_game("dice_cup")
     settings.BOTS_MOVE_TIMEOUT_MS = 20_000
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)
     bot = fake_bot("gated")

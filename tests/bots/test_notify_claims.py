@@ -14,12 +14,10 @@ from bots.signing import new_secret
 from bots.webhook import WebhookSession
 from games import services
 
-from .conftest import require_game
 
 
 def seated_match(owner: Any, players: int = 3) -> tuple[Any, dict[int, Bot]]:
     """A match of webhook seats (not started by any task: nothing is claimed yet)."""
-    require_game("dice_cup")
     bot = Bot.objects.create(owner=owner, name="claims", url="http://bot.example",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     match = services.match_create(game="dice_cup", created_by=owner, seed=1,

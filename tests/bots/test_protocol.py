@@ -14,7 +14,6 @@ from games.engine import get_game
 from games.engine.play import random_playout
 from games.engine.rng import Rng
 
-from .conftest import require_game
 
 
 def _match(state) -> MatchInfo:
@@ -53,7 +52,6 @@ def test_move_body_holds_the_view_and_the_legal_actions(game_id) -> None:
 
 
 def test_large_dtc_offer_lists_are_sent_as_a_description_the_bots_can_expand() -> None:
-    require_game("dtc")
     seen_large = seen_small = False
     for seed in range(20):
         for state, seat in _walk("dtc", seed):
@@ -75,7 +73,6 @@ def test_large_dtc_offer_lists_are_sent_as_a_description_the_bots_can_expand() -
 
 
 def test_starter_bot_plays_legally_from_a_description(starter) -> None:
-    require_game("dtc")
     checked = 0
     for seed in range(10):
         for state, seat in _walk("dtc", seed):
@@ -99,7 +96,6 @@ def test_start_and_end_bodies(game_id) -> None:
 
 @pytest.fixture
 def asked():
-    require_game("dice_cup")
     state = get_game("dice_cup").new_match(players=2, seed=1)
     return state, state.to_act()[0]
 

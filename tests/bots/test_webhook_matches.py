@@ -15,7 +15,7 @@ from games.engine import get_game
 from games.models import Match, MatchEvent, Seat
 from tests.games.conftest import act, poll, replay_log
 
-from .conftest import SHORT_OPTIONS, require_game
+from .conftest import SHORT_OPTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +58,6 @@ def play_out(match_id: int, players: dict[int, Any] | None = None, limit: int = 
 
 def test_mixed_table_webhook_reference_and_polling(alice_api, bob, bob_api,
                                                    open_ref_server, fake_bot) -> None:
-    require_game("dice_cup")
     served = register(alice_api, open_ref_server.base_url + "/heuristic", "served")
     fake = fake_bot("good")
     body = alice_api.post("/api/bots/", {"name": "fake", "url": fake.url}, format="json").json()
@@ -93,7 +92,6 @@ def test_mixed_table_webhook_reference_and_polling(alice_api, bob, bob_api,
 
 def test_simultaneous_step_with_a_webhook_bot_and_a_polling_player(alice_api, bob, bob_api,
                                                                    open_ref_server) -> None:
-    require_game("dot")
     bot_id = register(alice_api, open_ref_server.base_url + "/dot/heuristic")
     match_id = create(alice_api, "dot", [{"kind": "webhook", "bot": bot_id},
                                          {"kind": "player"}]).json()["id"]
@@ -104,7 +102,6 @@ def test_simultaneous_step_with_a_webhook_bot_and_a_polling_player(alice_api, bo
 
 
 def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings) -> None:
-    require_game("dot")
     first, second = fake_bot("slow"), fake_bot("slow")
     first.sleep = second.sleep = 0.15
     settings.BOTS_MOVE_TIMEOUT_MS = 5000  # slow, never failing, even on a loaded machine
@@ -129,7 +126,6 @@ MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
 @pytest.mark.parametrize("behaviour, reason", MISBEHAVIOURS)
 def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_bot, settings,
                                                                 behaviour, reason) -> None:
-    require_game("dice_cup")
     settings.BLUFF_MAX_STRIKES = 0  # never forfeit: count every strike
     # Only the slow bot should time out: the others get a timeout no loaded machine reaches.
     settings.BOTS_MOVE_TIMEOUT_MS = 150 if behaviour == "slow" else 5000
@@ -163,7 +159,6 @@ def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_
 
 def test_connection_refused_and_a_deleted_bot(alice_api, fake_bot, refused_url,
                                               settings) -> None:
-    require_game("dice_cup")
     settings.BLUFF_MAX_STRIKES = 0
     gone = register(alice_api, fake_bot("good").url, "gone")
     deleted = register(alice_api, fake_bot("good").url, "deleted")
@@ -179,7 +174,6 @@ def test_connection_refused_and_a_deleted_bot(alice_api, fake_bot, refused_url,
 
 
 def test_the_strike_limit_forfeits_the_seat(alice_api, fake_bot, settings) -> None:
-    require_game("dice_cup")
     settings.BLUFF_MAX_STRIKES = 2
     bot = fake_bot("error500")
     bot_id = register(alice_api, bot.url)
@@ -197,7 +191,6 @@ def test_the_strike_limit_forfeits_the_seat(alice_api, fake_bot, settings) -> No
 
 
 def test_the_task_is_idempotent(alice_api, open_ref_server) -> None:
-    require_game("dice_cup")
     bot_id = register(alice_api, open_ref_server.base_url + "/random")
     match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
                                               {"kind": "reference", "bot": "random"}]
@@ -212,7 +205,6 @@ def test_the_task_is_idempotent(alice_api, open_ref_server) -> None:
 
 
 def test_seating_rules(alice_api, bob_api, open_ref_server) -> None:
-    require_game("dice_cup")
     dot_only = register(alice_api, open_ref_server.base_url + "/dot/random", "dot-only")
     anything = register(alice_api, open_ref_server.base_url + "/random", "any")
     for spec, words in [({"kind": "webhook", "bot": 999999}, "no bot 999999"),
@@ -233,7 +225,6 @@ def test_seating_rules(alice_api, bob_api, open_ref_server) -> None:
 
 def test_a_private_bot_is_seated_by_its_owner_only(alice_api, bob_api, open_ref_server,
                                                    monkeypatch) -> None:
-    require_game("dice_cup")
     from bots import services
 
     response = alice_api.post("/api/bots/", {"name": "mine", "public": False,
@@ -267,7 +258,6 @@ def test_every_game_with_webhook_bots(alice_api, open_ref_server, game_id) -> No
 
 def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatch,
                                           settings) -> None:
-    require_game("dice_cup")
     settings.BLUFF_STALLED_SECONDS = 1
     queued: list[int] = []
     monkeypatch.setattr(tasks.advance_automatic_seats, "delay", queued.append)
@@ -287,7 +277,6 @@ def test_failures_of_ours_are_platform_errors_in_the_stats_never_strikes(
         alice, alice_api, open_ref_server, monkeypatch, caplog) -> None:
     """A corrupt stored secret (signing fails) and a bug building a /move body: the match still
     ends, with default actions and no strike, and the bot's stats count them apart."""
-    require_game("dice_cup")
     from bots import protocol
 
     broken = Bot.objects.create(owner=alice, name="broken", url=open_ref_server.base_url

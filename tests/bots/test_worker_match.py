@@ -10,7 +10,6 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -21,32 +20,14 @@ from games import services
 from games.services import store
 from games.models import Match, MatchEvent
 
-from .conftest import require_game
+from ..conftest import database_url_for_subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _database_url(tmp_path: Path) -> str:
-    """A DATABASE_URL for the worker: the test database itself (PostgreSQL), or on SQLite a file
-    copy of the in-memory test database (copied back once the worker is done)."""
-    data = connection.settings_dict
-    if connection.vendor == "sqlite":
-        path = tmp_path / "worker.sqlite3"
-        connection.ensure_connection()
-        with sqlite3.connect(path) as target:
-            connection.connection.backup(target)
-        return f"sqlite:///{path}"
-    auth = quote(data["USER"] or "")
-    if data.get("PASSWORD"):
-        auth += ":" + quote(data["PASSWORD"])
-    return (f"postgres://{auth}@{data['HOST'] or '127.0.0.1'}:{data['PORT'] or 5432}/"
-            f"{data['NAME']}")
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
                                                    tmp_path) -> None:
-    require_game("dice_cup")
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # sent below
     bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
@@ -54,7 +35,7 @@ def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monke
                                   seats=[{"kind": "webhook", "bot": bot.pk},
                                          {"kind": "reference", "bot": "random"},
                                          {"kind": "webhook", "bot": bot.pk}])
-    database_url = _database_url(tmp_path)
+    database_url = database_url_for_subprocess(tmp_path)
     queue = f"test-{uuid.uuid4().hex}"  # this test's own queue: no other test's messages
     env = {**os.environ, "DATABASE_URL": database_url, "BOTS_ALLOW_PRIVATE_ADDRESSES": "1"}
     worker = subprocess.Popen(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -72,3 +73,58 @@ def test_bad_environment_fails_loudly_at_start_up(overrides, message) -> None:
 def test_production_settings_start_with_the_required_variables() -> None:
     started = _start_with(DEBUG="0", SECRET_KEY="x" * 50, ALLOWED_HOSTS="bluff.example")
     assert started.returncode == 0, started.stderr
+
+
+@pytest.mark.parametrize("url, backend, location", [
+    ("redis://cache.example:6379/2", "redis.RedisCache", "redis://cache.example:6379/2"),
+    ("file:///srv/cache", "filebased.FileBasedCache", "/srv/cache"),
+    ("locmem://", "locmem.LocMemCache", ""),
+])
+def test_cache_url_selects_the_cache(monkeypatch, url, backend, location) -> None:
+    monkeypatch.setenv("X_CACHE", url)
+    config = env.cache_from_url("X_CACHE", "locmem://")
+    assert config == {"BACKEND": f"django.core.cache.backends.{backend}", "LOCATION": location}
+
+
+@pytest.mark.parametrize("url", ["memcached://h:11211", "file://", "nonsense"])
+def test_cache_url_refuses_what_it_cannot_use(monkeypatch, url) -> None:
+    monkeypatch.setenv("X_CACHE", url)
+    with pytest.raises(ImproperlyConfigured, match="X_CACHE"):
+        env.cache_from_url("X_CACHE", "locmem://")
+
+
+def _default_settings(tmp_path: Path, *names: str) -> list[str]:
+    """``names`` as a fresh process sees them with the development defaults (no CACHE_URL, no
+    BOTS_ALLOW_PRIVATE_ADDRESSES in its environment)."""
+    environ = {key: value for key, value in os.environ.items()
+               if key not in ("CACHE_URL", "BOTS_ALLOW_PRIVATE_ADDRESSES", "DEBUG")}
+    shown = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         f"from django.conf import settings; print(*[getattr(settings, n) for n in {names!r}], "
+         "sep='\\n')"],
+        cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
+        text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    return shown.stdout.splitlines()[-len(names):]  # after anything the shell prints first
+
+
+def test_defaults_share_throttle_counts_and_refuse_private_bot_addresses(tmp_path) -> None:
+    caches, debug, allow_private = _default_settings(tmp_path, "CACHES", "DEBUG",
+                                                     "BOTS_ALLOW_PRIVATE_ADDRESSES")
+    assert "FileBasedCache" in caches and str(tmp_path / "cache") in caches
+    assert debug == "True" and allow_private == "False", "DEBUG alone allows nothing"
+
+
+def test_make_run_allows_bots_on_this_machine_unless_told_otherwise() -> None:
+    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    assert run.local_environment({})["BOTS_ALLOW_PRIVATE_ADDRESSES"] == "1"
+    assert run.local_environment({"BOTS_ALLOW_PRIVATE_ADDRESSES": "0"})[
+        "BOTS_ALLOW_PRIVATE_ADDRESSES"] == "0"
+
+
+def test_the_test_run_counts_throttles_per_process() -> None:
+    from django.core.cache import caches
+
+    assert type(caches["default"]).__name__ == "LocMemCache"

@@ -21,15 +21,6 @@ from games.states import load_state
 DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
 
 
-def game_available(game_id: str) -> bool:
-    """Other engineers are still writing some games: test those that import and play."""
-    try:
-        get_game(game_id)
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.fixture(autouse=True)
 def _fresh_throttles() -> None:
     cache.clear()  # throttle counters live in the cache

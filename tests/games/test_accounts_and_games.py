@@ -47,7 +47,7 @@ def test_token_for_username_and_password(anon_api, alice) -> None:
 
 def test_a_bad_token_is_401(anon_api) -> None:
     anon_api.credentials(HTTP_AUTHORIZATION="Token not-a-token")
-    response = anon_api.get("/api/matches/")
+    response = anon_api.post("/api/matches/", {"game": "dot"}, format="json")
     assert response.status_code == 401
     assert response.json()["code"] == "authentication_failed"
 
@@ -129,3 +129,16 @@ def test_the_match_list_schema_is_the_paginated_envelope_it_returns(alice_api) -
     schema = alice_api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     assert documented_keys(schema, "/api/matches/", "get") == set(page) == {
         "count", "next", "previous", "results"}
+
+
+def test_a_game_that_does_not_import_fails_loudly(monkeypatch) -> None:
+    from django.test import Client
+
+    from games import apis
+
+    def broken(game_id: str):
+        raise ImportError(f"games.engine.{game_id} is broken")
+
+    monkeypatch.setattr(apis, "get_game", broken)
+    response = Client(raise_request_exception=False).get("/api/games/")
+    assert response.status_code == 500 and response.json()["code"] == "server_error"

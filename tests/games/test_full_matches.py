@@ -14,7 +14,7 @@ from games.engine import game_ids, get_game
 from games.engine.play import replay
 from games.models import AppliedAction, Match, MatchEvent
 
-from .conftest import act, game_available, url
+from .conftest import act, url
 
 # Games whose matches here always have simultaneous steps (D.O.T commits, Dutch snaps, Dalmuti
 # taxation).
@@ -33,8 +33,6 @@ SETUP: dict[str, tuple[int, dict[str, Any]]] = {
 @pytest.mark.django_db
 @pytest.mark.parametrize("game_id", game_ids())
 def test_a_full_match_over_http(game_id: str, make_user, client_for, alice, bob) -> None:
-    if not game_available(game_id):
-        pytest.skip(f"games/engine/{game_id}.py is not written yet")
     game = get_game(game_id)
     players, options = SETUP.get(game_id, (game.min_players, {}))
     users = [alice, bob] + [make_user(f"player{i}") for i in range(2, players)]

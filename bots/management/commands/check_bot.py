@@ -42,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--allow-private", action="store_true",
                             default=settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
-                            help="allow loopback/private addresses (on when DEBUG)")
+                            help="allow loopback/private addresses (default: the BOTS_ALLOW_PRIVATE_ADDRESSES setting)")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, url: str, game: str, matches: int, players: int | None,

@@ -1,0 +1,70 @@
+"""The admin never lets staff peek at a running match (state, seed, sealed choices) nor edit
+what the engine decides (status, deadline, seats' users, strikes, forfeits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import selectors, services
+from games.models import AppliedAction, Match, MatchEvent
+
+pytestmark = pytest.mark.django_db
+
+SEED = 987654321987
+
+
+@pytest.fixture
+def running(make_match, alice, bob) -> Match:
+    match = make_match("dice_cup", [alice, bob], seed=SEED)
+    state = selectors.load_state(match)
+    seat = state.to_act()[0]
+    services.match_submit_action(match_id=match.pk, seat_number=seat, user=[alice, bob][seat],
+                                 version=match.version, action=state.legal_actions(seat)[0])
+    return Match.objects.get(pk=match.pk)
+
+
+def _pages(admin_client: Any, match: Match) -> dict[str, bytes]:
+    event = MatchEvent.objects.filter(match=match).order_by("n").first()
+    applied = AppliedAction.objects.get(match=match)
+    paths = {"match": f"/admin/games/match/{match.pk}/change/",
+             "event": f"/admin/games/matchevent/{event.pk}/change/",
+             "applied": f"/admin/games/appliedaction/{applied.pk}/change/"}
+    pages = {}
+    for name, path in paths.items():
+        response = admin_client.get(path)
+        assert response.status_code == 200, path
+        pages[name] = response.content
+    return pages
+
+
+def _finish(match: Match) -> None:
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+
+
+def test_a_running_match_shows_no_hidden_information(admin_client, running) -> None:
+    pages = _pages(admin_client, running)
+    assert str(SEED).encode() not in pages["match"]
+    assert b"honesty" not in pages["match"], "the engine state"
+    for page in pages.values():
+        assert b"private" not in page, "sealed event details"
+    assert b"applied_version" not in pages["applied"], "the recorded answer"
+
+
+def test_a_finished_match_shows_everything(admin_client, running) -> None:
+    _finish(running)
+    pages = _pages(admin_client, running)
+    assert str(SEED).encode() in pages["match"] and b"honesty" in pages["match"]
+    assert b"private" in pages["match"] and b"private" in pages["event"]
+    assert b"applied_version" in pages["applied"]
+
+
+def test_what_the_engine_decides_is_read_only(admin_client, running) -> None:
+    page = admin_client.get(f"/admin/games/match/{running.pk}/change/").content
+    for field in ("status", "deadline", "seats-0-user", "seats-0-strikes", "seats-0-forfeited"):
+        assert f'name="{field}"'.encode() not in page, field
+    seat = running.seats.get(number=0)
+    page = admin_client.get(f"/admin/games/seat/{seat.pk}/change/").content
+    for field in ("user", "strikes", "forfeited", "match", "kind"):
+        assert f'name="{field}"'.encode() not in page, field

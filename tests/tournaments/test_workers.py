@@ -1,0 +1,268 @@
+"""Tournaments played by real Celery worker processes on the configured broker and database
+(Redis and PostgreSQL in CI), started as `make run` starts them.
+
+A round robin of reference bots and loopback webhook bots ends with the standings and ratings
+that an in-process run of the same seeds gives; a worker SIGKILLed in the middle (while it
+holds an open transaction, if it can be caught in one) is replaced, and every match is still
+played exactly once, with the same standings as the undisturbed run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from games.engine import game_ids
+from games.models import Match, MatchEvent
+from tests.conftest import database_url_for_subprocess
+from tournaments import selectors, services
+from tournaments.models import Tournament, TournamentMatch
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: DeterministicBot
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def _send(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self._send({"apiversion": "1", "name": "det", "author": "tests",
+                    "games": list(game_ids())})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        if not self.path.endswith("/move"):
+            self._send({})
+            return
+        time.sleep(self.server.delay)
+        legal = body["legal_actions"]
+        digest = hashlib.sha256(json.dumps(body["view"], sort_keys=True).encode()).digest()
+        self._send({"action": legal[int.from_bytes(digest[:4], "big") % len(legal)]})
+
+
+class DeterministicBot(ThreadingHTTPServer):
+    """A webhook bot whose answer depends only on what it is shown (no state, no randomness),
+    so a match replayed after a crash goes exactly as it would have."""
+
+    daemon_threads = True
+
+    def __init__(self, delay: float = 0.0) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.delay = delay
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@pytest.fixture
+def bots(alice: Any) -> Iterator[Callable[..., list[int]]]:
+    """``bots(count, delay)`` registers that many deterministic loopback bots (ids)."""
+    from bots.models import Bot
+    from bots.signing import new_secret
+
+    servers: list[DeterministicBot] = []
+
+    def make(count: int, delay: float = 0.0) -> list[int]:
+        ids = []
+        for _ in range(count):
+            server = DeterministicBot(delay)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            servers.append(server)
+            ids.append(Bot.objects.create(owner=alice, name=f"det{len(servers)}", url=server.url,
+                                          secret=new_secret(), games=list(game_ids()),
+                                          handshake_ok=True).pk)
+        return ids
+
+    yield make
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _run_script() -> Any:
+    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+class Workers:
+    """The workers `make run` starts (one per queue), as subprocesses on the test database."""
+
+    def __init__(self, tmp_path: Path, **env: str) -> None:
+        self.run = _run_script()
+        self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
+                    "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
+        self.processes: dict[str, subprocess.Popen] = {}
+        from config.celery import app
+
+        with app.connection_for_write() as conn:  # no other test's messages
+            for queue in self.run.QUEUES:
+                try:
+                    conn.default_channel.queue_purge(queue)
+                except Exception:  # noqa: BLE001 - a queue nobody declared yet is empty
+                    pass
+
+    def start(self, queue: str) -> subprocess.Popen:
+        extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
+            ("--pool", "solo")
+        process = subprocess.Popen(
+            self.run.worker_command(queue, *extra, "--loglevel", "WARNING", "--without-gossip",
+                                    "--without-mingle", "--without-heartbeat"),
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.processes[queue] = process
+        return process
+
+    def kill(self, queue: str) -> None:
+        process = self.processes.pop(queue)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] = None,
+               what: str = "") -> None:
+    limit = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > limit:
+            raise AssertionError(f"timed out waiting for {what}")
+        if tick is not None:
+            tick()
+        time.sleep(0.2)
+
+
+def participants(bot_ids: list[int]) -> list[dict[str, Any]]:
+    return [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"},
+            *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]
+
+
+def in_process(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Tournament:
+    """The same tournament (same seed) played right here, every task inline: the reference
+    the workers' run must equal."""
+    from games.services import match_advance_automatic_seats, store
+    from tournaments import tasks
+
+    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: transaction.on_commit(
+        lambda: getattr(tasks, task).apply(args=[object_id])))
+    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
+        lambda: match_advance_automatic_seats(match_id=match_id)))
+    return services.tournament_create(organiser=alice, **spec)
+
+
+def table(tournament: Tournament) -> list[tuple]:
+    return [(r["participant"], r["points"], r["score"], r["rating"]["mu"])
+            for r in selectors.tournament_standings(tournament=tournament)]
+
+
+def played_once(tournament: Tournament) -> None:
+    """Every scheduled match is done, with exactly one games match, played to the end with a
+    gapless log: nothing was lost or played twice."""
+    rows = list(TournamentMatch.objects.filter(tournament=tournament))
+    assert rows and all(r.status == "done" and r.match_id for r in rows)
+    matches = Match.objects.filter(tournament_match__tournament=tournament)
+    assert matches.count() == len(rows) == len({r.match_id for r in rows})
+    assert Match.objects.filter(seed__in=[r.seed for r in rows],
+                                created_by=tournament.organiser).count() == len(rows), \
+        "no match was created twice"
+    for match in matches:
+        ns = list(MatchEvent.objects.filter(match=match).values_list("n", flat=True))
+        assert match.status == "finished" and ns == list(range(match.version + 1))
+
+
+def test_workers_play_a_round_robin_with_the_in_process_standings(alice, bots, tmp_path,
+                                                                   monkeypatch) -> None:
+    workers = Workers(tmp_path)
+    spec = {"name": "cup", "game": "dice_cup", "table_size": 2, "seed": 11,
+            "participants": participants(bots(2))}
+    try:
+        for queue in workers.run.QUEUES:
+            workers.start(queue)
+        tournament = services.tournament_create(organiser=alice, **spec)
+        wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "finished", 180,
+                   what="the workers to finish the tournament")
+    finally:
+        workers.stop()
+    played_once(tournament)
+    reference = in_process(alice, spec, monkeypatch)
+    assert Tournament.objects.get(pk=reference.pk).status == "finished"
+    assert table(tournament) == table(reference)
+
+
+def _open_transactions() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                       "current_database() AND xact_start IS NOT NULL AND pid <> "
+                       "pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_once(
+        alice, bots, tmp_path, monkeypatch, settings) -> None:
+    settings.BLUFF_STALLED_SECONDS = 1
+    settings.TOURNAMENT_LEASE_SECONDS = 1
+    workers = Workers(tmp_path, TOURNAMENT_LEASE_SECONDS="1", TOURNAMENT_CHUNK="4")
+    spec = {"name": "cup", "game": "dice_cup", "table_size": 2, "seed": 5, "meetings": 3,
+            "participants": participants(bots(2, delay=0.004))}
+    from games.services import matches_resume_stalled
+
+    def sweep() -> None:  # what beat does every minute, here every tick
+        matches_resume_stalled()
+        services.tournaments_reap()
+
+    def done() -> int:
+        return TournamentMatch.objects.filter(tournament=tournament, status="done").count()
+
+    try:
+        workers.start("housekeeping")
+        workers.start("matches")
+        tournament = services.tournament_create(organiser=alice, **spec)
+        total = TournamentMatch.objects.filter(tournament=tournament).count()
+        wait_until(lambda: done() >= total // 4, 120, what="a quarter of the matches")
+        caught = time.monotonic() + 5  # try to kill it inside a transaction (a chunk, a batch)
+        while _open_transactions() == 0 and time.monotonic() < caught:
+            pass
+        workers.kill("matches")
+        assert done() < total, "killed before the end"
+        workers.start("matches")
+        wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "finished", 240,
+                   tick=sweep, what="the new worker to finish the tournament")
+    finally:
+        workers.stop()
+    played_once(tournament)
+    reference = in_process(alice, spec, monkeypatch)
+    assert table(tournament) == table(reference), "as if nothing had happened"
