@@ -2,7 +2,9 @@
 
 What the schedule, the workers or the engine own (status, times, balance, seed, who plays, every
 match row) is read-only: a tournament is created through its service (API or ``manage.py
-run_tournament --create``), which checks everything and makes the schedule.
+run_tournament --create``), which checks everything and makes the schedule. Staff may organise
+tournaments too, so the seed, which deals every match, is left out of the page until the
+tournament is over (as the games admin hides a match's seed).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games.admin import ReadOnlyMixin
+from games.admin import HiddenUntilOverMixin, ReadOnlyMixin
 from games.errors import DomainError
 
 from . import services
@@ -44,7 +46,7 @@ class TournamentMatchInline(ReadOnlyMixin, admin.TabularInline):
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(HiddenUntilOverMixin, admin.ModelAdmin):
     list_display = ("id", "name", "game", "status", "organiser", "table_size", "meetings",
                     "duplicate", "starts_at", "created_at", "finished_at")
     list_filter = ("status", "game", "duplicate", "created_at")
@@ -52,6 +54,7 @@ class TournamentAdmin(admin.ModelAdmin):
     readonly_fields = ("game", "options", "organiser", "status", "table_size", "meetings",
                        "duplicate", "seed", "balance", "created_at", "started_at",
                        "finished_at")
+    hidden_until_over = ("seed",)
     date_hierarchy = "created_at"
     inlines = (ParticipantInline, TournamentMatchInline)
     list_select_related = ("organiser",)
@@ -59,6 +62,9 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def is_over(self, obj: Tournament | None) -> bool:
+        return obj is not None and obj.is_over
 
     @admin.action(description="Cancel the selected tournaments (finished matches are kept)")
     def cancel(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def create(organiser: Any, **kwargs: Any) -> Tournament:
+    kwargs.setdefault("seed", 3)
     return services.tournament_create(organiser=organiser, name="cup", game="dice_cup",
-                                      participants=REFERENCE, table_size=2, meetings=2, seed=3,
+                                      participants=REFERENCE, table_size=2, meetings=2,
                                       **kwargs)
 
 
@@ -44,7 +45,16 @@ def test_the_admin_pages_load_and_rows_the_workers_own_are_read_only(
     assert 'name="participants-0-withdrawn"' in html and 'name="participants-0-bot"' not in html
     assert 'id="matches-group"' in html and 'name="matches-0-status"' not in html
     assert "heuristic" in html
+    assert f">{finished.seed}<" in html.replace(" ", ""), "shown once it is over"
     assert staff_client.get("/admin/tournaments/tournament/add/").status_code == 403
+
+
+def test_the_seed_is_left_out_until_the_tournament_is_over(staff_client, alice) -> None:
+    running = create(alice, seed=987654321)
+    running.refresh_from_db()
+    assert running.status == "running", "no worker here: its matches wait"
+    page = staff_client.get(f"/admin/tournaments/tournament/{running.pk}/change/")
+    assert page.status_code == 200 and b"987654321" not in page.content
 
 
 def test_the_cancel_action_cancels_through_the_service(staff_client, alice) -> None:

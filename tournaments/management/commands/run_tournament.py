@@ -5,12 +5,13 @@
         --participants reference:heuristic,reference:random,webhook:7,player:alice \\
         --table-size 2 --meetings 2 --seed 7 --organiser alice
 
-Each pending match is claimed and started by ``tournament_match_play`` (as the ``play_match``
-task does), webhook seats are asked by ``match_advance_automatic_seats`` (as the
-``advance_automatic_seats`` task does) and the outcome is recorded by
-``tournament_match_record``. So it is safe next to running workers: a match is claimed once,
-whoever claims it. Matches with a polling player wait for that player; the command leaves them
-running (the workers and the player finish them) and says how many.
+Pending matches are claimed and started a chunk at a time by ``tournament_play`` (as the
+``play_matches`` task does; matches of reference bots are played and recorded there), webhook
+seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic_seats`` task
+does) and the outcome is recorded by ``tournament_match_record``. So it is safe next to running
+workers: a match is claimed once, whoever claims it. Matches with a polling player wait for
+that player; the command leaves them running (the workers and the player finish them) and says
+how many.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ class Command(BaseCommand):
             meetings=meetings, duplicate=duplicate, seed=seed)
 
     def _play(self, tournament: Tournament, *, progress: bool) -> None:
-        """Start it if it waits for its start time, then claim, play and record each pending
-        match in schedule order, then finish any started match still running."""
+        """Start it if it waits for its start time, then, chunk by chunk in schedule order,
+        claim and start pending matches and play and record each one started."""
         if tournament.status == Tournament.Status.SCHEDULED:
             services.tournament_start(tournament_id=tournament.pk)
         rows = selectors.tournament_matches(tournament=tournament)
@@ -98,15 +99,14 @@ class Command(BaseCommand):
         bar = tqdm(total=rows.count(), unit="match", desc=f"tournament #{tournament.pk}",
                    file=getattr(self.stderr, "_out", sys.stderr), disable=not progress)
         with bar:
-            pending = rows.filter(status=TournamentMatch.Status.PENDING)
-            for pk in list(pending.values_list("pk", flat=True)):
-                services.tournament_match_play(tournament_match_id=pk)
-                self._finish(TournamentMatch.objects.get(pk=pk))
+            while True:
+                # Started by the last chunk, by an earlier run, or by a worker.
+                for row in rows.filter(status=TournamentMatch.Status.RUNNING,
+                                       match__isnull=False):
+                    self._finish(row)
                 bar.update(_done(tournament) - bar.n)
-            running = rows.filter(status=TournamentMatch.Status.RUNNING, match__isnull=False)
-            for row in list(running):  # started earlier, or by a worker
-                self._finish(row)
-            bar.update(_done(tournament) - bar.n)
+                if not any(services.tournament_play(tournament_id=tournament.pk).values()):
+                    break  # nothing left that this process could claim
 
     @staticmethod
     def _finish(row: TournamentMatch) -> None:
