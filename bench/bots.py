@@ -46,10 +46,11 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.common import prepare_environment, start_worker  # noqa: E402
 
 TARGET_PER_MOVE_MS = 0.3
 TARGET_PER_MATCH_MS = 5.0
@@ -75,32 +76,6 @@ def start_bot(kind: str, secret: str) -> tuple[subprocess.Popen, str]:
         process.kill()
         raise SystemExit(f"the bot did not start: {line!r}")
     return process, found.group(0) + suffix
-
-
-def prepare_environment(db: str, tmp: pathlib.Path) -> str:
-    """Point this process (and the worker it starts) at a fresh bench database and, unless one
-    is configured, an embedded broker in ``tmp``; as in production, DEBUG off (no query log).
-    Returns the DATABASE_URL."""
-    if db == "sqlite":
-        url = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    else:
-        import psycopg
-
-        parts = urlsplit(db)
-        name = parts.path.lstrip("/")
-        with psycopg.connect(urlunsplit(parts._replace(path="/postgres")),
-                             autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url = db
-    os.environ.update({
-        "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": "bench-only-secret-key",
-        "ALLOWED_HOSTS": "127.0.0.1", "BOTS_ALLOW_PRIVATE_ADDRESSES": "1",
-        "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "config.settings",
-    })
-    if "CELERY_BROKER_URL" not in os.environ:
-        os.environ["BLUFF_VAR_DIR"] = str(tmp / "var")
-    return url
 
 
 def sample_bodies(game_id: str, players: int, options, matches: int = 5) -> list[bytes]:
@@ -229,10 +204,7 @@ def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]
     from config.celery import app
 
     app.control.purge()
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q",
-         settings.QUEUE_MATCHES, "--loglevel", "WARNING", "--without-gossip",
-         "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=dict(os.environ))
+    worker = start_worker(settings.QUEUE_MATCHES, "--pool", "solo")
     players = len(bench.seats)
 
     def ended(ids: list[int]) -> int:

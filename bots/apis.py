@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -25,6 +24,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from games.converters import ID_SCHEMA
 
 from . import selectors, services
 from .models import Bot, BotCall
@@ -73,7 +74,7 @@ E422 = _error("The handshake failed: nothing was changed.",
               ("handshake_failed", 'bad_shape: "apiversion" must be "1", not None',
                {"reason": "bad_shape"}))
 E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
-BOT_ID = OpenApiParameter("bot_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+BOT_ID = OpenApiParameter("bot_id", ID_SCHEMA, OpenApiParameter.PATH,
                           description="The bot id (use it in a webhook seat spec).")
 
 

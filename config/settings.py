@@ -267,6 +267,9 @@ SPECTACULAR_SETTINGS = {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "TournamentMatchStatusEnum": "tournaments.models.TournamentMatch.Status",
     },
+    # Object ids in paths: games.converters.IdConverter (<id:...>).
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0,
+                                        "maximum": 10**18 - 1}},  # = games.converters.ID_SCHEMA
 }
 
 LOGGING = {

@@ -37,6 +37,7 @@ from rest_framework.views import APIView
 from config.authentication import PUBLIC_READ_AUTHENTICATION
 
 from . import schema, selectors, services
+from .converters import ID_SCHEMA
 from .engine import game_ids, get_game
 from .models import Match
 
@@ -114,9 +115,9 @@ def _seat_of(user: Any, match: Match) -> list[int]:
             and seat.user_id == user.pk]
 
 
-MATCH_ID = OpenApiParameter("match_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+MATCH_ID = OpenApiParameter("match_id", ID_SCHEMA, OpenApiParameter.PATH,
                             description="The match id.")
-SEAT = OpenApiParameter("seat", OpenApiTypes.INT, OpenApiParameter.PATH,
+SEAT = OpenApiParameter("seat", ID_SCHEMA, OpenApiParameter.PATH,
                         description="Seat number, 0..players-1 (clockwise).")
 
 

@@ -52,12 +52,7 @@ MISSED_DEADLINE = "timeout"
 def engine_events(state: State, since: int) -> list[JSON]:
     """Engine events from index ``since``, public, with each seat's private part under
     ``private[str(seat)]``: the complete record the log needs for audits and replays."""
-    events = state.events_since(since)
-    for seat in range(state.players):
-        for event in state.events_since(since, seat):
-            if "private" in event:
-                events[event["n"] - since].setdefault("private", {})[str(seat)] = event["private"]
-    return events
+    return state.log_since(since)
 
 
 @dataclass(frozen=True)

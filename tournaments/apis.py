@@ -28,12 +28,13 @@ from rest_framework.views import APIView
 # One error body and one set of codes for the whole API (the codes of this module are listed
 # in games.apis.ERROR_CODES).
 from games.apis import E400, E401, E429, _error, name_nested_serializers
+from games.converters import ID_SCHEMA
 
 from . import selectors, services
 from .models import Participant, Tournament, TournamentMatch
 
 E404 = _error("No such tournament.", ("tournament_not_found", "No such tournament.", None))
-TOURNAMENT_ID = OpenApiParameter("tournament_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament id.")
 MAX_SEED = 2**63 - 1
 MAX_MOVE_TIME_LIMIT = 30 * 24 * 3600

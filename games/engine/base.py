@@ -360,6 +360,21 @@ class State:
             out.append(event)
         return out
 
+    def log_since(self, n: int = 0) -> list[JSON]:
+        """Events ``n, n+1, ...`` for the record: public, with each seat's private details under
+        ``"private"`` keyed by the seat as a string. For audits and replays, never for a seat."""
+        offset = self._events_offset
+        if n < offset:
+            raise EngineError(f"events before {offset} are not in this state (saved without them)")
+        out = []
+        for i in range(n - offset, len(self._events)):
+            public, private = self._events[i]
+            event = {"n": offset + i, **public}
+            if private:
+                event["private"] = {str(seat): detail for seat, detail in private.items()}
+            out.append(event)
+        return out
+
     @property
     def event_count(self) -> int:
         return self._events_offset + len(self._events)

@@ -20,10 +20,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..driver import MatchDriver
-from ..models import Match
+from ..models import Match, Seat
 from ..seats import SeatAnswer, get_seat_kind, seat_kinds
 from ..states import load_state, remember_state
-from .store import driver_for, enqueue_advance, flush, locked_match, save, tell
+from .store import driver_for, enqueue_advance, flush, locked_match, read_match, save, tell
 
 
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
@@ -51,18 +51,20 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
     stop_at = time.monotonic() + max_seconds
     told_start = False
     while steps < max_steps:
-        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-        if match is None or match.status == Match.Status.OPEN:
+        found = read_match(match_id)
+        if found is None or found[0].status == Match.Status.OPEN:
             return applied
-        driver = driver_for(match, load_state(match, for_update=True))
+        match, seats = found
+        driver = driver_for(match, load_state(match, for_update=True), seats=seats)
         if not told_start:
             tell(driver.out_of_process_sessions(), "started", driver.state, match_id)
             told_start = True
         if match.status == Match.Status.FINISHED:
             _finish(match, driver)
             return applied
-        done, answered, again = _play(match, driver, stop_at=stop_at, batch_moves=batch_moves,
-                                      batch_seconds=batch_seconds, max_steps=max_steps - steps)
+        done, answered, again = _play(match, seats, driver, stop_at=stop_at,
+                                      batch_moves=batch_moves, batch_seconds=batch_seconds,
+                                      max_steps=max_steps - steps)
         steps += done
         applied += answered
         if not again:
@@ -70,8 +72,8 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
     return applied
 
 
-def _play(match: Match, driver: MatchDriver, *, stop_at: float, batch_moves: int,
-          batch_seconds: float, max_steps: int) -> tuple[int, int, bool]:
+def _play(match: Match, seats: list[Seat], driver: MatchDriver, *, stop_at: float,
+          batch_moves: int, batch_seconds: float, max_steps: int) -> tuple[int, int, bool]:
     """Batches on one loaded match until the match ends, a polling seat or nobody is due, or
     the time or step budget is spent. Returns the steps played, the answers applied, and
     whether the match must be read again (a polling seat is due, or someone else changed the
@@ -97,8 +99,8 @@ def _play(match: Match, driver: MatchDriver, *, stop_at: float, batch_moves: int
                                     max_steps=max_steps - steps)
         steps += done
         with transaction.atomic():
-            stored = save(match, driver, previous_to_act=previous, enqueue=False,
-                          guard_version=base_version, remember=False)
+            stored = save(match, driver, seats=seats, previous_to_act=previous,
+                          enqueue=False, guard_version=base_version, remember=False)
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:

@@ -42,6 +42,13 @@ def locked_match(match_id: int) -> Match:
     return match
 
 
+def read_match(match_id: int) -> tuple[Match, list[Seat]] | None:
+    """The match and its seats in one query (no lock), or None."""
+    seats = list(Seat.objects.select_related("match").filter(match_id=match_id)
+                 .order_by("number"))
+    return (seats[0].match, seats) if seats else None
+
+
 def seat_of(match: Match, number: int) -> Seat:
     for seat in match.seats.all():
         if seat.number == number:

@@ -1,0 +1,58 @@
+"""What the benches share: a fresh database to measure on, and real worker processes."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def prepare_environment(db: str, tmp: pathlib.Path) -> str:
+    """Point this process (and the worker it starts) at a fresh bench database and, unless one
+    is configured, an embedded broker in ``tmp``; as in production, DEBUG off (no query log).
+    Returns the DATABASE_URL."""
+    if db == "sqlite":
+        url = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    else:
+        import psycopg
+
+        parts = urlsplit(db)
+        name = parts.path.lstrip("/")
+        with psycopg.connect(urlunsplit(parts._replace(path="/postgres")),
+                             autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        url = db
+    os.environ.update({
+        "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": "bench-only-secret-key",
+        "ALLOWED_HOSTS": "127.0.0.1", "BOTS_ALLOW_PRIVATE_ADDRESSES": "1",
+        "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "config.settings",
+    })
+    if "CELERY_BROKER_URL" not in os.environ:
+        os.environ["BLUFF_VAR_DIR"] = str(tmp / "var")
+    return url
+
+
+
+def start_worker(queue: str, *options: str, env: dict[str, str] | None = None
+                 ) -> subprocess.Popen:
+    """A Celery worker process consuming ``queue`` on this process's settings (call after
+    :func:`prepare_environment`), e.g. ``start_worker("matches", "--pool", "threads",
+    "--concurrency", "64")``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue,
+         "--hostname", f"{queue}-{os.getpid()}-{len(options)}@%h", *options,
+         "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+         "--without-heartbeat"], cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def peak_memory_kib(pid: int) -> int:
+    """The process's peak resident memory so far (``VmHWM``), in KiB."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmHWM for process {pid}")

@@ -1,0 +1,244 @@
+"""Tournaments through real Celery workers and PostgreSQL, figures printed side by side.
+
+    python bench/tournament.py [--db postgres://postgres@127.0.0.1:5432/bluff_bench_tournament]
+                               [--meetings 25] [--slow-meetings 1] [--in-flight 64]
+
+Every tournament is created with ``tournaments.services.tournament_create`` (what the API
+calls) and played by worker processes started as `make run` starts them, consuming the
+``matches`` queue (plus one ``housekeeping`` worker), on a fresh bench database and the
+configured broker (``CELERY_BROKER_URL``, else an embedded one in a temporary folder):
+
+1. **reference bots**: dice cup, 16 reference-bot participants at tables of 4, one matches
+   worker process (solo pool): tournament matches/s from creation to the last recorded
+   result, next to the engine alone playing the same matches (same seeds and seats, the same
+   reference bots built the same way) in this process, in the same run. Target: >= 0.5x.
+2. **two workers**: the same with two matches worker processes. Target: >= 1.7x one.
+3. **slow webhook bots**: 16 loopback webhook bots (in a process of their own) that each
+   answer /move after 20 ms, a round robin of dice cup at tables of 2, one matches worker
+   process with a thread pool of ``--in-flight`` threads (each thread one match in flight).
+   The ideal wall time is the bots' own thinking, spread over the matches in flight:
+   sum(moves x 20 ms) / in-flight. Target: within 1.25x of it, with >= 64 in flight.
+4. **memory**: the matches worker's peak resident memory for a tournament of 64 participants
+   against one of 8 (reference bots, the same number of matches). Target: at most 1.2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import peak_memory_kib, prepare_environment, start_worker  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_tournament"
+SLOW_MS = 20
+
+
+# ---- 16 slow bots in a process of their own ----------------------------------------------------
+
+
+class _SlowHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+    def _send(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._send({"apiversion": "1", "name": "slow", "author": "bench", "games": ["dice_cup"]})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        if self.path.endswith("/move"):
+            time.sleep(SLOW_MS / 1000)
+            self._send({"action": body["legal_actions"][0]})
+        else:
+            self._send({})
+
+
+def serve_slow_bots(count: int) -> None:
+    """``--serve-slow-bots N``: N bots on free loopback ports; prints their URLs, one a line."""
+    for _ in range(count):
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowHandler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
+    threading.Event().wait()
+
+
+# ---- the runs --------------------------------------------------------------------------------
+
+
+def play(organiser, *, participants, table_size: int, meetings: int, seed: int,
+         timeout: float = 900) -> tuple[float, int]:
+    """(seconds from creation to the last recorded result, matches) of one tournament."""
+    from tournaments import services
+    from tournaments.models import Tournament, TournamentMatch
+
+    started = time.perf_counter()
+    tournament = services.tournament_create(
+        organiser=organiser, name="bench", game="dice_cup", participants=participants,
+        table_size=table_size, meetings=meetings, seed=seed)
+    limit = time.monotonic() + timeout
+    while Tournament.objects.filter(pk=tournament.pk).values_list("status", flat=True)[0] \
+            != Tournament.Status.FINISHED:
+        if time.monotonic() > limit:
+            raise SystemExit("the tournament did not finish")
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - started
+    return elapsed, TournamentMatch.objects.filter(tournament=tournament).count()
+
+
+def engine_alone(participants: int, table_size: int, meetings: int, seed: int,
+                 names: list[str]) -> float:
+    """Seconds for the engine and the same reference bots to play the same matches here."""
+    from games.engine import get_game
+    from tournaments.scheduling import scheduled_matches, table_schedule
+
+    game = get_game("dice_cup")
+    schedule = table_schedule(participants, seats=table_size, rounds=meetings, seed=seed)
+    matches = scheduled_matches(schedule, seed=seed)
+    started = time.perf_counter()
+    for match in matches:
+        state = game.new_match(players=table_size, seed=match.seed)
+        version = 0
+        while not state.is_over:
+            for seat in state.to_act():
+                if state.is_over or seat not in state.to_act():
+                    continue
+                bot = game.make_bot(names[match.seats[seat]], seat, match.seed * 7919 + version)
+                state.apply(seat, bot.choose(state.view(seat), state.legal_actions(seat)))
+                version += 1
+    return time.perf_counter() - started
+
+
+def references(count: int) -> list[dict]:
+    return [{"kind": "reference", "bot": ("heuristic", "random")[i % 2]} for i in range(count)]
+
+
+def with_workers(matches_workers: list[list[str]], run):
+    """Run ``run()`` with these matches workers (their options) and one housekeeping worker;
+    returns (its result, the matches workers' peak memory in KiB)."""
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.control.purge()
+    processes = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo")]
+    matches = [start_worker(settings.QUEUE_MATCHES, *options) for options in matches_workers]
+    processes += matches
+    try:
+        time.sleep(3)  # the workers connect to the broker
+        result = run()
+        peaks = [peak_memory_kib(p.pid) for p in matches]
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=60)
+    return result, peaks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--meetings", type=int, default=25,
+                        help="rounds of tables of the reference-bot tournaments")
+    parser.add_argument("--slow-meetings", type=int, default=1)
+    parser.add_argument("--in-flight", type=int, default=64)
+    parser.add_argument("--serve-slow-bots", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_slow_bots:
+        serve_slow_bots(args.serve_slow_bots)
+        return 0
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
+    prepare_environment(args.db, tmp)
+    os.environ["TOURNAMENT_MAX_MEETINGS"] = "1000"  # the memory run scales meetings up
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
+    names = [p["bot"] for p in references(16)]
+    solo = ["--pool", "solo"]
+
+    def reference_run(seed: int, count: int = 16) -> tuple[float, int]:
+        return play(organiser, participants=references(count), table_size=4,
+                    meetings=args.meetings, seed=seed)
+
+    (one_s, played), (one_peak,) = with_workers([solo], lambda: reference_run(1))
+    alone_s = engine_alone(16, 4, args.meetings, 1, names)
+    (two_s, _), _ = with_workers([solo, solo], lambda: reference_run(1))
+    # Memory: 64 participants against 8, the same number of matches (meetings scaled).
+    (_, _), (peak_8,) = with_workers([solo], lambda: play(
+        organiser, participants=references(8), table_size=4, meetings=args.meetings * 2,
+        seed=2))
+    (_, _), (peak_64,) = with_workers([solo], lambda: play(
+        organiser, participants=references(64), table_size=4,
+        meetings=max(1, args.meetings // 4), seed=2))
+
+    bots = subprocess.Popen([sys.executable, __file__, "--serve-slow-bots", "16"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        from bots.models import Bot
+        from bots.signing import new_secret
+
+        urls = [bots.stdout.readline().strip() for _ in range(16)]
+        ids = [Bot.objects.create(owner=organiser, name=f"slow{i}", url=url,
+                                  secret=new_secret(), games=["dice_cup"],
+                                  handshake_ok=True).pk for i, url in enumerate(urls)]
+        threads = ["--pool", "threads", "--concurrency", str(args.in_flight)]
+        (slow_s, slow_matches), _ = with_workers([threads], lambda: play(
+            organiser, participants=[{"kind": "webhook", "bot": i} for i in ids],
+            table_size=2, meetings=args.slow_meetings, seed=3))
+        moves = _bot_moves()
+    finally:
+        bots.kill()
+    ideal_s = moves * SLOW_MS / 1000 / args.in_flight
+
+    rate, alone_rate = played / one_s, played / alone_s
+    print(f"Python {sys.version.split()[0]}; dice cup; broker and database as configured")
+    print(f"reference bots, 16 participants, tables of 4, {played} matches: one worker "
+          f"{rate:.1f} matches/s, the engine alone {alone_rate:.1f} matches/s: "
+          f"{rate / alone_rate:.2f}x (target >= 0.5x)")
+    print(f"two matches workers: {played / two_s:.1f} matches/s, {one_s / two_s:.2f}x one "
+          f"(target >= 1.7x)")
+    print(f"slow webhook bots (16, {SLOW_MS} ms a move), {slow_matches} matches, {moves} bot "
+          f"moves, {args.in_flight} in flight: {slow_s:.2f} s against an ideal of "
+          f"{ideal_s:.2f} s: {slow_s / ideal_s:.2f}x (target <= 1.25x)")
+    print(f"matches worker peak memory: {peak_64 / 1024:.1f} MiB for 64 participants, "
+          f"{peak_8 / 1024:.1f} MiB for 8: {peak_64 / peak_8:.2f}x (target <= 1.2x); "
+          f"the reference run: {one_peak / 1024:.1f} MiB")
+    return 0
+
+
+def _bot_moves() -> int:
+    """Moves the slow bots made (their /move calls that were applied)."""
+    from bots.models import BotCall
+
+    return BotCall.objects.filter(path="move", applied=True, bot__name__startswith="slow",
+                                  reason="").count()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

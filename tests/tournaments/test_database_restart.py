@@ -1,0 +1,196 @@
+"""A tournament survives its database restarting in the middle: a PostgreSQL of this test's own
+(on another port, so the machine's shared one is never touched) is restarted while real workers
+play, and every match is still played exactly once, with the standings of an undisturbed run
+of the same seeds.
+
+Everything runs in processes of its own against that cluster: migrations, the set-up, the
+workers as `make run` starts them, and a sweeper doing what beat does (resuming stalled
+matches, reaping), every half second instead of every minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .test_workers import ROOT, DeterministicBot, Workers
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+PG_BIN = next((p for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class PrivateCluster:
+    """initdb + pg_ctl as the postgres user, in a folder of the test's own."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="bluff-pg-"))
+        shutil.chown(self.dir, "postgres", "postgres")
+        self.data = self.dir / "data"
+        self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        self.start()
+
+    def _pg(self, tool: str, *args: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / tool), *args],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def _ctl(self, action: str, *extra: str) -> None:
+        self._pg("pg_ctl", action, "-D", str(self.data), "-w", "-l", str(self.dir / "log"),
+                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", *extra)
+
+    def start(self) -> None:
+        self._ctl("start")
+
+    def restart(self) -> None:
+        self._ctl("restart", "-m", "fast")
+
+    def stop(self) -> None:
+        self._pg("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def url(self, name: str = "bluff") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+
+@pytest.fixture
+def cluster() -> Iterator[PrivateCluster]:
+    if PG_BIN is None or shutil.which("runuser") is None:
+        pytest.skip("needs PostgreSQL's server binaries (/usr/lib/postgresql/*/bin) and runuser")
+    made = PrivateCluster()
+    try:
+        subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(made.port), "-U", "postgres",
+                        "bluff"], check=True)
+        yield made
+    finally:
+        made.stop()
+
+
+SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from bots.models import Bot
+from games.engine import game_ids
+from tournaments import services
+user, _ = get_user_model().objects.get_or_create(username="org", defaults={{"is_staff": True}})
+ids = []
+for n, url in enumerate({urls!r}):
+    bot, _ = Bot.objects.get_or_create(owner=user, name=f"det{{n}}", defaults=dict(
+        url=url, secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", games=list(game_ids()),
+        handshake_ok=True))
+    ids.append(bot.pk)
+people = [{{"kind": "reference", "bot": "heuristic"}}, {{"kind": "reference", "bot": "random"}}]
+people += [{{"kind": "webhook", "bot": i}} for i in ids]
+t = services.tournament_create(organiser=user, name="{name}", game="dice_cup", table_size=2,
+                               meetings=3, seed=21, participants=people)
+print(json.dumps(t.pk))
+"""
+
+REPORT = """
+import json
+from games.models import Match, MatchEvent
+from tournaments import selectors
+from tournaments.models import Tournament, TournamentMatch
+t = Tournament.objects.get(pk={tid})
+rows = list(TournamentMatch.objects.filter(tournament=t))
+matches = Match.objects.filter(tournament_match__tournament=t)
+gapless = all(list(MatchEvent.objects.filter(match=m).order_by("n").values_list("n", flat=True))
+              == list(range(m.version + 1)) for m in matches)
+print(json.dumps({{"status": t.status, "done": sum(r.status == "done" for r in rows),
+    "total": len(rows), "matches": matches.count(),
+    "all_matches": Match.objects.filter(seed__in=[r.seed for r in rows]).count(),
+    "gapless": gapless,
+    "table": [(r["participant"], r["points"], r["score"])
+              for r in selectors.tournament_standings(tournament=t)]}}))
+"""
+
+SWEEP = """
+import time
+from django.db import connection
+from games.services import matches_resume_stalled
+from tournaments.services import tournaments_reap
+while True:
+    try:
+        matches_resume_stalled()
+        tournaments_reap()
+    except Exception:  # the database is restarting: try again
+        connection.close()
+    time.sleep(0.5)
+"""
+
+
+def _shell(env: dict[str, str], code: str) -> str:
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def _report(env: dict[str, str], tournament_id: int) -> dict:
+    for _ in range(20):  # right after a restart the first connection may fail
+        try:
+            return json.loads(_shell(env, REPORT.format(tid=tournament_id)))
+        except AssertionError:
+            time.sleep(0.5)
+    raise AssertionError("could not read the tournament back")
+
+
+def _wait(env: dict[str, str], tournament_id: int, until, timeout: float) -> dict:
+    limit = time.monotonic() + timeout
+    while True:
+        report = _report(env, tournament_id)
+        if until(report):
+            return report
+        assert time.monotonic() < limit, f"timed out: {report}"
+        time.sleep(0.5)
+
+
+def test_a_database_restart_mid_tournament_loses_nothing(cluster, tmp_path) -> None:
+    bots = [DeterministicBot(delay=0.003) for _ in range(2)]
+    for bot in bots:
+        threading.Thread(target=bot.serve_forever, daemon=True).start()
+    env = {**os.environ, "DATABASE_URL": cluster.url(), "BOTS_ALLOW_PRIVATE_ADDRESSES": "1",
+           "BLUFF_STALLED_SECONDS": "1", "TOURNAMENT_LEASE_SECONDS": "2",
+           "TOURNAMENT_CHUNK": "2", "PYTHONUNBUFFERED": "1"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    workers = Workers(tmp_path, **env)  # on the cluster: env's DATABASE_URL wins
+    sweeper = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", SWEEP], cwd=ROOT,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    urls = [bot.url for bot in bots]
+    try:
+        for queue in workers.run.QUEUES:
+            workers.start(queue)
+        disturbed = json.loads(_shell(env, SETUP.format(urls=urls, name="disturbed")))
+        first = _wait(env, disturbed, lambda r: r["done"] >= r["total"] // 4, 120)
+        assert first["done"] < first["total"], "restarted before the end"
+        cluster.restart()
+        after = _wait(env, disturbed, lambda r: r["status"] == "finished", 240)
+        calm = json.loads(_shell(env, SETUP.format(urls=urls, name="calm")))
+        undisturbed = _wait(env, calm, lambda r: r["status"] == "finished", 240)
+    finally:
+        sweeper.kill()
+        workers.stop()
+        for bot in bots:
+            bot.shutdown()
+            bot.server_close()
+    assert after["done"] == after["total"] == after["matches"], "every match played"
+    assert after["all_matches"] == after["total"] and after["gapless"], "and played once"
+    assert after["table"] == undisturbed["table"], "as if nothing had happened"
