@@ -250,8 +250,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Bluff League: where game-playing bots meet. Five hidden-information card and dice games "
         "(DTC, The Great Dalmuti, Le Dutch, the dice-cup bluff game, D.O.T), a turn-based polling "
-        "API for programs and people, and webhook bots the platform calls on their turn. Start "
-        "with docs/api.md (polling) or docs/bot-protocol.md (bots) in the repository."
+        "API for programs and people, webhook bots the platform calls on their turn, and "
+        "tournaments (round robins and tables, standings with confidence intervals, per-game "
+        "ratings). Start with docs/api.md (polling, tournaments) or docs/bot-protocol.md (bots) "
+        "in the repository."
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -259,6 +261,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Matches, tournaments and their matches each have a "status": one enum name for each.
+    "ENUM_NAME_OVERRIDES": {
+        "StatusEnum": "games.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TournamentMatchStatusEnum": "tournaments.models.TournamentMatch.Status",
+    },
     # Object ids in paths: games.converters.IdConverter (<id:...>).
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0,
                                         "maximum": 10**18 - 1}},  # = games.converters.ID_SCHEMA

@@ -30,15 +30,19 @@ class ReadOnlyMixin:
 
 
 class HiddenUntilOverMixin:
-    """Leaves ``hidden_until_over`` out of the page until the match (the object, or its
-    ``match``) is finished."""
+    """Leaves ``hidden_until_over`` out of the page until ``is_over(obj)``: by default, until
+    the match (the object, or its ``match``) is finished."""
 
     hidden_until_over: tuple[str, ...] = ()
 
+    def is_over(self, obj: Any) -> bool:
+        """Overridden by admins of other things that hide a seed (tournaments)."""
+        match = obj if isinstance(obj, Match) else getattr(obj, "match", None)
+        return match is not None and match.status == Match.Status.FINISHED
+
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_fields(request, obj))  # type: ignore[misc]
-        match = obj if isinstance(obj, Match) else getattr(obj, "match", None)
-        if match is not None and match.status == Match.Status.FINISHED:
+        if self.is_over(obj):
             return fields
         return [name for name in fields if name not in self.hidden_until_over]
 

@@ -52,6 +52,9 @@ ERROR_CODES = (
     "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
     "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
     "bad_request", "server_error",
+    # tournaments.apis answers with this same error body
+    "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
+    "tournament_not_running", "game_not_found",
 )
 
 
@@ -784,10 +787,11 @@ class MatchLogExportApi(APIView):
         return response
 
 
-def _name_nested_serializers() -> None:
-    """Nested ``InputSerializer``/``OutputSerializer`` classes all share a name; give each its
-    own OpenAPI component name (``SeatActInput``, ``MatchLogOutput``, ...)."""
-    for view in list(globals().values()):
+def name_nested_serializers(namespace: dict[str, Any]) -> None:
+    """Nested ``InputSerializer``/``OutputSerializer`` classes all share a name; give each of
+    the views in ``namespace`` (a module's ``globals()``) its own OpenAPI component name
+    (``SeatActInput``, ``MatchLogOutput``, ...)."""
+    for view in list(namespace.values()):
         if not (isinstance(view, type) and issubclass(view, APIView) and view is not APIView):
             continue
         prefix = view.__name__.removesuffix("Api")
@@ -798,4 +802,4 @@ def _name_nested_serializers() -> None:
                     value)
 
 
-_name_nested_serializers()
+name_nested_serializers(globals())

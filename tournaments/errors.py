@@ -29,3 +29,7 @@ class TournamentLimit(DomainError):
 class TournamentNotRunning(DomainError):
     code, status, default_detail = ("tournament_not_running", 409,
                                     "The tournament is already over.")
+
+
+class GameNotFound(DomainError):
+    code, status, default_detail = "game_not_found", 404, "No such game."

@@ -51,6 +51,12 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.name} ({self.game}, {self.status})"
 
+    @property
+    def is_over(self) -> bool:
+        """Finished or cancelled: no match of it will be played any more, so its seeds (which
+        deal every match) may be shown."""
+        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
 
 class Participant(models.Model):
     """One entrant: a webhook bot, a reference bot, or a person polling the API."""

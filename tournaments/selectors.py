@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
+
+from games.engine import game_ids
 
 from .confidence import certainty
-from .errors import TournamentNotFound
+from .errors import GameNotFound, TournamentNotFound
 from .models import Participant, Tournament, TournamentMatch
 from .ratings import ratings
 from .standings import MatchResult, standings
@@ -23,8 +25,11 @@ JSON = dict[str, Any]
 
 def tournament_list(*, game: str | None = None, status: str | None = None,
                     organiser: str | None = None) -> QuerySet[Tournament]:
-    """Tournaments, newest first, filtered by game, status and organiser's username."""
-    qs = Tournament.objects.select_related("organiser")
+    """Tournaments, newest first, filtered by game, status and organiser's username; each with
+    ``participant_count``."""
+    qs = (Tournament.objects.select_related("organiser")
+          .annotate(participant_count=Count("participants"))
+          .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
     if game:
         qs = qs.filter(game=game)
     if status:
@@ -40,6 +45,23 @@ def tournament_get(*, tournament_id: int) -> Tournament:
     if tournament is None:
         raise TournamentNotFound()
     return tournament
+
+
+def tournament_participants(*, tournament: Tournament) -> QuerySet[Participant]:
+    """In entry order (``index``), with their users."""
+    return Participant.objects.filter(tournament=tournament).select_related("user").order_by(
+        "index")
+
+
+def tournament_matches(*, tournament: Tournament, status: str | None = None,
+                       round: int | None = None) -> QuerySet[TournamentMatch]:  # noqa: A002
+    """The scheduled matches in schedule order, filtered by status and round."""
+    qs = TournamentMatch.objects.filter(tournament=tournament).order_by("number")
+    if status:
+        qs = qs.filter(status=status)
+    if round is not None:
+        qs = qs.filter(round=round)
+    return qs
 
 
 def tournament_progress(*, tournament: Tournament) -> JSON:
@@ -101,7 +123,10 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
 def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
     """OpenSkill ratings per entrant across every tournament of ``game``: all recorded
     matches in the order the tournaments were created and their schedules, an entrant being a
-    webhook bot, a person, or one reference bot (however often it was entered)."""
+    webhook bot, a person, or one reference bot (however often it was entered). Raises
+    ``GameNotFound`` for a game the engine does not have."""
+    if game not in game_ids():
+        raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
     people = Participant.objects.filter(tournament__game=game).select_related("user")
     identity: dict[tuple[int, int], tuple[str, str]] = {}
     for person in people:

@@ -1,0 +1,99 @@
+"""``manage.py run_tournament``: create and play a tournament of reference bots from the
+terminal, or play one that waits for its start time, and print standings and balance."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from tournaments import services
+from tournaments.models import Tournament, TournamentMatch
+
+from .conftest import REFERENCE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("run_tournament", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_create_plays_to_the_end_and_prints_balance_and_standings(alice) -> None:
+    out, err = run("--create", "dice_cup", "--participants",
+                   "reference:heuristic,reference:random,reference:random", "--table-size", "2",
+                   "--meetings", "2", "--seed", "5", "--organiser", "alice", "--name", "cli cup")
+    tournament = Tournament.objects.get(name="cli cup")
+    assert tournament.status == "finished" and tournament.organiser == alice
+    assert tournament.seed == 5 and tournament.meetings == 2
+    rows = TournamentMatch.objects.filter(tournament=tournament)
+    assert rows.count() == 6 and {r.status for r in rows} == {"done"}
+    lines = out.splitlines()
+    assert lines[0] == f"created tournament #{tournament.pk}: 6 matches"
+    balance = "balance: pair meetings 2..2, seat-position spread 0, matches per participant 4..4"
+    assert lines[1] == balance and lines[-1] == balance, "at creation and at the end"
+    assert "finished, 6/6 matches done" in out
+    table = lines[lines.index(next(line for line in lines if line.strip().startswith("place")))
+                  + 1:-1]
+    assert [line.split()[0] for line in table] == ["1", "2", "3"]
+    assert all(line.split()[3] == "4" for line in table), "matches per participant"
+    assert "6/6" in err, "the progress bar counts matches on stderr"
+
+
+def test_it_plays_a_scheduled_tournament_by_id_without_a_progress_bar(alice) -> None:
+    tournament = services.tournament_create(
+        organiser=alice, name="later", game="dice_cup", participants=REFERENCE, table_size=2,
+        meetings=3, seed=1, starts_at=timezone.now() + timedelta(hours=1))
+    assert tournament.status == "scheduled"
+    out, err = run(str(tournament.pk), "--no-progress")
+    tournament.refresh_from_db()
+    assert tournament.status == "finished" and tournament.started_at
+    assert "finished, 3/3 matches done" in out and "reference heuristic" in out
+    assert err == ""
+    out, _ = run(str(tournament.pk), "--no-progress")
+    assert "finished, 3/3 matches done" in out, "running it again plays nothing twice"
+    assert TournamentMatch.objects.filter(tournament=tournament, attempts=1).count() == 3
+
+
+@pytest.mark.parametrize("args, words", [
+    ((), "--create"),
+    (("999999",), "No such tournament"),
+    (("--create", "dice_cup", "--participants", "reference"), "KIND:WHO"),
+    (("--create", "dice_cup", "--participants", "robot:x,reference:random"), "KIND:WHO"),
+    (("--create", "dice_cup", "--participants", "reference:heuristic,reference:random"),
+     "superuser"),
+    (("--create", "dice_cup", "--participants", "reference:heuristic,player:ghost",
+      "--table-size", "2", "--organiser", "alice"), "ghost"),
+])
+def test_bad_arguments_say_what_is_wrong(alice, args, words) -> None:
+    with pytest.raises(CommandError, match=words):
+        run(*args)
+    assert not Tournament.objects.exists()
+
+
+def test_it_asks_out_of_process_seats_itself(alice, monkeypatch) -> None:
+    """Webhook seats (here a stand-in asked the same way, with no worker running) are asked by
+    the command until their matches end."""
+    from games import seats
+    from tests.games.test_deadlines_and_tasks import EchoSeat
+
+    echo = EchoSeat()
+    monkeypatch.setitem(seats._KINDS, "webhook", seats.SeatKind(
+        name="webhook", automatic=echo, inline=False,
+        check_bot=lambda game, bot, user=None: None))
+    out, _ = run("--create", "dice_cup", "--participants", "webhook:7,reference:random",
+                 "--table-size", "2", "--meetings", "2", "--organiser", "alice",
+                 "--no-progress")
+    assert "finished, 2/2 matches done" in out and echo.asked, "the stand-in was asked"
+    assert "webhook 7" in out
+
+
+def test_duplicate_balance_counts_matches_not_deals(alice) -> None:
+    out, _ = run("--create", "dice_cup", "--participants", "reference:heuristic,reference:random",
+                 "--table-size", "2", "--duplicate", "--organiser", "alice", "--no-progress")
+    assert "matches per participant 2..2" in out and "finished, 2/2 matches done" in out

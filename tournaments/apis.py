@@ -1,0 +1,450 @@
+"""The REST API of tournaments: create, list, inspect, standings, matches, cancel; and the
+rating leaderboard of each game.
+
+Thin views as in ``games.apis``: an Input (or Filter) serializer checks the shape, one service
+or selector does the work, an Output serializer renders; errors are raised as domain errors and
+mapped to ``{"code", "detail"}`` by ``config.exceptions``. Reads are public; writes need a
+token.
+
+Seeds deal every match, so a tournament's seed and its matches' seeds stay hidden until the
+tournament is over (finished or cancelled), as a match's seed stays hidden until it is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+# One error body and one set of codes for the whole API (the codes of this module are listed
+# in games.apis.ERROR_CODES).
+from games.apis import E400, E401, E429, _error, name_nested_serializers
+from games.converters import ID_SCHEMA
+
+from . import selectors, services
+from .models import Participant, Tournament, TournamentMatch
+
+E404 = _error("No such tournament.", ("tournament_not_found", "No such tournament.", None))
+TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
+                                 description="The tournament id.")
+MAX_SEED = 2**63 - 1
+MAX_MOVE_TIME_LIMIT = 30 * 24 * 3600
+
+
+# --------------------------------------------------------------------------------------------
+# Shared output shapes
+# --------------------------------------------------------------------------------------------
+
+
+class TournamentBalanceSerializer(serializers.Serializer):
+    """How even the schedule is (docs/tournaments.md, ``balance_figures``)."""
+
+    pair_meetings_min = serializers.IntegerField(
+        help_text="Fewest times any two participants share a table.")
+    pair_meetings_max = serializers.IntegerField(
+        help_text="Most times any two participants share a table.")
+    seat_spread = serializers.IntegerField(
+        help_text="Over participants: most minus fewest times one took a seat position.")
+    matches_min = serializers.IntegerField(
+        help_text="Fewest tables any participant sits at: its matches, or with duplicate, "
+                  "its deals (each played table_size times).")
+    matches_max = serializers.IntegerField(help_text="Most tables any participant sits at.")
+
+
+class TournamentProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="Recorded, forfeits included.")
+    running = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+    forfeits = serializers.IntegerField(
+        help_text="Recorded without being played: a withdrawn participant sat at the table.")
+    retried = serializers.IntegerField(help_text="Matches a worker had to take up again.")
+
+
+class TournamentRatingSerializer(serializers.Serializer):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the cautious estimate.")
+
+
+class TournamentParticipantSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0, 1, 2 ... in the order entered; standings "
+                                               "and match seats refer to it.")
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    bot = serializers.CharField(allow_null=True, help_text="The webhook bot's id or the "
+                                                           "reference bot's name.")
+    user = serializers.CharField(allow_null=True, help_text="A player's username.")
+    withdrawn = serializers.BooleanField(help_text="Its remaining matches are forfeits.")
+    withdrawn_reason = serializers.CharField(allow_null=True)
+
+
+class TournamentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    options = serializers.DictField(help_text="The options, merged over the game's defaults.")
+    organiser = serializers.CharField()
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    table_size = serializers.IntegerField(help_text="Seats per match.")
+    meetings = serializers.IntegerField(
+        help_text="Two seats: times each pair meets; more seats: rounds of tables.")
+    duplicate = serializers.BooleanField(
+        help_text="Each table's deal is played once per seat rotation.")
+    strike_limit = serializers.IntegerField(help_text="Per match; 0 = never forfeit.")
+    move_time_limit = serializers.IntegerField(help_text="Seconds per move, per match.")
+    seed = serializers.IntegerField(allow_null=True,
+                                    help_text="Revealed once the tournament is over.")
+    participant_count = serializers.IntegerField()
+    balance = TournamentBalanceSerializer()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    participants = TournamentParticipantSerializer(many=True)
+    progress = TournamentProgressSerializer()
+
+
+def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str, Any]:
+    return {
+        "id": tournament.pk, "name": tournament.name, "game": tournament.game,
+        "options": tournament.options, "organiser": tournament.organiser.get_username(),
+        "status": tournament.status, "table_size": tournament.table_size,
+        "meetings": tournament.meetings, "duplicate": tournament.duplicate,
+        "strike_limit": tournament.strike_limit,
+        "move_time_limit": tournament.move_time_limit,
+        "seed": tournament.seed if tournament.is_over else None,
+        "participant_count": participant_count, "balance": tournament.balance,
+        "starts_at": tournament.starts_at, "created_at": tournament.created_at,
+        "started_at": tournament.started_at, "finished_at": tournament.finished_at,
+    }
+
+
+def _detail(tournament_id: int) -> dict[str, Any]:
+    tournament = selectors.tournament_get(tournament_id=tournament_id)
+    people = [{"index": p.index, "name": p.name, "kind": p.kind, "bot": p.bot or None,
+               "user": p.user.get_username() if p.user_id else None,
+               "withdrawn": p.withdrawn, "withdrawn_reason": p.withdrawn_reason or None}
+              for p in selectors.tournament_participants(tournament=tournament)]
+    data = {**_tournament_data(tournament, len(people)), "participants": people,
+            "progress": selectors.tournament_progress(tournament=tournament)}
+    return TournamentDetailSerializer(data).data
+
+
+class TournamentParticipantSpecSerializer(serializers.Serializer):
+    """One entrant of a new tournament."""
+
+    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    bot = serializers.CharField(required=False, max_length=100,
+                                help_text="webhook: the bot id (a number or a string); "
+                                          "reference: the reference bot's name "
+                                          '("heuristic", "random").')
+    user = serializers.CharField(required=False, max_length=150,
+                                 help_text="player: the username of the person who polls.")
+    name = serializers.CharField(required=False, max_length=100,
+                                 help_text='Shown in standings; default "<kind> <bot>" or '
+                                           "the username.")
+
+
+class Pagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
+
+
+# --------------------------------------------------------------------------------------------
+# Tournaments
+# --------------------------------------------------------------------------------------------
+
+
+class TournamentListCreateApi(APIView):
+    #: Read by drf-spectacular, so the schema shows the paginated envelope the GET returns.
+    pagination_class = Pagination
+
+    class FilterSerializer(serializers.Serializer):
+        game = serializers.CharField(required=False, max_length=32)
+        status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
+        organiser = serializers.CharField(required=False, max_length=150,
+                                          help_text="The organiser's username.")
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        game = serializers.CharField(max_length=32, help_text="Engine game id.")
+        participants = TournamentParticipantSpecSerializer(
+            many=True, max_length=1000,
+            help_text="In entry order. How many a tournament takes (at least 2 and the table "
+                      "size, at most TOURNAMENT_MAX_PARTICIPANTS) is checked with the rest "
+                      "(bad_tournament). A reference bot may be entered many times; a webhook "
+                      "bot or a person once.")
+        options = serializers.DictField(required=False,
+                                        help_text="Game options; see GET /api/games/.")
+        table_size = serializers.IntegerField(required=False, min_value=2, max_value=8,
+                                              help_text="Seats per match; default: the game's "
+                                                        "default players.")
+        meetings = serializers.IntegerField(
+            required=False, default=1, min_value=1, max_value=settings.TOURNAMENT_MAX_MEETINGS,
+            help_text="Two seats: times each pair meets (seats swapped); more seats: rounds "
+                      "of tables.")
+        duplicate = serializers.BooleanField(
+            required=False, default=False,
+            help_text="Play each table's deal once per seat rotation (the luck of the deal "
+                      "cancels).")
+        strike_limit = serializers.IntegerField(
+            required=False, min_value=0, max_value=100,
+            help_text="Per match; 0 = never forfeit. Default: the server's BLUFF_MAX_STRIKES.")
+        move_time_limit = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
+            help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
+        starts_at = serializers.DateTimeField(required=False,
+                                              help_text="ISO 8601; default (or past): now.")
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
+                                        help_text="Seeds the schedule and every deal. Default: "
+                                                  "random, revealed once it is over.")
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_list",
+        summary="List and filter tournaments", parameters=[FilterSerializer],
+        responses={200: TournamentSerializer(many=True), 400: E400, 429: E429},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.tournament_list(**filters.validated_data),
+                                           request, view=self)
+        data = [_tournament_data(t, t.participant_count) for t in page]
+        return paginator.get_paginated_response(TournamentSerializer(data, many=True).data)
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_create",
+        summary="Create a tournament (it starts at once, or at starts_at)",
+        description="The schedule is made now; its balance figures are in the answer. Matches "
+                    "are then played by the workers. At most TOURNAMENT_MAX_ACTIVE scheduled "
+                    "or running tournaments and TOURNAMENT_MAX_QUEUED_MATCHES matches still to "
+                    "play per organiser (staff are exempt).",
+        request=InputSerializer,
+        responses={
+            201: TournamentDetailSerializer, 401: E401,
+            400: _error("Bad request, or it cannot be a tournament.",
+                        ("bad_tournament", "dice_cup is played by 2 to 6 players, not 8", None),
+                        ("bad_tournament", "participant 1: no reference bot 'smart' for dot "
+                                           "(have: random, heuristic)", None),
+                        ("invalid", "meetings: Ensure this value is greater than or equal to "
+                                    "1.", None)),
+            429: _error("Too many tournaments or queued matches, or too many requests.",
+                        ("tournament_limit", "you already have 3 scheduled or running "
+                                             "tournaments (at most 3)", None),
+                        ("throttled", "Request was throttled.", None)),
+        },
+        examples=[OpenApiExample(
+            "reference bots, a webhook bot and a person", request_only=True,
+            value={"name": "Friday cup", "game": "dice_cup", "table_size": 2, "meetings": 2,
+                   "participants": [{"kind": "reference", "bot": "heuristic"},
+                                    {"kind": "reference", "bot": "random"},
+                                    {"kind": "webhook", "bot": "7"},
+                                    {"kind": "player", "user": "alice"}]})],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        tournament = services.tournament_create(organiser=request.user, **data.validated_data)
+        return Response(_detail(tournament.pk), status=status.HTTP_201_CREATED)
+
+
+class TournamentDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_detail",
+        summary="One tournament: participants, balance figures and progress",
+        parameters=[TOURNAMENT_ID],
+        responses={200: TournamentDetailSerializer, 404: E404, 429: E429},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(_detail(tournament_id))
+
+
+class TournamentStandingsApi(APIView):
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        place = serializers.IntegerField()
+        participant = serializers.IntegerField(help_text="The participant's index.")
+        name = serializers.CharField()
+        kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+        bot = serializers.CharField(allow_null=True)
+        user = serializers.CharField(allow_null=True)
+        matches = serializers.IntegerField(help_text="Recorded, forfeits included.")
+        points = serializers.FloatField(
+            allow_null=True, help_text="Mean points a match, 0..1 (first 1, last 0); null "
+                                       "before it has played.")
+        score = serializers.FloatField(allow_null=True,
+                                       help_text="Mean engine score over matches played.")
+        head_to_head = serializers.IntegerField(
+            help_text="Among those tied on points and score: won minus lost against them.")
+        firsts = serializers.IntegerField(help_text="Matches ranked first in, ties included.")
+        forfeits = serializers.IntegerField()
+        withdrawn = serializers.BooleanField()
+        withdrawn_reason = serializers.CharField(allow_null=True)
+        interval = serializers.ListField(
+            child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2,
+            help_text="95% bootstrap interval [low, high] of points; null without matches.")
+        ahead_of_next = serializers.FloatField(
+            allow_null=True, help_text="Probability this row is really ahead of the next one; "
+                                       "null for the last row.")
+        rating = TournamentRatingSerializer(help_text="OpenSkill rating in this tournament.")
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_standings",
+        summary="The standings, with how sure each place is",
+        description="Computed from the recorded matches in schedule order (docs/tournaments.md: "
+                    "points, tie-breaks, forfeits, bootstrap intervals, ratings), so the same "
+                    "results always give the same table.",
+        parameters=[TOURNAMENT_ID],
+        responses={200: OutputSerializer(many=True), 404: E404, 429: E429},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = selectors.tournament_get(tournament_id=tournament_id)
+        rows = selectors.tournament_standings(tournament=tournament)
+        return Response(self.OutputSerializer(rows, many=True).data)
+
+
+class TournamentMatchesApi(APIView):
+    permission_classes = [AllowAny]
+    pagination_class = Pagination
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=TournamentMatch.Status.choices, required=False)
+        round = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+
+    class OutputSerializer(serializers.Serializer):
+        number = serializers.IntegerField(help_text="0, 1, 2 ... in schedule order.")
+        round = serializers.IntegerField()
+        deal = serializers.IntegerField(help_text="Matches of one deal share their seed.")
+        seed = serializers.IntegerField(allow_null=True,
+                                        help_text="Revealed once the tournament is over.")
+        seats = serializers.ListField(child=serializers.IntegerField(),
+                                      help_text="Participant indices in seat order.")
+        status = serializers.ChoiceField(choices=TournamentMatch.Status.choices)
+        ranks = serializers.ListField(child=serializers.IntegerField(), allow_null=True,
+                                      help_text="By seat, 1 = best; once done.")
+        scores = serializers.ListField(child=serializers.FloatField(), allow_null=True,
+                                       help_text="By seat; null for a forfeit.")
+        forfeited = serializers.ListField(
+            child=serializers.IntegerField(),
+            help_text="Participants scored as forfeits (withdrawn): the match was not played.")
+        match = serializers.IntegerField(allow_null=True, help_text="The games match id.")
+        log = serializers.URLField(allow_null=True,
+                                   help_text="The match's event log (GET /api/matches/{id}/log/).")
+        view = serializers.URLField(allow_null=True,
+                                    help_text="The match's public view (GET "
+                                              "/api/matches/{id}/view/).")
+        finished_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_matches",
+        summary="The scheduled matches, in schedule order",
+        parameters=[TOURNAMENT_ID, FilterSerializer],
+        responses={200: OutputSerializer(many=True), 400: E400, 404: E404, 429: E429},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = selectors.tournament_get(tournament_id=tournament_id)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.tournament_matches(tournament=tournament, **filters.validated_data),
+            request, view=self)
+        data = [self._row(request, tournament, row) for row in page]
+        return paginator.get_paginated_response(self.OutputSerializer(data, many=True).data)
+
+    @staticmethod
+    def _row(request: Request, tournament: Tournament, row: TournamentMatch) -> dict[str, Any]:
+        def link(name: str) -> str | None:
+            if row.match_id is None:
+                return None
+            return request.build_absolute_uri(reverse(name, args=[row.match_id]))
+
+        return {"number": row.number, "round": row.round, "deal": row.deal,
+                "seed": row.seed if tournament.is_over else None, "seats": row.seats,
+                "status": row.status, "ranks": row.ranks, "scores": row.scores,
+                "forfeited": row.forfeited, "match": row.match_id,
+                "log": link("games:match-log"), "view": link("games:match-view"),
+                "finished_at": row.finished_at}
+
+
+class TournamentCancelApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="tournaments_cancel",
+        summary="Cancel a scheduled or running tournament (organiser or staff)",
+        description="Matches not started never will be; matches in progress are stopped (every "
+                    "seat forfeits) and not counted; finished matches are kept.",
+        parameters=[TOURNAMENT_ID], request=None,
+        responses={200: TournamentDetailSerializer, 401: E401, 404: E404, 429: E429,
+                   403: _error("Not your tournament.",
+                               ("not_your_tournament", "Only the tournament's organiser (or "
+                                                       "staff) may change it.", None)),
+                   409: _error("Already over.", ("tournament_not_running",
+                                                 "the tournament is finished", None))},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.tournament_cancel(tournament_id=tournament_id, user=request.user)
+        return Response(_detail(tournament_id))
+
+
+# --------------------------------------------------------------------------------------------
+# Ratings
+# --------------------------------------------------------------------------------------------
+
+
+class RatingLeaderboardApi(APIView):
+    permission_classes = [AllowAny]
+
+    class QuerySerializer(serializers.Serializer):
+        limit = serializers.IntegerField(required=False, default=100, min_value=1,
+                                         max_value=1000, help_text="Rows to return.")
+
+    class OutputSerializer(serializers.Serializer):
+        rank = serializers.IntegerField()
+        kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+        name = serializers.CharField(help_text="The username for a person, else the name it "
+                                               "was first entered under.")
+        mu = serializers.FloatField()
+        sigma = serializers.FloatField()
+        ordinal = serializers.FloatField(help_text="mu - 3 sigma; the board is sorted by it.")
+        matches = serializers.IntegerField(help_text="Rated matches (forfeits are not).")
+
+    @extend_schema(
+        tags=["tournaments"], operation_id="ratings_leaderboard",
+        summary="A game's OpenSkill leaderboard over all its tournaments",
+        description="Every recorded tournament match of the game, in the order the tournaments "
+                    "were created; an entrant is a webhook bot, a person, or a reference bot "
+                    "(however often it was entered).",
+        parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
+                                     description="Engine game id."), QuerySerializer],
+        responses={200: OutputSerializer(many=True), 400: E400, 429: E429,
+                   404: _error("No such game.", ("game_not_found", "no game 'chess' (have: "
+                                                                   "dtc, dot, ...)", None))},
+    )
+    def get(self, request: Request, game: str) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        board = selectors.ratings_leaderboard(game=game, **query.validated_data)
+        return Response(self.OutputSerializer(board, many=True).data)
+
+
+name_nested_serializers(globals())

@@ -1,0 +1,183 @@
+"""``manage.py run_tournament``: play a tournament from the terminal, on the workers' code path.
+
+    python manage.py run_tournament 12
+    python manage.py run_tournament --create dice_cup \\
+        --participants reference:heuristic,reference:random,webhook:7,player:alice \\
+        --table-size 2 --meetings 2 --seed 7 --organiser alice
+
+Pending matches are claimed and started a chunk at a time by ``tournament_play`` (as the
+``play_matches`` task does; matches of reference bots are played and recorded there), webhook
+seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic_seats`` task
+does) and the outcome is recorded by ``tournament_match_record``. So it is safe next to running
+workers: a match is claimed once, whoever claims it. Matches with a polling player wait for
+that player; the command leaves them running (the workers and the player finish them) and says
+how many.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from games.errors import DomainError
+from games.models import Match
+from games.services import match_advance_automatic_seats
+from tournaments import selectors, services
+from tournaments.models import Participant, Tournament, TournamentMatch
+
+KINDS = {Participant.Kind.WEBHOOK: "bot", Participant.Kind.REFERENCE: "bot",
+         Participant.Kind.PLAYER: "user"}
+
+
+class Command(BaseCommand):
+    help = ("Play a tournament's pending matches here and print its standings; with --create, "
+            "create it first.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("tournament_id", nargs="?", type=int,
+                            help="the tournament to play (omit with --create)")
+        parser.add_argument("--no-progress", action="store_true",
+                            help="no progress bar on stderr")
+        create = parser.add_argument_group("create a tournament first")
+        create.add_argument("--create", metavar="GAME", help="the game of a new tournament")
+        create.add_argument("--participants", default="",
+                            help="comma-separated KIND:WHO, e.g. reference:heuristic,"
+                                 "reference:random,webhook:7,player:alice")
+        create.add_argument("--name", help="default: '<game> tournament'")
+        create.add_argument("--table-size", type=int, help="seats per match (default: the game's)")
+        create.add_argument("--meetings", type=int, default=1,
+                            help="two seats: times each pair meets; more: rounds of tables")
+        create.add_argument("--duplicate", action="store_true",
+                            help="play each deal once per seat rotation")
+        create.add_argument("--seed", type=int, help="default: random")
+        create.add_argument("--organiser", metavar="USERNAME",
+                            help="default: the first superuser")
+
+    def handle(self, *args: Any, tournament_id: int | None, create: str | None,
+               no_progress: bool, **options: Any) -> None:
+        if (tournament_id is None) == (create is None):
+            raise CommandError("give a tournament id, or --create GAME")
+        try:
+            if create is not None:
+                tournament = self._create(create, **options)
+                tournament_id = tournament.pk
+                self.stdout.write(f"created tournament #{tournament.pk}: "
+                                  f"{tournament.matches.count()} matches")
+                self.stdout.write(balance_line(tournament))
+            tournament = selectors.tournament_get(tournament_id=tournament_id)
+            self._play(tournament, progress=not no_progress)
+        except DomainError as exc:
+            raise CommandError(exc.detail) from None
+        self._report(selectors.tournament_get(tournament_id=tournament_id))
+
+    def _create(self, game: str, *, participants: str, name: str | None,
+                table_size: int | None, meetings: int, duplicate: bool, seed: int | None,
+                organiser: str | None, **_: Any) -> Tournament:
+        specs = parse_participants(participants)
+        users = get_user_model().objects
+        owner = (users.filter(username=organiser).first() if organiser
+                 else users.filter(is_superuser=True).order_by("pk").first())
+        if owner is None:
+            raise CommandError(f"no user {organiser!r}" if organiser
+                               else "no superuser: pass --organiser USERNAME")
+        return services.tournament_create(
+            organiser=owner, name=name or f"{game} tournament", game=game,
+            participants=specs, table_size=table_size,
+            meetings=meetings, duplicate=duplicate, seed=seed)
+
+    def _play(self, tournament: Tournament, *, progress: bool) -> None:
+        """Start it if it waits for its start time, then, chunk by chunk in schedule order,
+        claim and start pending matches and play and record each one started."""
+        if tournament.status == Tournament.Status.SCHEDULED:
+            services.tournament_start(tournament_id=tournament.pk)
+        rows = selectors.tournament_matches(tournament=tournament)
+        # tqdm rewrites its line with "\r": it needs the raw stream, not Django's line wrapper.
+        bar = tqdm(total=rows.count(), unit="match", desc=f"tournament #{tournament.pk}",
+                   file=getattr(self.stderr, "_out", sys.stderr), disable=not progress)
+        with bar:
+            while True:
+                # Started by the last chunk, by an earlier run, or by a worker.
+                for row in rows.filter(status=TournamentMatch.Status.RUNNING,
+                                       match__isnull=False):
+                    self._finish(row)
+                bar.update(_done(tournament) - bar.n)
+                if not any(services.tournament_play(tournament_id=tournament.pk).values()):
+                    break  # nothing left that this process could claim
+
+    @staticmethod
+    def _finish(row: TournamentMatch) -> None:
+        """Ask the match's webhook seats until it is over or waits for a polling player, then
+        record it (once: the signal may have recorded it already)."""
+        if row.status != TournamentMatch.Status.RUNNING or row.match_id is None:
+            return
+        running = Match.objects.filter(pk=row.match_id, status=Match.Status.RUNNING)
+        version = running.values_list("version", flat=True).first()
+        while version is not None:
+            match_advance_automatic_seats(match_id=row.match_id, max_seconds=3600)
+            before, version = version, running.values_list("version", flat=True).first()
+            if version == before:
+                return  # nothing moved: a polling player is due, the match goes on without us
+        services.tournament_match_record(match_id=row.match_id)
+
+    def _report(self, tournament: Tournament) -> None:
+        progress = selectors.tournament_progress(tournament=tournament)
+        self.stdout.write(
+            f"tournament #{tournament.pk} {tournament.name!r} ({tournament.game}): "
+            f"{tournament.status}, {progress['done']}/{progress['total']} matches done "
+            f"({progress['forfeits']} forfeits, {progress['running']} running, "
+            f"{progress['pending']} pending, {progress['cancelled']} cancelled)")
+        self.stdout.write(standings_table(selectors.tournament_standings(tournament=tournament)))
+        self.stdout.write(balance_line(tournament))
+
+
+def parse_participants(text: str) -> list[dict[str, str]]:
+    """``reference:heuristic,webhook:7,player:alice`` -> participant specs of the service."""
+    specs = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        kind, _, who = item.partition(":")
+        if kind not in KINDS or not who:
+            raise CommandError(f"participant {item!r}: write KIND:WHO with KIND one of "
+                               f"{', '.join(KINDS)}")
+        specs.append({"kind": kind, KINDS[kind]: who})
+    return specs
+
+
+def balance_line(tournament: Tournament) -> str:
+    """The schedule's balance figures; they count tables, and with ``duplicate`` each table is
+    played once per seat rotation, so matches are tables times the table size."""
+    balance = tournament.balance
+    per_table = tournament.table_size if tournament.duplicate else 1
+    return (f"balance: pair meetings {balance['pair_meetings_min']}.."
+            f"{balance['pair_meetings_max']}, seat-position spread {balance['seat_spread']}, "
+            f"matches per participant {balance['matches_min'] * per_table}.."
+            f"{balance['matches_max'] * per_table}")
+
+
+def standings_table(rows: list[dict[str, Any]]) -> str:
+    """Place, name, matches, mean points with its 95% interval, P(ahead of the next row),
+    forfeits and the rating's ordinal; withdrawn participants marked."""
+    lines = [f"{'place':>5}  {'participant':<28} {'matches':>7} {'points':>6}  "
+             f"{'95% interval':<13} {'ahead':>5} {'forfeits':>8} {'rating':>7}"]
+    for row in rows:
+        low_high = row["interval"]
+        lines.append(
+            f"{row['place']:>5}  {row['name'][:28]:<28} {row['matches']:>7} "
+            f"{_number(row['points'], 3):>6}  "
+            f"{'-' if low_high is None else f'{low_high[0]:.2f}..{low_high[1]:.2f}':<13} "
+            f"{_number(row['ahead_of_next'], 2):>5} {row['forfeits']:>8} "
+            f"{row['rating']['ordinal']:>7.2f}"
+            + (f"  withdrawn: {row['withdrawn_reason']}" if row["withdrawn"] else ""))
+    return "\n".join(lines)
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _done(tournament: Tournament) -> int:
+    return TournamentMatch.objects.filter(tournament=tournament,
+                                          status=TournamentMatch.Status.DONE).count()
