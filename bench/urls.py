@@ -3,7 +3,8 @@ the poll with. Production never loads it (config.urls has no switch that could m
 
 from django.urls import include, path
 
-from config.urls import handler400, handler500, urlpatterns as platform_urlpatterns
+from config.urls import handler400, handler500
+from config.urls import urlpatterns as platform_urlpatterns
 
 __all__ = ["handler400", "handler500", "urlpatterns"]
 

@@ -10,8 +10,6 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from games.models import Match
-
 from .models import Bot, BotCall, BotSeat
 
 
@@ -36,7 +34,7 @@ class BotAdmin(admin.ModelAdmin):
 
 def _running(row: Any) -> bool:
     match = getattr(row, "match", None)
-    return match is not None and match.status != Match.Status.FINISHED
+    return match is not None and not match.disclosed
 
 
 @admin.register(BotSeat)

@@ -45,8 +45,15 @@ import certifi
 import httpx
 import pycurl
 
-from .protocol import (BLOCKED_ADDRESS, CONNECTION_ERROR, HTTP_STATUS, OVERSIZED_BODY,
-                       PLATFORM_ERROR, TIMEOUT, Failure)
+from .protocol import (
+    BLOCKED_ADDRESS,
+    CONNECTION_ERROR,
+    HTTP_STATUS,
+    OVERSIZED_BODY,
+    PLATFORM_ERROR,
+    TIMEOUT,
+    Failure,
+)
 from .signing import signed_header_pairs
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -7,8 +7,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
-from .errors import BotNotFound, NotYourBot
 from .caller import percentile
+from .errors import BotNotFound, NotYourBot
 from .models import Bot, BotCall, BotSeat
 
 JSON = dict[str, Any]

@@ -9,9 +9,8 @@ upload limit (``ApiBodyLimitMiddleware``), a bad request or a bug (``handler400`
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig

@@ -38,7 +38,7 @@ class HiddenUntilOverMixin:
     def is_over(self, obj: Any) -> bool:
         """Overridden by admins of other things that hide a seed (tournaments)."""
         match = obj if isinstance(obj, Match) else getattr(obj, "match", None)
-        return match is not None and match.status == Match.Status.FINISHED
+        return match is not None and match.disclosed
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_fields(request, obj))  # type: ignore[misc]

@@ -294,7 +294,7 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
         "options": match.options, "version": match.version,
         "move_time_limit": match.move_time_limit, "strike_limit": match.strike_limit,
         "deadline": match.deadline,
-        "seed": match.seed if match.status == Match.Status.FINISHED else None,
+        "seed": match.seed if match.disclosed else None,
         "result": match.result,
         "created_by": match.created_by.get_username() if match.created_by_id else None,
         "created_at": match.created_at, "started_at": match.started_at,

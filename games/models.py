@@ -49,6 +49,10 @@ class Match(models.Model):
                                                 "calls) that forfeit a seat; 0 = never.")
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     result = models.JSONField(null=True, blank=True)
+    sealed = models.BooleanField(
+        default=False, help_text="Even once over, its seed, actions and hidden details stay out "
+                                 "of sight until it is unsealed (a duplicate tournament's deal "
+                                 "whose other rotations are still to be played).")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="created_matches")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -63,6 +67,11 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.game} ({self.status}, v{self.version})"
+
+    @property
+    def disclosed(self) -> bool:
+        """Over and not sealed: everything may be shown (seed, actions, private details)."""
+        return self.status == self.Status.FINISHED and not self.sealed
 
 
 class Seat(models.Model):

@@ -258,7 +258,7 @@ def match_log(*, match: Match, since: int = 0, entries: bool = True) -> JSON:
     """The audit log: public parts while the match runs; every action, private detail and the
     seed once it is over, so anyone can replay it with the engine. ``entries=False``: the
     header alone (stream the entries with :func:`match_log_entries`)."""
-    complete = match.status == Match.Status.FINISHED
+    complete = match.disclosed
     out: JSON = {
         "match": match.pk, "game": match.game, "players": match.players,
         "options": match.options, "status": match.status, "version": match.version,
@@ -276,7 +276,7 @@ def match_log(*, match: Match, since: int = 0, entries: bool = True) -> JSON:
 def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
     """The log's entries one at a time, read from the database in chunks (a long match's log
     is never all in memory), shown as :func:`match_log` shows them."""
-    complete = match.status == Match.Status.FINISHED
+    complete = match.disclosed
     for entry in (match.events.filter(n__gte=max(since, 0)).order_by("n")
                   .iterator(chunk_size=500)):
         yield _public_entry(entry, complete)

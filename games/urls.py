@@ -2,8 +2,10 @@
 
 from django.urls import path
 
-from . import apis
-from . import converters  # noqa: F401 - registers <id:...>
+from . import (
+    apis,
+    converters,  # noqa: F401 - registers <id:...>
+)
 
 app_name = "games"
 

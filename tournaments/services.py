@@ -34,7 +34,7 @@ from games.engine import BadOptions, get_game
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
-from games.services import NewMatch, match_stop, matches_create
+from games.services import NewMatch, match_stop, matches_create, matches_unseal
 
 from .errors import (
     BadTournament,
@@ -220,6 +220,7 @@ def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tourname
             status=TournamentMatch.Status.CANCELLED, lease_until=None)
     for match_id in running:
         match_stop(match_id=match_id, reason="tournament cancelled")
+    _unseal(tournament.pk)
     tournament.refresh_from_db()
     return tournament
 
@@ -327,6 +328,9 @@ def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
     return matches_create(
         game=tournament.game, created_by=tournament.organiser, options=tournament.options,
         move_time_limit=tournament.move_time_limit, strike_limit=tournament.strike_limit,
+        # A duplicate deal is played once per rotation: no finished rotation may show it
+        # while another is still to play.
+        sealed=tournament.duplicate,
         matches=[NewMatch(seats=[_seat_spec(people[i]) for i in row.seats], seed=row.seed,
                           seat_users={n: people[i].user for n, i in enumerate(row.seats)
                                       if people[i].kind == PLAYER})
@@ -431,9 +435,18 @@ def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
 def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
     """Finish a running tournament with no match left to play (one conditional UPDATE)."""
     left = TournamentMatch.objects.filter(tournament_id=tournament_id, status__in=OPEN)
-    return bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
-                .exclude(Q(pk__in=left.values("tournament_id")))
-                .update(status=Tournament.Status.FINISHED, finished_at=now))
+    finished = bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
+                    .exclude(Q(pk__in=left.values("tournament_id")))
+                    .update(status=Tournament.Status.FINISHED, finished_at=now))
+    if finished:
+        _unseal(tournament_id)
+    return finished
+
+
+def _unseal(tournament_id: int) -> None:
+    """The tournament is over: its duplicate deals may be shown."""
+    matches_unseal(match_ids=list(TournamentMatch.objects.filter(
+        tournament_id=tournament_id, match__isnull=False).values_list("match_id", flat=True)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,8 +31,17 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
-from .base import CorruptState  # the invariant checks' error (never assert: python -O)
+from .base import (
+    JSON,
+    Bot,
+    CorruptState,  # the invariant checks' error (never assert: python -O)
+    Game,
+    IllegalAction,
+    LazyActions,
+    Option,
+    RandomBot,
+    State,
+)
 from .rng import Rng
 
 # DC-1: chips 3..18 and their points.

@@ -27,8 +27,17 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
-from .base import CorruptState  # the invariant checks' error (never assert: python -O)
+from .base import (
+    JSON,
+    Bot,
+    CorruptState,  # the invariant checks' error (never assert: python -O)
+    Game,
+    IllegalAction,
+    LazyActions,
+    Option,
+    RandomBot,
+    State,
+)
 from .rng import Rng
 
 COLOURS = ("blue", "black", "red")

@@ -25,8 +25,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .base import JSON, Bot, Game, IllegalAction, LazyActions, Option, RandomBot, State
-from .base import CorruptState  # the invariant checks' error (never assert: python -O)
+from .base import (
+    JSON,
+    Bot,
+    CorruptState,  # the invariant checks' error (never assert: python -O)
+    Game,
+    IllegalAction,
+    LazyActions,
+    Option,
+    RandomBot,
+    State,
+)
 from .rng import Rng
 
 # ---- cards -------------------------------------------------------------------------------

@@ -19,10 +19,11 @@ from .matches import (
     match_stop,
     match_submit_action,
     matches_create,
+    matches_unseal,
 )
 
 __all__ = [
-    "NewMatch", "match_advance_automatic_seats", "matches_create", "match_create", "match_expire_deadlines", "match_join",
+    "NewMatch", "match_advance_automatic_seats", "matches_create", "matches_unseal", "match_create", "match_expire_deadlines", "match_join",
     "match_leave", "match_resign", "match_stop", "match_submit_action", "matches_resume_stalled",
     "user_sign_up", "user_token",
 ]

@@ -22,6 +22,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from ..driver import MatchDriver
 from ..engine import BadOptions, IllegalAction, State, get_game
 from ..errors import (
     AlreadySeated,
@@ -39,7 +40,6 @@ from ..errors import (
 from ..models import AppliedAction, Match, Seat
 from ..seats import PLAYER, get_seat_kind
 from ..states import load_state
-from ..driver import MatchDriver
 from .store import driver_for, locked_match, save, save_new, seat_of
 
 JSON = dict[str, Any]
@@ -104,17 +104,25 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
 
 def matches_create(*, game: str, created_by: AbstractBaseUser | None,
                    matches: Sequence[NewMatch], options: Mapping[str, Any] | None = None,
-                   move_time_limit: int | None = None,
-                   strike_limit: int | None = None) -> list[Match]:
+                   move_time_limit: int | None = None, strike_limit: int | None = None,
+                   sealed: bool = False) -> list[Match]:
     """Create many matches of one game at once, as :func:`match_create` would one by one (each
     bot checked once), in a few statements whatever their number: matches whose seats are
-    all in-process bots are played to the end right here."""
+    all in-process bots are played to the end right here. ``sealed``: their seeds, actions and
+    private details stay hidden even once over, until :func:`matches_unseal`."""
     engine = _engine(game)
     checked: set[tuple[str, str]] = set()
     for new in matches:
         _check_seats(game, new.seats, created_by, checked)
     return _create(engine, created_by, matches, options=options,
-                   move_time_limit=move_time_limit, strike_limit=strike_limit, join=False)
+                   move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
+                   sealed=sealed)
+
+
+def matches_unseal(*, match_ids: Sequence[int]) -> int:
+    """Let these matches show everything once over (see ``Match.sealed``)."""
+    return Match.objects.filter(pk__in=match_ids, sealed=True).update(sealed=False,
+                                                                      updated_at=timezone.now())
 
 
 def _engine(game: str) -> Any:
@@ -147,7 +155,7 @@ def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
 
 def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             options: Mapping[str, Any] | None, move_time_limit: int | None,
-            strike_limit: int | None, join: bool) -> list[Match]:
+            strike_limit: int | None, join: bool, sealed: bool = False) -> list[Match]:
     now = timezone.now()
     built = []
     for new in matches:
@@ -159,7 +167,7 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             raise BadMatchOptions(str(exc)) from None
         match = Match(
             game=engine.id, options=state.options, seed=seed, players=len(new.seats),
-            state=state.to_json(), created_by=created_by,
+            state=state.to_json(), created_by=created_by, sealed=sealed,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit)
         seats = _seats(match, new, created_by, join, now)

@@ -18,7 +18,6 @@ from games.models import Match, MatchEvent
 from games.states import load_state
 from tests.games.conftest import act, poll, replay_log
 
-
 pytestmark = pytest.mark.django_db
 
 

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.test import Client
 
 from bots import tasks
-from games import tasks as games_tasks
 from bots.models import Bot, BotCall
+from games import tasks as games_tasks
 from tests.games.conftest import documented_keys
 
 pytestmark = pytest.mark.django_db

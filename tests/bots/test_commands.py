@@ -14,8 +14,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from bots import protocol
-from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 from bots.net import Call
+from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 from bots.signing import sign_headers
 from games.engine import get_game
 

@@ -17,7 +17,6 @@ from games.services import store
 from games.states import load_state
 
 
-
 def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.Thread:
     def run() -> None:
         try:

@@ -15,7 +15,6 @@ from bots.webhook import WebhookSession
 from games import services
 
 
-
 def seated_match(owner: Any, players: int = 3) -> tuple[Any, dict[int, Bot]]:
     """A match of webhook seats (not started by any task: nothing is claimed yet)."""
     bot = Bot.objects.create(owner=owner, name="claims", url="http://bot.example",

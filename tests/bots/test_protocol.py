@@ -15,7 +15,6 @@ from games.engine.play import random_playout
 from games.engine.rng import Rng
 
 
-
 def _match(state) -> MatchInfo:
     return MatchInfo(id="m1", game=state.game.id, options=state.options,
                      seats=[f"p{i}" for i in range(state.players)], timeout_ms=500,

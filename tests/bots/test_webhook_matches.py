@@ -10,9 +10,9 @@ import pytest
 
 from bots.models import Bot, BotCall, BotSeat
 from games import tasks
-from games.services import matches_resume_stalled
 from games.engine import get_game
 from games.models import Match, MatchEvent, Seat
+from games.services import matches_resume_stalled
 from tests.games.conftest import act, poll, replay_log
 
 from .conftest import SHORT_OPTIONS

@@ -17,8 +17,8 @@ from django.db import connection
 from bots.models import Bot, BotCall, BotSeat
 from bots.signing import new_secret
 from games import services
-from games.services import store
 from games.models import Match, MatchEvent
+from games.services import store
 
 from ..conftest import database_url_for_subprocess
 

@@ -7,8 +7,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 import yaml
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ import pytest
 
 from games import selectors, services
 from games.models import Match, MatchEvent, Seat
-from games.states import load_state
 from games.seats import SeatAnswer, Table
+from games.states import load_state
 
 from .conftest import act, out_of_process_kind, poll, to_move, url
 

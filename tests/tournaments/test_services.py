@@ -183,3 +183,22 @@ def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
     board = selectors.ratings_leaderboard(game="dice_cup")
     assert {entry["name"] for entry in board} == {"reference heuristic", "reference random"}
     assert board[0]["ordinal"] >= board[1]["ordinal"] and board[0]["matches"] == 6
+
+
+def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_api,
+                                                                   settings) -> None:
+    """A finished rotation must not show the deal its sibling rotations still have to play."""
+    settings.TOURNAMENT_CHUNK = 1
+    tournament = create(alice, participants=refs(2), duplicate=True,
+                        starts_at=timezone.now() + timedelta(hours=1))
+    Tournament.objects.filter(pk=tournament.pk).update(status="running")
+    services.tournament_play(tournament_id=tournament.pk)
+    first = TournamentMatch.objects.get(tournament=tournament, status="done")
+    log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
+    detail = anon_api.get(f"/api/matches/{first.match_id}/").json()
+    assert log["status"] == "finished" and not log["complete"] and log["seed"] is None
+    assert detail["seed"] is None and all("action" not in e for e in log["entries"])
+    services.tournament_play(tournament_id=tournament.pk)
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+    log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
+    assert log["complete"] and log["seed"] == first.seed

@@ -20,8 +20,8 @@ from tqdm import tqdm
 
 from bots import protocol
 from bots.caller import percentile
-from bots.offline import ReferenceSeat, SeatSpec, WebhookSeat, play_webhook_match
 from bots.net import Call, client_from_settings
+from bots.offline import ReferenceSeat, SeatSpec, WebhookSeat, play_webhook_match
 from bots.signing import new_secret
 from games.engine import EngineError, game_ids, get_game
 
