@@ -15,6 +15,11 @@ from urllib.parse import quote
 
 import pytest
 
+#: Tests that start real Celery workers share the broker's queues: they run one after another,
+#: on one xdist worker (``--dist loadgroup`` in the Makefile), or one test's worker would take
+#: (or purge) another's messages.
+REAL_WORKERS = pytest.mark.xdist_group("real_celery_workers")
+
 REQUIRE_SERVICES = os.environ.get("BLUFF_REQUIRE_SERVICES", "") not in ("", "0")
 
 

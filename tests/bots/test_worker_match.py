@@ -20,11 +20,12 @@ from games import services
 from games.models import Match, MatchEvent
 from games.services import store
 
-from ..conftest import database_url_for_subprocess
+from ..conftest import REAL_WORKERS, database_url_for_subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@REAL_WORKERS
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
                                                    tmp_path) -> None:

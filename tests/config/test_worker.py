@@ -13,6 +13,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from tests.conftest import REAL_WORKERS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,6 +36,7 @@ def test_tasks_are_routed_to_their_queues() -> None:
     assert set(_run_script().QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
 
 
+@REAL_WORKERS
 def test_the_workers_make_run_starts_serve_both_queues() -> None:
     from config.celery import app, ping
 

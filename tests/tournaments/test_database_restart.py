@@ -24,9 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import REAL_WORKERS
+
 from .test_workers import ROOT, DeterministicBot, Workers
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, REAL_WORKERS]
 
 PG_BIN = next((p for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
 

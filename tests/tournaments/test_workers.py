@@ -27,12 +27,13 @@ from django.db import connection, transaction
 
 from games.engine import game_ids
 from games.models import Match, MatchEvent
-from tests.conftest import database_url_for_subprocess
+from tests.conftest import REAL_WORKERS, database_url_for_subprocess
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True),
+              REAL_WORKERS]
 
 
 class _Handler(BaseHTTPRequestHandler):
