@@ -26,7 +26,7 @@ run: $(STAMP)
 ## from the platform's, in a folder emptied first, so no test message reaches `make run`'s worker.
 test: $(STAMP)
 	rm -rf var/test
-	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
+	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 ## Engine speed figures.
 bench: $(STAMP)

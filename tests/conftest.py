@@ -10,15 +10,16 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-#: Tests that start real Celery workers share the broker's queues: they run one after another,
-#: on one xdist worker (``--dist loadgroup`` in the Makefile), or one test's worker would take
-#: (or purge) another's messages.
-REAL_WORKERS = pytest.mark.xdist_group("real_celery_workers")
+#: Tests that start real Celery workers share the broker's queues, so they run one at a time
+#: (a lock file shared by the xdist workers): otherwise one test's worker takes, or purges,
+#: another test's messages, and that test waits for work that never comes.
+REAL_WORKERS = pytest.mark.usefixtures("one_broker_user_at_a_time")
 
 REQUIRE_SERVICES = os.environ.get("BLUFF_REQUIRE_SERVICES", "") not in ("", "0")
 
@@ -80,3 +81,21 @@ def database_url_for_subprocess(tmp_path: Path) -> str:
         auth += ":" + quote(data["PASSWORD"])
     return (f"postgres://{auth}@{data['HOST'] or '127.0.0.1'}:{data['PORT'] or 5432}/"
             f"{data['NAME']}")
+
+
+@pytest.fixture
+def one_broker_user_at_a_time() -> Iterator[None]:
+    """Hold an exclusive lock (per broker) while the test runs (see :data:`REAL_WORKERS`)."""
+    import fcntl
+    import hashlib
+    import tempfile
+
+    from django.conf import settings
+
+    key = hashlib.sha256(settings.CELERY_BROKER_URL.encode()).hexdigest()[:12]
+    with open(Path(tempfile.gettempdir()) / f"bluff-broker-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

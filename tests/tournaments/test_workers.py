@@ -118,6 +118,7 @@ class Workers:
     """The workers `make run` starts (one per queue), as subprocesses on the test database."""
 
     def __init__(self, tmp_path: Path, **env: str) -> None:
+        self.logs = tmp_path
         self.run = _run_script()
         self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
                     "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
@@ -134,10 +135,11 @@ class Workers:
     def start(self, queue: str) -> subprocess.Popen:
         extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
             ("--pool", "solo")
+        log = open(self.logs / f"worker-{queue}-{len(self.processes)}-{time.time():.0f}.log", "w")
         process = subprocess.Popen(
-            self.run.worker_command(queue, *extra, "--loglevel", "WARNING", "--without-gossip",
+            self.run.worker_command(queue, *extra, "--loglevel", "INFO", "--without-gossip",
                                     "--without-mingle", "--without-heartbeat"),
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.processes[queue] = process
         return process
 
@@ -145,6 +147,11 @@ class Workers:
         process = self.processes.pop(queue)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
+
+    def tails(self) -> str:
+        """The end of every worker's log (for a failure's message)."""
+        return "\n".join(f"--- {path.name}\n" + "\n".join(path.read_text().splitlines()[-15:])
+                         for path in sorted(self.logs.glob("worker-*.log")))
 
     def stop(self) -> None:
         for process in self.processes.values():
@@ -157,11 +164,12 @@ class Workers:
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] = None,
-               what: str = "") -> None:
+               what: str = "", workers: Workers | None = None) -> None:
     limit = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > limit:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}\n"
+                                 + (workers.tails() if workers else ""))
         if tick is not None:
             tick()
         time.sleep(0.2)
@@ -215,7 +223,7 @@ def test_workers_play_a_round_robin_with_the_in_process_standings(alice, bots, t
             workers.start(queue)
         tournament = services.tournament_create(organiser=alice, **spec)
         wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "finished", 180,
-                   what="the workers to finish the tournament")
+                   what="the workers to finish the tournament", workers=workers)
     finally:
         workers.stop()
     played_once(tournament)
@@ -253,7 +261,8 @@ def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_on
         workers.start("matches")
         tournament = services.tournament_create(organiser=alice, **spec)
         total = TournamentMatch.objects.filter(tournament=tournament).count()
-        wait_until(lambda: done() >= total // 4, 120, what="a quarter of the matches")
+        wait_until(lambda: done() >= total // 4, 120, what="a quarter of the matches",
+                   workers=workers)
         caught = time.monotonic() + 5  # try to kill it inside a transaction (a chunk, a batch)
         while _open_transactions() == 0 and time.monotonic() < caught:
             pass
@@ -261,7 +270,7 @@ def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_on
         assert done() < total, "killed before the end"
         workers.start("matches")
         wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "finished", 240,
-                   tick=sweep, what="the new worker to finish the tournament")
+                   tick=sweep, what="the new worker to finish the tournament", workers=workers)
     finally:
         workers.stop()
     played_once(tournament)
