@@ -138,9 +138,8 @@ def samples(game_id: str) -> tuple[list[JSON], list[JSON]]:
                 seat = state.to_act()[0]
                 views.append(state.view(seat))
                 legal = state.legal_actions(seat)
-                ends = sorted({*range(min(len(legal), SAMPLE_ACTIONS_EACH_END)),
-                               *range(max(0, len(legal) - SAMPLE_ACTIONS_EACH_END), len(legal))})
-                actions.extend(legal[i] for i in ends)
+                n, k = len(legal), SAMPLE_ACTIONS_EACH_END
+                actions.extend(legal[i] for i in (*range(min(n, k)), *range(max(k, n - k), n)))
                 state.apply(seat, legal[rng.below(len(legal))])
             views.append(state.view(0))
     return views, actions
