@@ -57,6 +57,8 @@ class RecordingClient(APIClient):
 
 @dataclass
 class Traffic:
+    """What the clients of one test sent and got."""
+
     responses: list[HttpResponse] = field(default_factory=list)
     #: Every distinct legal action the polls returned, as (game, JSON text).
     legal_actions: set[tuple[str, str]] = field(default_factory=set)
