@@ -23,7 +23,6 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
     extend_schema_serializer,
 )
 from rest_framework import exceptions, serializers, status
@@ -92,10 +91,9 @@ E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None
 MAX_STORED_INT = 2**31 - 1
 
 
-@extend_schema_field(schema.action_proxy())
-class ActionField(serializers.JSONField):
-    """An action of the match's game: one component per game (``DotAction``, ...). Anything but
-    a JSON object is ``invalid`` here, before the engine is asked."""
+class ActionField(schema.AnyGameActionField):
+    """An action of the match's game, documented as ``ActionRequest`` (any game's action).
+    Anything but a JSON object is ``invalid`` here, before the engine is asked."""
 
     default_error_messages = {
         "not_an_object": "An action is a JSON object with a \"type\", not {input_type}."}
@@ -104,10 +102,6 @@ class ActionField(serializers.JSONField):
         if not isinstance(data, dict):
             self.fail("not_an_object", input_type=type(data).__name__)
         return super().to_internal_value(data)
-
-
-def _game_id_help() -> str:
-    return "Engine game id: " + ", ".join(game_ids()) + "."
 
 
 def _seat_of(user: Any, match: Match) -> list[int]:
@@ -136,7 +130,7 @@ class SignUpApi(APIView):
         username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
         password = serializers.CharField(write_only=True, min_length=8, max_length=128,
                                          style={"input_type": "password"})
-        email = serializers.EmailField(required=False, allow_blank=True, default="")
+        email = serializers.EmailField(required=False, allow_blank=True)
 
         def validate_username(self, value: str) -> str:
             if get_user_model().objects.filter(username__iexact=value).exists():
@@ -228,7 +222,7 @@ class GameListApi(APIView):
     permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer):
-        id = serializers.CharField()
+        id = schema.GameIdField()
         name = serializers.CharField()
         min_players = serializers.IntegerField()
         max_players = serializers.IntegerField()
@@ -267,7 +261,7 @@ class SeatOutputSerializer(serializers.Serializer):
 
 class MatchOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    game = serializers.CharField()
+    game = schema.GameIdField()
     status = serializers.ChoiceField(choices=Match.Status.choices)
     players = serializers.IntegerField()
     options = serializers.DictField()
@@ -317,7 +311,7 @@ class MatchListCreateApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(serializers.Serializer):
-        game = serializers.CharField(required=False, max_length=32)
+        game = schema.GameIdField(required=False, max_length=32)
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
         player = serializers.CharField(required=False, max_length=150,
                                        help_text="A player's username.")
@@ -330,7 +324,7 @@ class MatchListCreateApi(APIView):
                                     help_text='Bot name, e.g. "random" or "heuristic".')
 
     class InputSerializer(serializers.Serializer):
-        game = serializers.CharField(max_length=32, help_text="Engine game id.")
+        game = schema.GameIdField(max_length=32, help_text="Engine game id.")
         players = serializers.IntegerField(required=False, min_value=1, max_value=64,
                                            help_text="Defaults to len(seats), else the game's "
                                                      "default.")
@@ -528,7 +522,7 @@ class SeatViewApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
-        game = serializers.CharField()
+        game = schema.GameIdField()
         seat = serializers.IntegerField()
         status = serializers.ChoiceField(choices=Match.Status.choices)
         version = serializers.IntegerField(help_text="Post it back with your action.")
@@ -589,9 +583,10 @@ class SeatActApi(APIView):
     class InputSerializer(serializers.Serializer):
         version = serializers.IntegerField(min_value=0, max_value=MAX_STORED_INT,
                                            help_text="The version your poll returned.")
-        action = ActionField(help_text="One of your legal_actions (an object with a type); "
-                                       "the shapes of your match's game are <Game>Action, "
-                                       "and docs/rules/<game>.md.")
+        action = ActionField(
+            help_text="One of your legal_actions (an object with a type): any game's action "
+                      "(anyOf); the shapes of your match's game are <Game>Action, and "
+                      "docs/rules/<game>.md.")
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
@@ -662,7 +657,7 @@ class PublicViewApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
-        game = serializers.CharField()
+        game = schema.GameIdField()
         status = serializers.ChoiceField(choices=Match.Status.choices)
         version = serializers.IntegerField()
         deadline = serializers.DateTimeField(allow_null=True)
@@ -731,7 +726,7 @@ class MatchLogApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         match = serializers.IntegerField()
-        game = serializers.CharField()
+        game = schema.GameIdField()
         players = serializers.IntegerField()
         options = serializers.DictField()
         status = serializers.ChoiceField(choices=Match.Status.choices)

@@ -1,26 +1,40 @@
 """OpenAPI shapes of each game's views and actions, built from the engine itself.
 
 The engine is the only place the rules live, so the schema is not written by hand: for every
-registered game a few seeded random matches are played once (at import, well under a second),
-and the keys and JSON types of the views and of every legal action seen become one serializer
-per game (``DotView``, ``DotAction``, ...). The poll answer is then documented as one component
-per game, discriminated by ``game`` (``SeatPollDot``, ...), with an example of each.
+registered game, seeded random matches are played once (at import) at every player count, with
+the default options and with every option moved off its default, and the keys and JSON types of
+the views and of the legal actions seen become one serializer per game (``DotView``,
+``DotAction``, ...); the action ``type`` enums are the types seen, so an option-only action (the
+Great Dalmuti's merchant exchange) is in them. The poll answer is one component per game,
+discriminated by ``game`` (``SeatPollDot``, ...), with an example of each. The act body's
+``action`` is ``ActionRequest``, an ``anyOf`` of the games' actions: the body does not name the
+game, and games share action types (``pass``, ``call``, ``discard``), so a ``oneOf`` would refuse
+them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import (
+    OpenApiExample,
+    PolymorphicProxySerializer,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 
-from .engine import Rng, game_ids, get_game
+from .engine import BadOptions, Game, Rng, game_ids, get_game
 
 JSON = dict[str, Any]
 COMMON_VIEW_KEYS = ("game", "players", "seat", "moves", "to_act", "is_over")
 SAMPLE_SEEDS = range(3)
 SAMPLE_MOVES = 400
+#: Legal actions kept per decision: the first and the last ones (lists are grouped by type).
+SAMPLE_ACTIONS_EACH_END = 30
 
 
 def _camel(game_id: str) -> str:
@@ -44,30 +58,90 @@ def _field(values: list[Any], *, required: bool, help_text: str = "") -> seriali
     return serializers.JSONField(**kw)
 
 
-def _game_field(game_id: str) -> serializers.Field:
-    # A plain string (the discriminator mapping names the game): one-value enums of every game
-    # would collide in the schema's enum names.
-    return serializers.CharField(help_text=f'"{game_id}"')
+class GameIdField(serializers.CharField):
+    """A game id, documented as the enum of the registered games (component ``GameId``) or,
+    with ``only``, of that one game (``DotGameId``, ...: what discriminates per-game shapes).
+    It validates as a plain string: an unknown game is the engine's to refuse."""
+
+    def __init__(self, *, only: str | None = None, **kwargs: Any) -> None:
+        self.only = only
+        super().__init__(**kwargs)
+
+
+class GameIdFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = GameIdField
+    match_subclasses = True
+
+    def get_name(self) -> str:
+        return f"{_camel(self.target.only)}GameId" if self.target.only else "GameId"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> JSON:
+        only = self.target.only
+        if only:
+            return {"type": "string", "enum": [only], "description": f'Always "{only}".'}
+        return {"type": "string", "enum": list(game_ids()),
+                "description": "Engine game id (GET /api/games/ lists the games)."}
+
+
+class AnyGameActionField(serializers.JSONField):
+    """An action of any game (the act body does not name the game: the match does)."""
+
+
+class AnyGameActionFieldExtension(OpenApiSerializerFieldExtension):
+    """``AnyGameActionField`` as ``ActionRequest``: an ``anyOf`` of every game's action."""
+
+    target_class = AnyGameActionField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> JSON:
+        refs = [auto_schema.resolve_serializer(action_serializer(game_id), direction).ref
+                for game_id in game_ids()]
+        name = "ActionRequest" if direction == "request" else "Action"
+        component = ResolvedComponent(
+            name=name, type=ResolvedComponent.SCHEMA, object=name,
+            schema={"anyOf": refs, "description": "An action of one of the games (anyOf: the "
+                                                  "games share some action types)."})
+        auto_schema.registry.register_on_missing(component)
+        return component.ref
+
+
+def _sample_setups(game: Game) -> Iterator[tuple[int, JSON, range]]:
+    """(players, options, seeds) to sample: the default setup with a few seeds, then one seed at
+    every player count with the default options and with every option moved off its default
+    (booleans flipped, a null integer set to its minimum) where the engine accepts it."""
+    yield game.default_players, {}, SAMPLE_SEEDS
+    moved = {opt.name: (not opt.default) if opt.type is bool else opt.minimum or 1
+             for opt in game.options
+             if opt.type is bool or (opt.type is int and opt.default is None)}
+    for players in range(game.min_players, game.max_players + 1):
+        for options in ({}, moved) if moved else ({},):
+            try:
+                game.check_options(options, players)
+            except BadOptions:
+                continue
+            yield players, options, range(1)
 
 
 @lru_cache(maxsize=None)
 def samples(game_id: str) -> tuple[list[JSON], list[JSON]]:
-    """(views, actions) seen in a few seeded random matches of ``game_id``."""
+    """(views, actions) seen in seeded random matches of ``game_id`` (``_sample_setups``)."""
     game = get_game(game_id)
     views: list[JSON] = []
     actions: list[JSON] = []
-    for seed in SAMPLE_SEEDS:
-        state = game.new_match(seed=seed)
-        rng = Rng(seed)
-        for _ in range(SAMPLE_MOVES):
-            if state.is_over:
-                break
-            seat = state.to_act()[0]
-            views.append(state.view(seat))
-            legal = state.legal_actions(seat)
-            actions.extend(legal[i] for i in range(min(len(legal), 30)))
-            state.apply(seat, legal[rng.below(len(legal))])
-        views.append(state.view(0))
+    for players, options, seeds in _sample_setups(game):
+        for seed in seeds:
+            state = game.new_match(players=players, seed=seed, options=options)
+            rng = Rng(seed)
+            for _ in range(SAMPLE_MOVES):
+                if state.is_over:
+                    break
+                seat = state.to_act()[0]
+                views.append(state.view(seat))
+                legal = state.legal_actions(seat)
+                n, k = len(legal), SAMPLE_ACTIONS_EACH_END
+                actions.extend(legal[i] for i in (*range(min(n, k)), *range(max(k, n - k), n)))
+                state.apply(seat, legal[rng.below(len(legal))])
+            views.append(state.view(0))
     return views, actions
 
 
@@ -81,8 +155,6 @@ def _serializer(name: str, rows: list[JSON], doc: str, fixed: dict[str, serializ
     for key, values in keys.items():
         fields[key] = fixed.get(key) or _field(values, required=len(values) == len(rows))
     cls = type(name, (serializers.Serializer,), {**fields, "__doc__": doc})
-    from drf_spectacular.utils import extend_schema_serializer
-
     return extend_schema_serializer(component_name=name)(cls)
 
 
@@ -105,7 +177,7 @@ def view_serializer(game_id: str) -> type[serializers.Serializer]:
         f"What one seat (or a spectator, seat null) sees of a {get_game(game_id).name} match: "
         f"the common keys {', '.join(COMMON_VIEW_KEYS)} (result once over), then the game's "
         f"own (docs/rules/{game_id}.md).",
-        {"game": _game_field(game_id)})
+        {"game": GameIdField(only=game_id)})
 
 
 def seat_poll_proxy(base: type[serializers.Serializer]) -> PolymorphicProxySerializer:
@@ -113,7 +185,7 @@ def seat_poll_proxy(base: type[serializers.Serializer]) -> PolymorphicProxySeria
     per_game = {}
     for game_id in game_ids():
         fields = {
-            "game": _game_field(game_id),
+            "game": GameIdField(only=game_id),
             "view": view_serializer(game_id)(),
             "legal_actions": serializers.ListField(
                 child=action_serializer(game_id)(), allow_null=True,
@@ -122,18 +194,9 @@ def seat_poll_proxy(base: type[serializers.Serializer]) -> PolymorphicProxySeria
         name = f"SeatPoll{_camel(game_id)}"
         cls = type(name, (base,), {**fields, "__doc__": f"The poll answer of a "
                                                           f"{get_game(game_id).name} seat."})
-        from drf_spectacular.utils import extend_schema_serializer
-
         per_game[game_id] = extend_schema_serializer(component_name=name)(cls)
     return PolymorphicProxySerializer(component_name="SeatPoll", serializers=per_game,
                                       resource_type_field_name="game")
-
-
-def action_proxy() -> PolymorphicProxySerializer:
-    """Any game's action (the body does not name the game: the match does)."""
-    return PolymorphicProxySerializer(
-        component_name="Action", resource_type_field_name=None,
-        serializers=[action_serializer(game_id) for game_id in game_ids()])
 
 
 def poll_examples() -> list[OpenApiExample]:

@@ -106,8 +106,16 @@ def test_schema_has_a_view_action_and_poll_component_per_game(anon_api) -> None:
     schema = anon_api.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     components = schema["components"]["schemas"]
     names = {"".join(p.capitalize() for p in g.split("_")): g for g in game_ids()}
-    for camel in names:
+    for camel, game_id in names.items():
         assert {f"{camel}View", f"{camel}Action", f"SeatPoll{camel}"} <= set(components), camel
+        assert components[f"{camel}GameId"]["enum"] == [game_id]
+        assert components[f"SeatPoll{camel}"]["properties"]["game"]["$ref"].endswith(
+            f"/{camel}GameId")
+    assert components["GameId"]["enum"] == list(game_ids())
+    # The act body does not name the game and games share action types: anyOf, not oneOf.
+    assert components["ActionRequest"] == {
+        "anyOf": [{"$ref": f"#/components/schemas/{camel}ActionRequest"} for camel in names],
+        "description": components["ActionRequest"]["description"]}
     poll = components["SeatPoll"]
     assert poll["discriminator"]["propertyName"] == "game"
     assert set(poll["discriminator"]["mapping"]) == set(game_ids())
