@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 import certifi
 import httpx
@@ -184,8 +185,11 @@ class Reply:
 
 
 def join_url(base: str, path: str) -> str:
-    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``."""
-    return base.rstrip("/") + "/" + path.lstrip("/")
+    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``; a query
+    string stays at the end: ``http://h/api?x=1`` + ``move`` -> ``http://h/api/move?x=1``
+    (``""``, the handshake, gives ``http://h/api/?x=1``)."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path.lstrip("/")))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import random
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 NAME = "starter bot"
 AUTHOR = "you"
@@ -100,6 +101,10 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _route(self) -> str:
+        """The request path without the query string your URL may carry (``/move?team=blue``)."""
+        return urlsplit(self.path).path.rstrip("/")
+
     def _body(self) -> bytes | None:
         length = self.headers.get("Content-Length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
@@ -115,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         if self._body() is None:
             return
-        if self.path.rstrip("/") != "":
+        if self._route() != "":
             self._answer(404, {"error": "not found"})
             return
         self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES})
@@ -124,14 +129,15 @@ class Handler(BaseHTTPRequestHandler):
         raw = self._body()
         if raw is None:
             return
-        if self.path == "/move":
+        route = self._route()
+        if route == "/move":
             try:
                 action = choose(json.loads(raw))
             except (ValueError, KeyError, TypeError) as exc:
                 self._answer(400, {"error": str(exc)})
                 return
             self._answer(200, {"action": action})
-        elif self.path in ("/start", "/end"):
+        elif route in ("/start", "/end"):
             self._answer(200, {})
         else:
             self._answer(404, {"error": "not found"})

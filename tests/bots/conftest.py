@@ -92,7 +92,7 @@ class FakeBot(ThreadingHTTPServer):
         self.behaviour = behaviour
         self.starter = starter
         self.sleep = 0.5
-        self.calls: Counter = Counter()
+        self.calls: Counter = Counter()  # by path as requested, query string included
         self.bad_signatures = 0
         self.hosts: list[str] = []
         self.connections = 0  # TCP connections accepted
@@ -150,7 +150,7 @@ class _FakeHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read()
         behaviour = self.server.behaviour
-        if self.path != "/move":
+        if self.path.split("?", 1)[0] != "/move":
             self._send(200, b"{}")
             return
         started = time.monotonic()

@@ -86,6 +86,16 @@ def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
                      stdout=StringIO())
 
 
+def test_starter_bot_answers_under_a_url_with_a_query_string(starter_url, secret, client) -> None:
+    state = get_game("dice_cup").new_match(players=3, seed=1)
+    match = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
+                               seats=["a", "b", "c"], timeout_ms=1000)
+    body = protocol.encode(protocol.move_body(match, state, state.to_act()[0]))
+    reply = client.call(Call(url=starter_url + "/?team=blue", path="move", body=body,
+                             secret=secret, timeout=2))
+    assert reply.failure is None and "action" in json.loads(reply.body)
+
+
 def test_starter_bot_is_fast(starter, secret) -> None:
     """Its own work per move stays well under a millisecond (the issue's bar)."""
     state = get_game("dice_cup").new_match(players=4, seed=1)

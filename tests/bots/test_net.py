@@ -11,7 +11,7 @@ import pycurl
 import pytest
 
 from bots import net, protocol
-from bots.net import BadBotURL, BotClient, Call, check_url, classify_address
+from bots.net import BadBotURL, BotClient, Call, check_url, classify_address, join_url
 
 BLOCKED = [
     ("127.0.0.1", "loopback"), ("127.8.9.10", "loopback"), ("::1", "loopback"),
@@ -281,3 +281,15 @@ def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
         for _ in range(3):
             assert all(r.failure is None for r in client.call_many([call] * 3))
     assert bot.connections == 3 and bot.calls["/"] == 14
+
+
+@pytest.mark.parametrize("base, path, joined", [
+    ("http://h:8001", "move", "http://h:8001/move"),
+    ("http://h:8001/", "", "http://h:8001/"),
+    ("http://h:8001/?team=blue", "move", "http://h:8001/move?team=blue"),
+    ("http://h:8001?team=blue", "", "http://h:8001/?team=blue"),
+    ("http://h/api?x=1", "move", "http://h/api/move?x=1"),
+    ("http://h/api/?x=1&y=2", "start", "http://h/api/start?x=1&y=2"),
+])
+def test_join_url_keeps_the_query_string_at_the_end(base: str, path: str, joined: str) -> None:
+    assert join_url(base, path) == joined

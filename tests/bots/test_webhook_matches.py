@@ -118,6 +118,18 @@ def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings)
     assert len(overlapping) >= len(both)
 
 
+def test_a_bot_url_with_a_query_string_gets_every_call_with_it(alice_api, fake_bot) -> None:
+    """The query stays at the end of the URL: ``/move?team=blue``, not ``/?team=blue/move``."""
+    fake = fake_bot("good")
+    bot_id = register(alice_api, fake.url + "/?team=blue")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    assert not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    assert set(fake.calls) == {"/?team=blue", "/start?team=blue", "/move?team=blue",
+                               "/end?team=blue"}
+
+
 MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
                  ("illegal", "illegal_action"), ("huge", "oversized_body"),
                  ("bad_shape", "bad_shape"), ("slow", "timeout"), ("redirect", "http_status")]
