@@ -84,9 +84,9 @@ class WebhookCaller:
         for seat, reply in replies.items():
             outcome = reply.failure or protocol.parse_move_answer(state, seat, reply.body)
             record = self._record(seat, "move", state, reply)
+            record.log = outcome.log or ""
             if isinstance(outcome, protocol.MoveAnswer):
                 answers[seat] = SeatAnswer(action=outcome.action)
-                record.log = outcome.log or ""
             else:
                 record.reason, record.detail = outcome.reason, outcome.detail
                 record.strike = outcome.is_bot_fault

@@ -50,10 +50,13 @@ PLATFORM_ERROR: Final = "platform_error"
 
 @dataclass(frozen=True)
 class Failure:
-    """Why a call did not give a usable answer; ``detail`` is shown to the bot's developer."""
+    """Why a call did not give a usable answer; ``detail`` is shown to the bot's developer, and
+    so is ``log``, the bot's own log line when its answer had one (a failed move is when its
+    developer needs it most)."""
 
     reason: str
     detail: str = ""
+    log: str | None = None
 
     @property
     def is_bot_fault(self) -> bool:
@@ -185,19 +188,22 @@ def parse_move_answer(state: State, seat: int, raw: bytes) -> MoveAnswer | Failu
     if not isinstance(data, dict):
         return Failure(BAD_SHAPE, f'the answer must be an object {{"action": {{...}}}}, '
                                   f"not {type(data).__name__}")
-    if "action" not in data:
-        return Failure(BAD_SHAPE, f'the answer has no "action" (keys: {sorted(data)[:10]})')
-    action = data["action"]
-    if not isinstance(action, dict):
-        return Failure(BAD_SHAPE, f'"action" must be an object, not {type(action).__name__}')
     log = data.get("log")
     if log is not None and not isinstance(log, str):
         return Failure(BAD_SHAPE, f'"log" must be a string, not {type(log).__name__}')
+    log = log[:LOG_LIMIT] if log else None
+    if "action" not in data:
+        return Failure(BAD_SHAPE, f'the answer has no "action" (keys: {sorted(data)[:10]})',
+                       log=log)
+    action = data["action"]
+    if not isinstance(action, dict):
+        return Failure(BAD_SHAPE, f'"action" must be an object, not {type(action).__name__}',
+                       log=log)
     try:
         state.validate(seat, action)
     except IllegalAction as exc:
-        return Failure(ILLEGAL_ACTION, str(exc))
-    return MoveAnswer(action=action, log=log[:LOG_LIMIT] if log else None)
+        return Failure(ILLEGAL_ACTION, str(exc), log=log)
+    return MoveAnswer(action=action, log=log)
 
 
 def parse_handshake(raw: bytes) -> Handshake | Failure:

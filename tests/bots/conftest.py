@@ -81,7 +81,8 @@ def starter_url(starter: ModuleType, secret: str) -> Iterator[str]:
 
 class FakeBot(ThreadingHTTPServer):
     """A bot whose /move answer is ``behaviour``: good, slow, gated (good once the test opens
-    its gate), error500, invalid_json, illegal, huge, huge_stream, redirect, bad_shape. Counts
+    its gate), error500, invalid_json, illegal, null_action, huge, huge_stream, redirect,
+    bad_shape. Counts
     calls per path; verifies every signature."""
 
     daemon_threads = True
@@ -167,7 +168,9 @@ class _FakeHandler(BaseHTTPRequestHandler):
         elif behaviour == "bad_shape":
             self._send(200, b'["not", "an", "object"]')
         elif behaviour == "illegal":
-            self._send(200, b'{"action": {"type": "no such move"}}')
+            self._send(200, b'{"action": {"type": "no such move"}, "log": "I meant to bluff"}')
+        elif behaviour == "null_action":
+            self._send(200, b'{"action": null, "log": "nothing to choose from"}')
         elif behaviour == "huge":
             self._send(200, b'{"action": {}, "log": "' + b"x" * 200_000 + b'"}')
         elif behaviour == "huge_stream":  # no Content-Length: the cap must stop the read

@@ -97,6 +97,18 @@ def test_connection_refused_is_a_strike_and_the_match_completes(client, refused_
     assert_defaults_replayed(report, 0)
 
 
+@pytest.mark.parametrize("behaviour, log", [("illegal", "I meant to bluff"),
+                                            ("null_action", "nothing to choose from")])
+def test_the_log_line_of_a_failed_answer_is_kept(client, fake_bot, secret, behaviour,
+                                                 log) -> None:
+    bot = fake_bot(behaviour)
+    report = play_webhook_match("dice_cup", _seats(bot.url, secret, 3), client=client, seed=4,
+                                strike_limit=None)
+    stats = report.seats[0]
+    assert stats.strike_count == stats.moves > 0
+    assert [line for _, line in stats.logs] == [log] * stats.moves
+
+
 def test_good_bot_plays_every_move_itself_with_logs(client, fake_bot, secret, game_id) -> None:
     bot = fake_bot("good")
     game = get_game(game_id)

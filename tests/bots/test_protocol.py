@@ -128,6 +128,15 @@ def test_a_good_answer_and_its_log(asked) -> None:
     assert outcome == MoveAnswer(action=action, log="y" * protocol.LOG_LIMIT)
 
 
+@pytest.mark.parametrize("action, reason", [({"type": "no such move"}, protocol.ILLEGAL_ACTION),
+                                            (None, protocol.BAD_SHAPE)])
+def test_a_failed_answer_keeps_its_log(asked, action, reason) -> None:
+    state, seat = asked
+    raw = json.dumps({"action": action, "log": "z" * 5000}).encode()
+    outcome = protocol.parse_move_answer(state, seat, raw)
+    assert outcome == Failure(reason, outcome.detail, log="z" * protocol.LOG_LIMIT)
+
+
 def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
     state, seat = asked
     other = 1 - seat

@@ -159,6 +159,9 @@ def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_
     stats = alice_api.get(f"/api/bots/{bot_id}/").json()["stats"]
     assert stats["strikes"] == {reason: defaults} and stats["matches_played"] == 1
     assert stats["last_error"]["reason"] == reason and stats["last_error"]["detail"]
+    if behaviour == "illegal":  # the bot's log line is kept on a failed move too
+        assert set(BotCall.objects.filter(path="move").values_list("log", flat=True)) == {
+            "I meant to bluff"}
     log = alice_api.get(f"/api/matches/{match_id}/log/").json()
     fresh = get_game("dice_cup").new_match(players=3, seed=3)
     for entry in log["entries"]:  # the bot's seat played exactly the game's default actions
