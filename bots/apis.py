@@ -131,6 +131,9 @@ class BotSerializer(serializers.Serializer):
     handshake_error = serializers.CharField()
     remote_name = serializers.CharField(help_text="The name in the bot's handshake.")
     remote_author = serializers.CharField()
+    compact_legal_actions = serializers.BooleanField(
+        help_text="The last handshake said compact_legal_actions: true, so /move bodies leave "
+                  "out legal_actions lists over 256 actions (legal_description is sent).")
     created_at = serializers.DateTimeField()
 
 
@@ -170,6 +173,7 @@ def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
             "seatable": bot.seatable, "games": bot.games, "handshake_ok": bot.handshake_ok,
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
+            "compact_legal_actions": bot.compact_legal_actions,
             "created_at": bot.created_at, **extra}
 
 
@@ -184,7 +188,8 @@ SECRET_EXAMPLE = OpenApiExample(
     value={"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
            "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
            "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
-           "remote_name": "Ada", "remote_author": "alice", "created_at": "2025-01-01T12:00:00Z",
+           "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
+           "created_at": "2025-01-01T12:00:00Z",
            "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
 
 

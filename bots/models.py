@@ -32,6 +32,9 @@ class Bot(models.Model):
     remote_name = models.CharField(max_length=100, blank=True, default="",
                                    help_text="The name the bot gives in its handshake.")
     remote_author = models.CharField(max_length=100, blank=True, default="")
+    compact_legal_actions = models.BooleanField(
+        default=False, help_text="From the last good handshake: the bot reads legal_description "
+                                 "when a long legal_actions list is left out.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

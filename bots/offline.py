@@ -32,11 +32,13 @@ KEPT_LOGS = 50
 
 @dataclass(frozen=True)
 class WebhookSeat:
-    """A seat played by a developer's HTTP bot at ``url``, signing calls with ``secret``."""
+    """A seat played by a developer's HTTP bot at ``url``, signing calls with ``secret``;
+    ``compact_legal_actions`` as its handshake says."""
 
     url: str
     secret: str
     name: str = "webhook bot"
+    compact_legal_actions: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,8 +143,8 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
     info = MatchInfo(id=match_id, game=game_id, options=state.options,
                      seats=[s.name for s in seats], timeout_ms=timeout_ms,
                      strike_limit=strike_limit)
-    endpoints = {n: Endpoint(s.url, s.secret) for n, s in enumerate(seats)
-                 if isinstance(s, WebhookSeat)}
+    endpoints = {n: Endpoint(s.url, s.secret, s.compact_legal_actions)
+                 for n, s in enumerate(seats) if isinstance(s, WebhookSeat)}
     session = _OfflineWebhookSession(WebhookCaller(info, endpoints, client))
     table = Table(match_id=match_id, game=game_id, options=state.options, seed=seed,
                   seats=tuple(TableSeat(number=n, kind=WEBHOOK) if isinstance(s, WebhookSeat)

@@ -79,8 +79,14 @@ def generate() -> str:
     parts = []
     for game_id, players, options, pick in EXAMPLES:
         state, seat = _find(game_id, players, options, pick)
-        body = protocol.move_body(_match(state), state, seat)
-        parts.append(f"### {get_game(game_id).name} (`{game_id}`)\n\n`POST /move`:\n\n"
+        compact = pick == "description"
+        body = protocol.move_body(_match(state), state, seat, compact=compact)
+        to_whom = ""
+        if compact:
+            to_whom = (" to a bot whose handshake says `\"compact_legal_actions\": true` (any "
+                       "other bot gets the same body with the complete `legal_actions` list of "
+                       f"{body['legal_count']} offers too)")
+        parts.append(f"### {get_game(game_id).name} (`{game_id}`)\n\n`POST /move`{to_whom}:\n\n"
                      + _block(body)
                      + "\nA legal answer (here the game's default action):\n\n"
                      + _block({"action": state.default_action(seat), "log": "why I did it"}))

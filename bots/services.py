@@ -6,6 +6,7 @@ I/O, so it runs before any transaction is opened: a slow bot never holds a datab
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -49,13 +50,14 @@ def bot_handshake(*, url: str, secret: str) -> tuple[protocol.Handshake, Reply]:
         raise HandshakeFailed(f"no_games: the handshake lists none of our games "
                               f"({', '.join(game_ids())}); it says {outcome.games[:10]}",
                               reason="no_games")
-    return protocol.Handshake(name=outcome.name, author=outcome.author, games=known), reply
+    return dataclasses.replace(outcome, games=known), reply
 
 
 def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
     return {"games": handshake.games, "handshake_ok": True, "handshake_at": timezone.now(),
             "handshake_error": "", "remote_name": handshake.name,
-            "remote_author": handshake.author}
+            "remote_author": handshake.author,
+            "compact_legal_actions": handshake.compact_legal_actions}
 
 
 def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = None) -> None:

@@ -111,8 +111,8 @@ class WebhookSession:
         """Built on first use (a batch that calls nobody costs no user query)."""
         if self._caller is None:
             self._info = match_info(self.table, self.bots)
-            endpoints = {n: Endpoint(bot.url, bot.secret) for n, bot in self.bots.items()
-                         if bot is not None}
+            endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions)
+                         for n, bot in self.bots.items() if bot is not None}
             self._caller = WebhookCaller(self._info, endpoints, bot_client)
         return self._caller
 

@@ -5,7 +5,8 @@
 
 It checks each call's Standard Webhooks signature, answers the handshake, and plays a legal
 random action: from ``legal_actions`` when the platform sends the list, else from the compact
-``legal_description`` (DTC offers). Replace :func:`choose` with your strategy.
+``legal_description`` (DTC offers over 256: its handshake says ``compact_legal_actions: true``,
+so the platform may leave those long lists out). Replace :func:`choose` with your strategy.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class Handler(BaseHTTPRequestHandler):
         if self._route() != "":
             self._answer(404, {"error": "not found"})
             return
-        self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES})
+        # compact_legal_actions: choose() reads legal_description when a long list is left out.
+        self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES,
+                           "compact_legal_actions": True})
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._body()

@@ -80,6 +80,26 @@ def test_check_bot_reports_illegal_actions_and_fails(fake_bot, secret) -> None:
     assert re.search(r"illegal actions: [1-9]", out.getvalue())
 
 
+@pytest.mark.parametrize("compact", [False, True])
+def test_check_bot_sends_what_the_handshake_asked_for(fake_bot, secret, compact) -> None:
+    """A bot that reads only legal_actions passes unless it asked for the compact form; then
+    the report names the field it should have read."""
+    bot = fake_bot("list_only")
+    bot.compact = compact
+    out = StringIO()
+    args = ("check_bot", bot.url, "--game", "dtc", "--matches", "2", "--secret", secret,
+            "--no-progress")
+    if not compact:
+        call_command(*args, stdout=out)
+        assert "no failures" in out.getvalue()
+        assert "gets always the complete legal_actions" in out.getvalue()
+        return
+    with pytest.raises(CommandError, match="failed move"):
+        call_command(*args, stdout=out)
+    assert re.search(r"strike bad_shape: \d+ .*build the action from legal_description",
+                     out.getvalue())
+
+
 def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
     with pytest.raises(CommandError, match="handshake failed.*wrong --secret"):
         call_command("check_bot", starter_url, "--matches", "1", "--no-progress",

@@ -42,22 +42,33 @@ def test_move_body_holds_the_view_and_the_legal_actions(game_id) -> None:
         assert body["match"]["seats"][seat] == {"seat": seat, "name": f"p{seat}"}
         legal = state.legal_actions(seat)
         assert body["legal_count"] == len(legal)
-        if "legal_actions" in body:
-            assert body["legal_actions"] == list(legal)
-        else:
-            assert len(legal) > protocol.LEGAL_LIST_LIMIT and "legal_description" in body
+        assert body["legal_actions"] == list(legal)  # the complete list, unless asked otherwise
         if n > 300:
             break
 
 
-def test_large_dtc_offer_lists_are_sent_as_a_description_the_bots_can_expand() -> None:
+def test_the_complete_list_goes_to_every_bot_that_did_not_ask_for_the_compact_form() -> None:
+    """A bot written from the request table reads legal_actions: it is never left out for it,
+    however long (DTC offers above LEGAL_LIST_LIMIT)."""
+    for seed in range(20):
+        for state, seat in _walk("dtc", seed):
+            legal = state.legal_actions(seat)
+            if len(legal) > protocol.LEGAL_LIST_LIMIT:
+                body = protocol.move_body(_match(state), state, seat)
+                assert body["legal_actions"] == list(legal)
+                assert body["legal_description"] == legal.describe()
+                return
+    pytest.fail("no DTC offer step above the limit in 20 matches")
+
+
+def test_large_dtc_offer_lists_are_sent_as_a_description_to_bots_that_accept_it() -> None:
     seen_large = seen_small = False
     for seed in range(20):
         for state, seat in _walk("dtc", seed):
             legal = state.legal_actions(seat)
             if not hasattr(legal, "describe"):
                 continue
-            body = protocol.move_body(_match(state), state, seat)
+            body = protocol.move_body(_match(state), state, seat, compact=True)
             assert body["legal_description"] == legal.describe()
             if len(legal) > protocol.LEGAL_LIST_LIMIT:
                 seen_large = True
@@ -143,6 +154,36 @@ def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
     raw = json.dumps({"action": state.legal_actions(seat)[0]}).encode()
     outcome = protocol.parse_move_answer(state, other, raw)
     assert isinstance(outcome, Failure) and outcome.reason == protocol.ILLEGAL_ACTION
+
+
+def _long_dtc_offer():
+    for seed in range(20):
+        for state, seat in _walk("dtc", seed):
+            if len(state.legal_actions(seat)) > protocol.LEGAL_LIST_LIMIT:
+                return state, seat
+    pytest.fail("no DTC offer step above the limit in 20 matches")
+
+
+@pytest.mark.parametrize("raw", [b'{"action": null}', b'{"log": "no list, no action"}'])
+def test_a_missing_action_without_the_complete_list_names_legal_description(raw) -> None:
+    state, seat = _long_dtc_offer()
+    compact = protocol.parse_move_answer(state, seat, raw, compact=True)
+    assert compact.reason == protocol.BAD_SHAPE and "legal_description" in compact.detail
+    listed = protocol.parse_move_answer(state, seat, raw)
+    assert listed.reason == protocol.BAD_SHAPE and "legal_description" not in listed.detail
+
+
+@pytest.mark.parametrize("extra, compact", [("", False),
+                                            (', "compact_legal_actions": false', False),
+                                            (', "compact_legal_actions": true', True),
+                                            (', "compact_legal_actions": "yes"', None)])
+def test_the_handshake_says_whether_the_bot_accepts_the_compact_form(extra, compact) -> None:
+    raw = b'{"apiversion": "1", "games": ["dtc"]%s}' % extra.encode()
+    outcome = protocol.parse_handshake(raw)
+    if compact is None:
+        assert outcome.reason == protocol.BAD_SHAPE and "compact_legal_actions" in outcome.detail
+    else:
+        assert outcome.compact_legal_actions is compact
 
 
 @pytest.mark.parametrize("raw, ok", [

@@ -130,6 +130,28 @@ def test_a_bot_url_with_a_query_string_gets_every_call_with_it(alice_api, fake_b
                                "/end?team=blue"}
 
 
+@pytest.mark.parametrize("compact", [False, True])
+def test_the_complete_legal_list_goes_to_bots_that_did_not_ask_for_the_compact_form(
+        alice_api, fake_bot, settings, compact) -> None:
+    """A bot that reads only legal_actions plays DTC without a strike unless its handshake
+    asked for the compact form; then it is told which field it should have read."""
+    settings.BLUFF_MAX_STRIKES = 0
+    fake = fake_bot("list_only")
+    fake.compact = compact
+    bot_id = register(alice_api, fake.url)
+    assert alice_api.get(f"/api/bots/{bot_id}/").json()["compact_legal_actions"] is compact
+    match_id = create(alice_api, "dtc", [{"kind": "webhook", "bot": bot_id},
+                                         {"kind": "reference", "bot": "random"},
+                                         {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    failed = BotCall.objects.filter(bot_id=bot_id, path="move").exclude(reason="")
+    if not compact:
+        assert not failed.exists() and not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    else:
+        assert failed.exists() and {c.reason for c in failed} == {"bad_shape"}
+        assert all("build the action from legal_description" in c.detail for c in failed)
+
+
 MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
                  ("illegal", "illegal_action"), ("huge", "oversized_body"),
                  ("bad_shape", "bad_shape"), ("slow", "timeout"), ("redirect", "http_status")]
@@ -301,11 +323,11 @@ def test_failures_of_ours_are_platform_errors_in_the_stats_never_strikes(
     build = protocol.move_body
     asked = {"n": 0}
 
-    def flaky_body(info: Any, state: Any, seat: int) -> Any:
+    def flaky_body(info: Any, state: Any, seat: int, **options: Any) -> Any:
         asked["n"] += 1
         if seat == 1 and asked["n"] % 2:
             raise RuntimeError("engine view bug")
-        return build(info, state, seat)
+        return build(info, state, seat, **options)
 
     monkeypatch.setattr(protocol, "move_body", flaky_body)
     match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": broken.pk},

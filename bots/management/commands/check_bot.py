@@ -56,7 +56,7 @@ class Command(BaseCommand):
         players = players or engine_game.default_players
         secret = secret or new_secret()
         with client_from_settings(allow_private=allow_private) as client:
-            self._handshake(client, url, secret, game, timeout_ms)
+            handshake = self._handshake(client, url, secret, game, timeout_ms)
             strikes: Counter = Counter()
             details: dict[str, str] = {}
             latencies: list[float] = []
@@ -67,7 +67,9 @@ class Command(BaseCommand):
             for m in progress:
                 seat = m % players
                 seats: list[SeatSpec] = [ReferenceSeat(opponents)] * players
-                seats[seat] = WebhookSeat(url, secret, name="checked bot")
+                seats[seat] = WebhookSeat(
+                    url, secret, name="checked bot",
+                    compact_legal_actions=handshake.compact_legal_actions)
                 try:
                     report = play_webhook_match(
                         game, seats, client=client, seed=seed + m, options=match_options,
@@ -89,17 +91,22 @@ class Command(BaseCommand):
         if strikes:
             raise CommandError(f"{sum(strikes.values())} failed move(s): see above")
 
-    def _handshake(self, client, url: str, secret: str, game: str, timeout_ms: int) -> None:
+    def _handshake(self, client, url: str, secret: str, game: str,
+                   timeout_ms: int) -> protocol.Handshake:
         reply = client.call(Call(url=url, path="", body=protocol.handshake_body(), secret=secret,
                                  timeout=timeout_ms / 1000, method="GET"))
         outcome = reply.failure or protocol.parse_handshake(reply.body)
         if isinstance(outcome, protocol.Failure):
             hint = " (wrong --secret?)" if reply.status == 401 else ""
             raise CommandError(f"handshake failed: {outcome.reason}: {outcome.detail}{hint}")
+        compact = (f"legal_description alone above {protocol.LEGAL_LIST_LIMIT} actions"
+                   if outcome.compact_legal_actions else "always the complete legal_actions")
         self.stdout.write(f"handshake ok: {outcome.name!r} by {outcome.author!r}, "
-                          f"games {outcome.games} ({reply.elapsed * 1000:.1f} ms)")
+                          f"games {outcome.games}, gets {compact} "
+                          f"({reply.elapsed * 1000:.1f} ms)")
         if game not in outcome.games:
             self.stdout.write(self.style.WARNING(f"the bot does not list {game!r} in its games"))
+        return outcome
 
     def _report(self, matches: int, moves: int, defaults: int, strikes: Counter,
                 details: dict[str, str], latencies: list[float], ranks: list[int],
