@@ -131,6 +131,11 @@ class BotSerializer(serializers.Serializer):
     handshake_error = serializers.CharField()
     remote_name = serializers.CharField(help_text="The name in the bot's handshake.")
     remote_author = serializers.CharField()
+    previous_secret_expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="After a rotation: until when calls are also signed with "
+                                   "the previous secret (BOTS_SECRET_OVERLAP_HOURS, 24 by "
+                                   "default), so the bot keeps working until it is redeployed "
+                                   "with the new one. null: only the current secret signs.")
     compact_legal_actions = serializers.BooleanField(
         help_text="The last handshake said compact_legal_actions: true, so /move bodies leave "
                   "out legal_actions lists over 256 actions (legal_description is sent).")
@@ -174,6 +179,8 @@ def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
             "compact_legal_actions": bot.compact_legal_actions,
+            "previous_secret_expires_at": (bot.previous_secret_expires_at
+                                           if selectors.bot_previous_secret(bot=bot) else None),
             "created_at": bot.created_at, **extra}
 
 
@@ -183,14 +190,18 @@ def _detail(bot: Bot) -> dict[str, Any]:
         recent_calls=selectors.bot_recent_calls(bot=bot))).data
 
 
-SECRET_EXAMPLE = OpenApiExample(
-    "registered", response_only=True, status_codes=["201", "200"],
-    value={"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
-           "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
-           "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
-           "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
-           "created_at": "2025-01-01T12:00:00Z",
-           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+REGISTERED = {"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
+              "public": True, "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
+              "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
+              "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
+              "previous_secret_expires_at": None, "created_at": "2025-01-01T12:00:00Z",
+              "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+SECRET_EXAMPLE = OpenApiExample("registered", response_only=True, status_codes=["201"],
+                                value=REGISTERED)
+ROTATED_EXAMPLE = OpenApiExample(
+    "rotated", response_only=True, status_codes=["200"],
+    value={**REGISTERED, "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+           "previous_secret_expires_at": "2025-01-03T09:30:00Z"})
 
 
 class BotListCreateApi(APIView):
@@ -292,11 +303,15 @@ class BotDisableApi(_BotActionApi):
 class BotRotateSecretApi(_BotActionApi):
     @extend_schema(tags=["bots"], operation_id="bots_rotate_secret",
                    summary="Replace your bot's secret (shown once)",
-                   description="Calls are signed with the new secret from now on.",
+                   description="Calls are signed with the new secret from now on, and also "
+                               "with the previous one until previous_secret_expires_at "
+                               "(BOTS_SECRET_OVERLAP_HOURS after the rotation, 24 by default): "
+                               "redeploy the bot with the new secret before then. A second "
+                               "rotation within the overlap cuts the oldest secret at once.",
                    parameters=[BOT_ID], request=None,
                    responses={200: BotWithSecretSerializer, 401: E401, 403: E403, 404: E404,
                               429: E429},
-                   examples=[SECRET_EXAMPLE])
+                   examples=[ROTATED_EXAMPLE])
     def post(self, request: Request, bot_id: int) -> Response:
         bot, secret = services.bot_rotate_secret(bot_id=bot_id, user=request.user)
         return Response(BotWithSecretSerializer(_bot_data(bot, secret=secret)).data)

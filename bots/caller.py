@@ -27,12 +27,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a seat's bot answers, the secret its calls are signed with, and whether its
-    handshake accepts ``legal_description`` alone for long legal lists."""
+    """Where a seat's bot answers, the secret its calls are signed with (and the previous one
+    while a rotation's overlap lasts), and whether its handshake accepts ``legal_description``
+    alone for long legal lists."""
 
     url: str
     secret: str
     compact_legal_actions: bool = False
+    previous_secret: str = ""
 
 
 @dataclass
@@ -134,7 +136,7 @@ class WebhookCaller:
                 failed[seat] = SeatAnswer(detail=f"platform error: {exc!r}")
                 continue
             calls.append(Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
-                              timeout=timeout))
+                              previous_secret=endpoint.previous_secret, timeout=timeout))
             asked.append(seat)
         replies = self.client.call_many(calls) if calls else []
         return dict(zip(asked, replies, strict=True)), failed

@@ -21,6 +21,11 @@ class Bot(models.Model):
     url = models.CharField(max_length=500, help_text="Base URL; the platform calls GET {url}/ "
                                                      "and POST {url}/start, /move, /end.")
     secret = models.CharField(max_length=100, help_text="whsec_...: signs every call.")
+    previous_secret = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The secret before the last rotation: it also signs calls until "
+                  "previous_secret_expires_at.")
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     public = models.BooleanField(default=True,
                                  help_text="Anyone may seat it; off: only its owner may.")

@@ -164,7 +164,8 @@ def check_url(url: str) -> httpx.URL:
 
 @dataclass(frozen=True)
 class Call:
-    """One signed request to a bot: ``path`` is appended to the bot's base URL."""
+    """One signed request to a bot: ``path`` is appended to the bot's base URL; signed with
+    ``secret`` and, during a rotation's overlap, also with ``previous_secret``."""
 
     url: str
     path: str
@@ -172,6 +173,7 @@ class Call:
     secret: str
     timeout: float
     method: str = "POST"
+    previous_secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -408,7 +410,8 @@ class BotClient:
             easy.setopt(pycurl.URL, target.url)
             easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
-            headers = [b"%s: %s" % pair for pair in signed_header_pairs(call.secret, call.body)]
+            headers = [b"%s: %s" % pair for pair in signed_header_pairs(
+                call.secret, call.body, previous_secret=call.previous_secret)]
             if call.method == "POST":
                 easy.setopt(pycurl.HTTPHEADER, headers + _POST_HEADERS)
                 easy.setopt(pycurl.POSTFIELDS, call.body)

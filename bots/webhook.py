@@ -33,6 +33,7 @@ from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client
+from .selectors import bot_previous_secret
 
 WEBHOOK = "webhook"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
@@ -111,7 +112,8 @@ class WebhookSession:
         """Built on first use (a batch that calls nobody costs no user query)."""
         if self._caller is None:
             self._info = match_info(self.table, self.bots)
-            endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions)
+            endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions,
+                                     previous_secret=bot_previous_secret(bot=bot))
                          for n, bot in self.bots.items() if bot is not None}
             self._caller = WebhookCaller(self._info, endpoints, bot_client)
         return self._caller

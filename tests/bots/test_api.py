@@ -4,13 +4,15 @@ outsider."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
-from bots import tasks
+from bots import selectors, tasks
 from bots.models import Bot, BotCall
 from games import tasks as games_tasks
 from tests.games.conftest import documented_keys
@@ -126,6 +128,37 @@ def test_disable_enable_rotate_delete(alice_api, open_ref_server) -> None:
     assert alice_api.get(f"/api/bots/{bot_id}/").status_code == 404
 
 
+def test_after_a_rotation_the_previous_secret_works_for_the_overlap_only(
+        alice_api, open_ref_server, monkeypatch, settings) -> None:
+    """A bot still holding its old secret passes its handshake (calls carry both signatures)
+    until the overlap ends, then fails it: it must be redeployed with the new secret."""
+    settings.BOTS_SECRET_OVERLAP_HOURS = 24
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    open_ref_server.secret = created["secret"]  # the bot checks signatures with its secret
+    bot_id = created["id"]
+    before = timezone.now()
+    rotated = alice_api.post(f"/api/bots/{bot_id}/rotate-secret/").json()
+    expires = datetime.fromisoformat(rotated["previous_secret_expires_at"])
+    assert timedelta(hours=24) <= expires - before <= timedelta(hours=24, minutes=1)
+    assert alice_api.post(f"/api/bots/{bot_id}/check/").json()["handshake_ok"]
+    monkeypatch.setattr(selectors.timezone, "now", lambda: expires + timedelta(seconds=1))
+    checked = alice_api.post(f"/api/bots/{bot_id}/check/").json()
+    assert not checked["handshake_ok"] and "HTTP 401" in checked["handshake_error"]
+    assert checked["previous_secret_expires_at"] is None
+    open_ref_server.secret = rotated["secret"]  # redeployed
+    assert alice_api.post(f"/api/bots/{bot_id}/check/").json()["handshake_ok"]
+
+
+def test_with_no_overlap_a_rotation_cuts_the_old_secret_at_once(alice_api, open_ref_server,
+                                                                settings) -> None:
+    settings.BOTS_SECRET_OVERLAP_HOURS = 0
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    open_ref_server.secret = created["secret"]
+    rotated = alice_api.post(f"/api/bots/{created['id']}/rotate-secret/").json()
+    assert rotated["previous_secret_expires_at"] is None
+    assert not alice_api.post(f"/api/bots/{created['id']}/check/").json()["handshake_ok"]
+
+
 def test_the_health_check_task_records_the_result(alice_api, open_ref_server,
                                                   refused_url) -> None:
     bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
@@ -152,6 +185,16 @@ def test_admin_pages(alice_api, open_ref_server, django_user_model) -> None:
     for page in ("bot/", "botseat/", "botcall/", f"bot/{bot_id}/change/",
                  "bot/?enabled__exact=1&handshake_ok__exact=1", "botcall/?path__exact=handshake"):
         assert client.get(f"/admin/bots/{page}").status_code == 200, page
+
+
+def test_the_admin_shows_neither_secret_after_a_rotation(alice_api, open_ref_server,
+                                                         django_user_model) -> None:
+    client = Client()
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    rotated = alice_api.post(f"/api/bots/{created['id']}/rotate-secret/").json()
+    client.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    page = client.get(f"/admin/bots/bot/{created['id']}/change/").content.decode()
+    assert created["secret"] not in page and rotated["secret"] not in page
 
 
 def test_the_schema_documents_the_bots_api() -> None:

@@ -152,6 +152,19 @@ def test_the_complete_legal_list_goes_to_bots_that_did_not_ask_for_the_compact_f
         assert all("build the action from legal_description" in c.detail for c in failed)
 
 
+def test_a_bot_holding_the_previous_secret_plays_during_the_overlap(alice_api,
+                                                                   open_ref_server) -> None:
+    created = alice_api.post("/api/bots/", {"name": "ada", "url": open_ref_server.base_url
+                                            + "/dice_cup/random"}, format="json").json()
+    open_ref_server.secret = created["secret"]  # verifies with it, and is not redeployed
+    alice_api.post(f"/api/bots/{created['id']}/rotate-secret/")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": created["id"]},
+                                              {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    assert not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    assert not BotCall.objects.exclude(reason="").exists()
+
+
 MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
                  ("illegal", "illegal_action"), ("huge", "oversized_body"),
                  ("bad_shape", "bad_shape"), ("slow", "timeout"), ("redirect", "http_status")]
