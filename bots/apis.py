@@ -53,6 +53,21 @@ class BotErrorSerializer(serializers.Serializer):
                                    help_text="With invalid: the messages per field.")
 
 
+class BotUrlField(serializers.CharField):
+    """A bot's base URL: a JSON string (a number is refused, not turned into one). Whether it
+    can be a bot URL (scheme, host, port) is the service's check: ``bad_url``."""
+
+    default_error_messages = {"not_a_string": "Must be a string: the bot's base URL "
+                                              "(http:// or https://), not {kind}."}
+    JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", list: "a list",
+                  dict: "an object"}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_a_string", kind=self.JSON_KINDS.get(type(data), type(data).__name__))
+        return super().to_internal_value(data)
+
+
 def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
     return OpenApiResponse(
         BotErrorSerializer, description=description,
@@ -125,7 +140,12 @@ class BotSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
     public = serializers.BooleanField(help_text="Anyone may seat it (true), or only you.")
     seatable = serializers.BooleanField(help_text="Enabled and the last handshake passed.")
-    games = serializers.ListField(child=serializers.CharField())
+    games = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Our game ids the last good handshake listed.")
+    unknown_games = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Ids the last good handshake listed that are not games here (a typo?): "
+                  "ignored.")
     handshake_ok = serializers.BooleanField()
     handshake_at = serializers.DateTimeField(allow_null=True)
     handshake_error = serializers.CharField()
@@ -175,7 +195,8 @@ class BotDetailSerializer(BotSerializer):
 def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
     return {"id": bot.pk, "name": bot.name, "url": bot.url, "enabled": bot.enabled,
             "public": bot.public,
-            "seatable": bot.seatable, "games": bot.games, "handshake_ok": bot.handshake_ok,
+            "seatable": bot.seatable, "games": bot.games, "unknown_games": bot.unknown_games,
+            "handshake_ok": bot.handshake_ok,
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
             "compact_legal_actions": bot.compact_legal_actions,
@@ -191,7 +212,8 @@ def _detail(bot: Bot) -> dict[str, Any]:
 
 
 REGISTERED = {"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
-              "public": True, "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
+              "public": True, "seatable": True, "games": ["dtc", "dot"], "unknown_games": [],
+              "handshake_ok": True,
               "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
               "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
               "previous_secret_expires_at": None, "created_at": "2025-01-01T12:00:00Z",
@@ -209,7 +231,7 @@ class BotListCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
-        url = serializers.CharField(max_length=500, help_text="The bot's base URL (http/https).")
+        url = BotUrlField(max_length=500, help_text="The bot's base URL (http/https).")
         public = serializers.BooleanField(
             default=True, help_text="Who may seat the bot: anyone (true), or only you (false).")
 
@@ -244,7 +266,7 @@ class BotDetailApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100, required=False)
-        url = serializers.CharField(max_length=500, required=False)
+        url = BotUrlField(max_length=500, required=False)
         public = serializers.BooleanField(
             required=False, help_text="Who may seat the bot: anyone (true), or only you (false).")
 

@@ -31,6 +31,9 @@ class Bot(models.Model):
                                  help_text="Anyone may seat it; off: only its owner may.")
     games = models.JSONField(default=list, blank=True,
                              help_text="Game ids from the last good handshake.")
+    unknown_games = models.JSONField(
+        default=list, blank=True,
+        help_text="Ids the last good handshake listed that are not games here (ignored).")
     handshake_ok = models.BooleanField(default=False)
     handshake_at = models.DateTimeField(null=True, blank=True)
     handshake_error = models.TextField(blank=True, default="")

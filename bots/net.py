@@ -135,7 +135,8 @@ def check_address(ip: IPAddress, *, allow_private: bool) -> None:
     """Raise :class:`BlockedAddress` unless the policy lets us connect to ``ip``."""
     why = classify_address(ip)
     if why is not None and not (allow_private and why in ALLOWABLE):
-        raise BlockedAddress(f"{ip} is a {why} address")
+        article = "an" if why[0] in "aeiou" else "a"
+        raise BlockedAddress(f"{ip} is {article} {why} address")
 
 
 def resolve_host(host: str, port: int) -> list[str]:
@@ -145,16 +146,22 @@ def resolve_host(host: str, port: int) -> list[str]:
 
 
 def check_url(url: str) -> httpx.URL:
-    """Parse a bot URL: http(s), a host, no credentials or fragment. Addresses are checked at
-    connect time, where they cannot change under us."""
+    """Parse a bot URL: http(s), a host, a port in 1-65535, no credentials or fragment.
+    Addresses are checked at connect time, where they cannot change under us."""
+    if not isinstance(url, str):
+        raise BadBotURL(f"a bot URL must be a string, not {type(url).__name__}")
     try:
         parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError) as exc:
-        raise BadBotURL(f"not a URL: {exc}") from None
+    except httpx.InvalidURL as exc:
+        raise BadBotURL(f"{url!r} is not a URL: {exc}") from None
+    if not parsed.scheme:
+        raise BadBotURL(f"{url!r} is not a URL: it must start with http:// or https://")
     if parsed.scheme not in ("http", "https"):
-        raise BadBotURL(f"a bot URL must be http:// or https://, not {parsed.scheme or 'none'}")
+        raise BadBotURL(f"a bot URL must be http:// or https://, not {parsed.scheme}")
     if not parsed.host:
         raise BadBotURL("a bot URL needs a host")
+    if parsed.port is not None and not 1 <= parsed.port <= 65535:
+        raise BadBotURL(f"port {parsed.port} is out of range (1-65535)")
     if parsed.userinfo:
         raise BadBotURL("a bot URL must not contain credentials")
     if parsed.fragment:

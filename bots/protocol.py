@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import orjson
 
-from games.engine import IllegalAction, State
+from games.engine import IllegalAction, State, game_ids
 
 JSON = dict[str, Any]
 
@@ -73,13 +73,15 @@ class MoveAnswer:
 
 @dataclass(frozen=True)
 class Handshake:
-    """A valid ``GET /`` answer."""
+    """A valid ``GET /`` answer: ``games`` are the platform's game ids it lists (each once),
+    ``unknown_games`` the ids it lists that are not ours (a typo, a game not here yet)."""
 
     name: str
     author: str
     games: list[str]
     #: The bot reads ``legal_description`` when ``legal_actions`` is left out (long lists).
     compact_legal_actions: bool = False
+    unknown_games: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -226,12 +228,15 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
         return data
     if not isinstance(data, dict):
         return Failure(BAD_SHAPE, f"the handshake must be an object, not {type(data).__name__}")
-    if str(data.get("apiversion")) != API_VERSION:
-        return Failure(BAD_SHAPE, f'"apiversion" must be "{API_VERSION}", '
-                                  f"not {data.get('apiversion')!r}")
+    version = data.get("apiversion")
+    if version != API_VERSION:
+        said = _describe_json(version) if "apiversion" in data else "missing"
+        return Failure(BAD_SHAPE, f'"apiversion" must be the string "{API_VERSION}", not {said}')
     games = data.get("games")
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
         return Failure(BAD_SHAPE, '"games" must be a list of game ids')
+    games = list(dict.fromkeys(games))
+    ours = set(game_ids())
     name, author = data.get("name", ""), data.get("author", "")
     if not isinstance(name, str) or not isinstance(author, str):
         return Failure(BAD_SHAPE, '"name" and "author" must be strings')
@@ -239,5 +244,14 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
     if not isinstance(compact, bool):
         return Failure(BAD_SHAPE, f'"compact_legal_actions" must be true or false, not '
                                   f"{compact!r}")
-    return Handshake(name=name[:100], author=author[:100], games=games,
-                     compact_legal_actions=compact)
+    return Handshake(name=name[:100], author=author[:100],
+                     games=[g for g in games if g in ours], compact_legal_actions=compact,
+                     unknown_games=[g[:100] for g in games if g not in ours][:20])
+
+
+def _describe_json(value: Any) -> str:
+    """A JSON value as a developer would name it: ``the number 1``, ``the string "2"``."""
+    kinds = {bool: "the boolean", int: "the number", float: "the number", str: "the string"}
+    text = json.dumps(value)[:40]
+    kind = kinds.get(type(value))
+    return f"{kind} {text}" if kind else text

@@ -6,7 +6,6 @@ I/O, so it runs before any transaction is opened: a slow bot never holds a datab
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from datetime import timedelta
 from typing import Any
@@ -36,8 +35,9 @@ def _check_url(url: str) -> str:
 
 def bot_handshake(*, url: str, secret: str,
                   previous_secret: str = "") -> tuple[protocol.Handshake, Reply]:
-    """``GET {url}/`` signed with ``secret`` (and ``previous_secret``, if any); raise :class:`HandshakeFailed` unless it is a valid
-    protocol-v1 handshake naming at least one of our games (unknown game ids are dropped)."""
+    """``GET {url}/`` signed with ``secret`` (and ``previous_secret``, if any); raise
+    :class:`HandshakeFailed` unless it is a valid protocol-v1 handshake naming at least one of
+    our games (the ids it names that are not ours are in ``unknown_games``)."""
     _check_url(url)
     reply = bot_client().call(Call(url=url, path="", body=protocol.handshake_body(),
                                    secret=secret, previous_secret=previous_secret, method="GET",
@@ -47,19 +47,19 @@ def bot_handshake(*, url: str, secret: str,
         hint = " (does the bot check signatures with another secret?)" if reply.status == 401 \
             else ""
         raise HandshakeFailed(f"{outcome.reason}: {outcome.detail}{hint}", reason=outcome.reason)
-    known = [g for g in outcome.games if g in game_ids()]
-    if not known:
+    if not outcome.games:
         raise HandshakeFailed(f"no_games: the handshake lists none of our games "
-                              f"({', '.join(game_ids())}); it says {outcome.games[:10]}",
+                              f"({', '.join(game_ids())}); it says {outcome.unknown_games[:10]}",
                               reason="no_games")
-    return dataclasses.replace(outcome, games=known), reply
+    return outcome, reply
 
 
 def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
     return {"games": handshake.games, "handshake_ok": True, "handshake_at": timezone.now(),
             "handshake_error": "", "remote_name": handshake.name,
             "remote_author": handshake.author,
-            "compact_legal_actions": handshake.compact_legal_actions}
+            "compact_legal_actions": handshake.compact_legal_actions,
+            "unknown_games": handshake.unknown_games}
 
 
 def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = None) -> None:

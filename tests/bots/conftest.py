@@ -96,6 +96,7 @@ class FakeBot(ThreadingHTTPServer):
         self.starter = starter
         self.sleep = 0.5
         self.compact = False
+        self.handshake: dict[str, Any] = {}  # keys that replace those of its handshake
         self.calls: Counter = Counter()  # by path as requested, query string included
         self.bad_signatures = 0
         self.hosts: list[str] = []
@@ -150,7 +151,8 @@ class _FakeHandler(BaseHTTPRequestHandler):
         self._read()
         self._send(200, json.dumps({"apiversion": "1", "name": "fake", "author": "tests",
                                     "games": list(game_ids()),
-                                    "compact_legal_actions": self.server.compact}).encode())
+                                    "compact_legal_actions": self.server.compact,
+                                    **self.server.handshake}).encode())
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read()

@@ -4,6 +4,7 @@ outsider."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -67,13 +68,40 @@ def test_refused_and_blocked_urls(alice_api, refused_url, open_ref_server, setti
     assert "loopback" in response.json()["detail"]
 
 
-@pytest.mark.parametrize("data, code", [({"name": "x", "url": "ftp://bot.example"}, "bad_url"),
-                                        ({"name": "x"}, "invalid"),
-                                        ({"name": "x", "url": "http://u:p@bot.example"},
-                                         "bad_url")])
-def test_bad_requests(alice_api, data, code) -> None:
+@pytest.mark.parametrize("data, code, says", [
+    ({"name": "x", "url": "ftp://bot.example"}, "bad_url", "not ftp"),
+    ({"name": "x"}, "invalid", "required"),
+    ({"name": "x", "url": "http://u:p@bot.example"}, "bad_url", "credentials"),
+    ({"name": "x", "url": "http://127.0.0.1:99999/"}, "bad_url", "port 99999 is out of range"),
+    ({"name": "x", "url": "123"}, "bad_url", "must start with http:// or https://"),
+    ({"name": "x", "url": 123}, "invalid", "Must be a string"),
+    ({"name": "x", "url": ["http://bot.example"]}, "invalid", "not a list"),
+])
+def test_bad_requests(alice_api, data, code, says) -> None:
     response = alice_api.post("/api/bots/", data, format="json")
     assert response.status_code == 400 and response.json()["code"] == code
+    assert says in json.dumps(response.json())
+    assert not Bot.objects.exists()
+
+
+def test_the_handshake_games_are_listed_once_and_unknown_ids_reported(alice_api,
+                                                                      fake_bot) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"games": ["dtc", "chess", "dtc", "dot", "chess"]}
+    created = register(alice_api, bot.url).json()
+    assert created["games"] == ["dtc", "dot"] and created["unknown_games"] == ["chess"]
+    assert alice_api.get(f"/api/bots/{created['id']}/").json()["unknown_games"] == ["chess"]
+    bot.handshake = {"games": ["dot", "go"]}
+    checked = alice_api.post(f"/api/bots/{created['id']}/check/").json()
+    assert checked["games"] == ["dot"] and checked["unknown_games"] == ["go"]
+
+
+def test_apiversion_must_be_the_string_1(alice_api, fake_bot) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"apiversion": 1}
+    response = register(alice_api, bot.url)
+    assert response.status_code == 422 and response.json()["reason"] == "bad_shape"
+    assert '"apiversion" must be the string "1", not the number 1' in response.json()["detail"]
 
 
 def test_names_are_unique_per_owner(alice_api, charlie_api, open_ref_server) -> None:

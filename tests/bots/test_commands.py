@@ -100,6 +100,16 @@ def test_check_bot_sends_what_the_handshake_asked_for(fake_bot, secret, compact)
                      out.getvalue())
 
 
+def test_check_bot_reports_unknown_game_ids(fake_bot, secret) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"games": ["dice_cup", "chess", "dice_cup"]}
+    out = StringIO()
+    call_command("check_bot", bot.url, "--game", "dice_cup", "--matches", "1", "--secret",
+                 secret, "--no-progress", stdout=out)
+    assert "games ['dice_cup']" in out.getvalue()
+    assert "not games here (ignored): ['chess']" in out.getvalue()
+
+
 def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
     with pytest.raises(CommandError, match="handshake failed.*wrong --secret"):
         call_command("check_bot", starter_url, "--matches", "1", "--no-progress",

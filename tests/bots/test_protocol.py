@@ -188,7 +188,8 @@ def test_the_handshake_says_whether_the_bot_accepts_the_compact_form(extra, comp
 
 @pytest.mark.parametrize("raw, ok", [
     (b'{"apiversion": "1", "name": "n", "author": "a", "games": ["dtc"]}', True),
-    (b'{"apiversion": 1, "games": []}', True),
+    (b'{"apiversion": "1", "games": []}', True),
+    (b'{"apiversion": 1, "games": ["dtc"]}', False),
     (b'{"apiversion": "2", "games": []}', False),
     (b'{"apiversion": "1", "games": "dtc"}', False),
     (b"nope", False),
@@ -196,6 +197,20 @@ def test_the_handshake_says_whether_the_bot_accepts_the_compact_form(extra, comp
 def test_handshake(raw, ok) -> None:
     outcome = protocol.parse_handshake(raw)
     assert isinstance(outcome, protocol.Handshake) is ok
+
+
+@pytest.mark.parametrize("version, said", [(1, 'not the number 1'), (None, "not null"),
+                                           ("2", 'not the string "2"')])
+def test_apiversion_must_be_the_string_1(version, said) -> None:
+    outcome = protocol.parse_handshake(json.dumps({"apiversion": version,
+                                                   "games": ["dtc"]}).encode())
+    assert outcome == Failure(protocol.BAD_SHAPE, f'"apiversion" must be the string "1", {said}')
+
+
+def test_handshake_games_are_listed_once_and_unknown_ids_kept_apart() -> None:
+    raw = b'{"apiversion": "1", "games": ["dtc", "chess", "dot", "dtc", "chess"]}'
+    outcome = protocol.parse_handshake(raw)
+    assert outcome.games == ["dtc", "dot"] and outcome.unknown_games == ["chess"]
 
 
 def test_bodies_are_compact_utf8_json_with_string_keys() -> None:

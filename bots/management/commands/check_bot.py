@@ -104,6 +104,10 @@ class Command(BaseCommand):
         self.stdout.write(f"handshake ok: {outcome.name!r} by {outcome.author!r}, "
                           f"games {outcome.games}, gets {compact} "
                           f"({reply.elapsed * 1000:.1f} ms)")
+        if outcome.unknown_games:
+            self.stdout.write(self.style.WARNING(
+                f"the handshake lists ids that are not games here (ignored): "
+                f"{outcome.unknown_games}; ours are {list(game_ids())}"))
         if game not in outcome.games:
             self.stdout.write(self.style.WARNING(f"the bot does not list {game!r} in its games"))
         return outcome
