@@ -15,8 +15,9 @@ from django.core.management import CommandError, call_command
 
 from bots import protocol
 from bots.net import Call
-from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
+from bots.offline import FailureStreak, ReferenceSeat, WebhookSeat, play_webhook_match
 from bots.signing import sign_headers
+from games.driver import Move
 from games.engine import get_game
 
 from .conftest import ROOT, SHORT_OPTIONS
@@ -108,6 +109,36 @@ def test_check_bot_reports_unknown_game_ids(fake_bot, secret) -> None:
                  secret, "--no-progress", stdout=out)
     assert "games ['dice_cup']" in out.getvalue()
     assert "not games here (ignored): ['chess']" in out.getvalue()
+
+
+@pytest.mark.parametrize("limit, stops", [(3, True), (0, False)])
+def test_check_bot_stops_after_max_failures_in_a_row(fake_bot, secret, limit, stops) -> None:
+    bot = fake_bot("illegal")
+    out = StringIO()
+    with pytest.raises(CommandError, match="failed move"):
+        call_command("check_bot", bot.url, "--game", "dice_cup", "--matches", "3", "--secret",
+                     secret, "--no-progress", "--max-failures", str(limit), stdout=out)
+    text = out.getvalue()
+    if stops:
+        assert bot.calls["/move"] == 3 and bot.calls["/end"] == 0
+        assert ("stopped early in match 1 of 3 after 3 consecutive failed moves (the last: "
+                "illegal_action: ") in text and "--max-failures 3" in text
+    else:
+        assert bot.calls["/end"] == 3 and bot.calls["/move"] > 3 and "stopped" not in text
+
+
+def test_a_good_move_ends_a_failure_streak() -> None:
+    streak = FailureStreak(limit=2)
+    failed = Move(n=1, kind="default", seat=0, action={}, events=[], event_count=0,
+                  strike="timeout", detail="no answer")
+    played = Move(n=2, kind="action", seat=0, action={}, events=[], event_count=0)
+    for move in (failed, played, failed):
+        streak.note(move)
+    assert not streak.reached
+    streak.note(failed)
+    assert streak.reached and streak.why() == ("2 consecutive failed moves (the last: timeout: "
+                                               "no answer)")
+    assert not FailureStreak(limit=0, count=99).reached
 
 
 def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
