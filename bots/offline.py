@@ -10,7 +10,7 @@ recorded.
 from __future__ import annotations
 
 import logging
-import uuid
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -157,7 +157,7 @@ class _OfflineWebhookKind:
 
 
 def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotClient,
-                       seed: int = 0, options: JSON | None = None, match_id: str | None = None,
+                       seed: int = 0, options: JSON | None = None, match_id: int | None = None,
                        timeout_ms: int = 1000, strike_limit: int | None = 5,
                        streak: FailureStreak | None = None) -> MatchReport:
     """Play a whole match: /start to every webhook seat, steps until over, /end to every one
@@ -166,7 +166,8 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
     if the engine itself fails, returns the report with ``aborted`` set."""
     game = get_game(game_id)
     state = game.new_match(players=len(seats), seed=seed, options=options)
-    match_id = match_id or uuid.uuid4().hex
+    if match_id is None:  # an integer, as real matches have: a JavaScript-safe random one
+        match_id = secrets.randbelow(2**53 - 1) + 1
     info = MatchInfo(id=match_id, game=game_id, options=state.options,
                      seats=[s.name for s in seats], timeout_ms=timeout_ms,
                      strike_limit=strike_limit)

@@ -88,11 +88,12 @@ class Handshake:
 class MatchInfo:
     """What every call of a match repeats about it (the bot may be stateless).
 
+    ``id`` is the match's integer id, as in the REST API (offline matches use integers too);
     ``seats`` names each seat's player (public at the table); ``options`` are the engine's merged
     options of the match.
     """
 
-    id: str
+    id: int
     game: str
     options: JSON
     seats: Sequence[str]

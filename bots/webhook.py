@@ -81,7 +81,7 @@ def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
             labels.append(f"{seat.kind} {seat.bot}")
         else:
             labels.append("open seat")
-    return protocol.MatchInfo(id=str(table.match_id), game=table.game, options=table.options,
+    return protocol.MatchInfo(id=int(table.match_id), game=table.game, options=table.options,
                               seats=labels,
                               timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
                                              table.move_time_limit * 1000),

@@ -100,6 +100,7 @@ class FakeBot(ThreadingHTTPServer):
         self.calls: Counter = Counter()  # by path as requested, query string included
         self.bad_signatures = 0
         self.hosts: list[str] = []
+        self.match_ids: set[Any] = set()  # ``match.id`` of every POST body
         self.connections = 0  # TCP connections accepted
         #: (start, end) of each /move this bot handled, by the monotonic clock.
         self.move_windows: list[tuple[float, float]] = []
@@ -156,6 +157,7 @@ class _FakeHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read()
+        self.server.match_ids.add(json.loads(raw)["match"]["id"])
         behaviour = self.server.behaviour
         if self.path.split("?", 1)[0] != "/move":
             self._send(200, b"{}")

@@ -160,7 +160,7 @@ def test_starter_bot_answers_under_a_url_with_a_query_string(starter_url, secret
 def test_starter_bot_is_fast(starter, secret) -> None:
     """Its own work per move stays well under a millisecond (the issue's bar)."""
     state = get_game("dice_cup").new_match(players=4, seed=1)
-    match = protocol.MatchInfo(id="x", game="dice_cup", options=state.options,
+    match = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
                                seats=["a", "b", "c", "d"], timeout_ms=1000)
     raw = protocol.encode(protocol.move_body(match, state, state.to_act()[0]))
     headers = sign_headers(secret, raw)

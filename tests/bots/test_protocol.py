@@ -16,7 +16,7 @@ from games.engine.rng import Rng
 
 
 def _match(state) -> MatchInfo:
-    return MatchInfo(id="m1", game=state.game.id, options=state.options,
+    return MatchInfo(id=1, game=state.game.id, options=state.options,
                      seats=[f"p{i}" for i in range(state.players)], timeout_ms=500,
                      strike_limit=3)
 

@@ -81,6 +81,7 @@ def test_mixed_table_webhook_reference_and_polling(alice_api, bob, bob_api,
         row = BotSeat.objects.get(match=match, number=number)
         assert row.started_at and row.ended_at and row.strikes == {}
     assert fake.calls["/start"] == fake.calls["/end"] == 1 and fake.calls["/move"] > 0
+    assert fake.match_ids == {match_id}, "match.id is the integer id of the REST API"
     assert fake.bad_signatures == 0, "every call is signed with the bot's secret"
     stats = alice_api.get(f"/api/bots/{body['id']}/").json()["stats"]
     assert stats["matches_played"] == 1 and stats["strike_total"] == 0

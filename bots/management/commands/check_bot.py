@@ -79,7 +79,7 @@ class Command(BaseCommand):
                 try:
                     report = play_webhook_match(
                         game, seats, client=client, seed=seed + m, options=match_options,
-                        timeout_ms=timeout_ms, strike_limit=None, match_id=f"check-{seed + m}",
+                        timeout_ms=timeout_ms, strike_limit=None, match_id=seed + m + 1,
                         streak=streak)
                 except EngineError as exc:
                     raise CommandError(str(exc)) from exc
