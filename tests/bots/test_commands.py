@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from bots import protocol
 from bots.net import Call
 from bots.offline import FailureStreak, ReferenceSeat, WebhookSeat, play_webhook_match
-from bots.signing import sign_headers
+from bots.signing import new_secret, sign_headers
 from games.driver import Move
 from games.engine import get_game
 
@@ -145,6 +145,26 @@ def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
     with pytest.raises(CommandError, match="handshake failed.*wrong --secret"):
         call_command("check_bot", starter_url, "--matches", "1", "--no-progress",
                      stdout=StringIO())
+
+
+def test_the_starter_bot_without_a_secret_answers_the_handshake_and_says_so(client) -> None:
+    """Run as the README says before registering: no BOT_SECRET. It must pass the registration
+    handshake (signed with a secret it cannot know yet) and warn loudly that it checks
+    nothing."""
+    env = {k: v for k, v in os.environ.items() if k != "BOT_SECRET"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "examples/starter_bot/bot.py"),
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+", proc.stdout.readline()).group(0)
+        reply = client.call(Call(url=url, path="", body=b"", secret=new_secret(), timeout=2,
+                                 method="GET"))
+    finally:
+        proc.terminate()
+        warning = proc.communicate(timeout=10)[1]
+    assert reply.failure is None and json.loads(reply.body)["apiversion"] == "1"
+    assert warning.startswith("WARNING: BOT_SECRET is not set")
+    assert "accepts EVERY call" in warning and "restart it with" in warning
 
 
 def test_starter_bot_answers_under_a_url_with_a_query_string(starter_url, secret, client) -> None:

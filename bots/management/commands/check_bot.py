@@ -1,6 +1,6 @@
 """``manage.py check_bot URL``: try a bot before registering it.
 
-    python manage.py check_bot http://127.0.0.1:8000 --game dtc --matches 20 --secret whsec_...
+    python manage.py check_bot http://127.0.0.1:8001 --game dtc --matches 20 --secret whsec_...
 
 Handshake, then ``--matches`` matches against in-process reference bots with the bot in a
 rotating seat, through the match driver, caller, protocol and client of real matches, so the
