@@ -88,14 +88,15 @@ def sample_bodies(game_id: str, players: int, options, matches: int = 5) -> list
     bodies = []
     for seed in range(50_000, 50_000 + matches):
         state = game.new_match(players=players, seed=seed, options=options)
-        info = protocol.MatchInfo(id=f"raw{seed}", game=game_id, options=state.options,
+        info = protocol.MatchInfo(id=seed, game=game_id, options=state.options,
                                   seats=[f"p{i}" for i in range(players)], timeout_ms=1000)
         bots = [game.make_bot("random", i, seed) for i in range(players)]
         while not state.is_over:
             for seat in state.to_act():
                 if state.is_over or seat not in state.to_act():
                     continue
-                bodies.append(protocol.encode(protocol.move_body(info, state, seat)))
+                bodies.append(protocol.encode(protocol.move_body(info, state, seat,
+                                                                 compact=True)))
                 state.apply(seat, bots[seat].choose(state.view(seat),
                                                     state.legal_actions(seat)))
     return bodies
@@ -160,8 +161,9 @@ class Bench:
 
         self.game, self.options = game, options
         self.owner = get_user_model().objects.create_user("bench", password="x")
+        # As a registered reference or starter bot: both say compact_legal_actions: true.
         bot = Bot.objects.create(owner=self.owner, name="bench", url=url, secret=secret,
-                                 games=game_ids(), handshake_ok=True)
+                                 games=game_ids(), handshake_ok=True, compact_legal_actions=True)
         self.seats = [{"kind": "webhook", "bot": bot.pk}] * players
 
     def create(self, seed: int):

@@ -20,10 +20,11 @@ class BotAdmin(admin.ModelAdmin):
     list_filter = ("enabled", "public", "handshake_ok", "created_at")
     search_fields = ("name", "url", "owner__username", "remote_name")
     raw_id_fields = ("owner",)
-    # The signing secret is never shown, not even to staff: its owner saw it once.
-    exclude = ("secret",)
-    readonly_fields = ("secret_hint", "games", "handshake_at", "handshake_error", "remote_name",
-                       "remote_author", "created_at", "updated_at")
+    # The signing secrets are never shown, not even to staff: their owner saw them once.
+    exclude = ("secret", "previous_secret")
+    readonly_fields = ("secret_hint", "previous_secret_expires_at", "games", "handshake_at",
+                       "handshake_error", "remote_name", "remote_author", "created_at",
+                       "updated_at")
 
     @admin.display(description="secret")
     def secret_hint(self, bot: Bot) -> str:

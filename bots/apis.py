@@ -53,6 +53,21 @@ class BotErrorSerializer(serializers.Serializer):
                                    help_text="With invalid: the messages per field.")
 
 
+class BotUrlField(serializers.CharField):
+    """A bot's base URL: a JSON string (a number is refused, not turned into one). Whether it
+    can be a bot URL (scheme, host, port) is the service's check: ``bad_url``."""
+
+    default_error_messages = {"not_a_string": "Must be a string: the bot's base URL "
+                                              "(http:// or https://), not {kind}."}
+    JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", list: "a list",
+                  dict: "an object"}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_a_string", kind=self.JSON_KINDS.get(type(data), type(data).__name__))
+        return super().to_internal_value(data)
+
+
 def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
     return OpenApiResponse(
         BotErrorSerializer, description=description,
@@ -125,12 +140,25 @@ class BotSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
     public = serializers.BooleanField(help_text="Anyone may seat it (true), or only you.")
     seatable = serializers.BooleanField(help_text="Enabled and the last handshake passed.")
-    games = serializers.ListField(child=serializers.CharField())
+    games = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Our game ids the last good handshake listed.")
+    unknown_games = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Ids the last good handshake listed that are not games here (a typo?): "
+                  "ignored.")
     handshake_ok = serializers.BooleanField()
     handshake_at = serializers.DateTimeField(allow_null=True)
     handshake_error = serializers.CharField()
     remote_name = serializers.CharField(help_text="The name in the bot's handshake.")
     remote_author = serializers.CharField()
+    previous_secret_expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="After a rotation: until when calls are also signed with "
+                                   "the previous secret (BOTS_SECRET_OVERLAP_HOURS, 24 by "
+                                   "default), so the bot keeps working until it is redeployed "
+                                   "with the new one. null: only the current secret signs.")
+    compact_legal_actions = serializers.BooleanField(
+        help_text="The last handshake said compact_legal_actions: true, so /move bodies leave "
+                  "out legal_actions lists over 256 actions (legal_description is sent).")
     created_at = serializers.DateTimeField()
 
 
@@ -167,9 +195,13 @@ class BotDetailSerializer(BotSerializer):
 def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
     return {"id": bot.pk, "name": bot.name, "url": bot.url, "enabled": bot.enabled,
             "public": bot.public,
-            "seatable": bot.seatable, "games": bot.games, "handshake_ok": bot.handshake_ok,
+            "seatable": bot.seatable, "games": bot.games, "unknown_games": bot.unknown_games,
+            "handshake_ok": bot.handshake_ok,
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
+            "compact_legal_actions": bot.compact_legal_actions,
+            "previous_secret_expires_at": (bot.previous_secret_expires_at
+                                           if selectors.bot_previous_secret(bot=bot) else None),
             "created_at": bot.created_at, **extra}
 
 
@@ -179,13 +211,19 @@ def _detail(bot: Bot) -> dict[str, Any]:
         recent_calls=selectors.bot_recent_calls(bot=bot))).data
 
 
-SECRET_EXAMPLE = OpenApiExample(
-    "registered", response_only=True, status_codes=["201", "200"],
-    value={"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
-           "seatable": True, "games": ["dtc", "dot"], "handshake_ok": True,
-           "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
-           "remote_name": "Ada", "remote_author": "alice", "created_at": "2025-01-01T12:00:00Z",
-           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+REGISTERED = {"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "enabled": True,
+              "public": True, "seatable": True, "games": ["dtc", "dot"], "unknown_games": [],
+              "handshake_ok": True,
+              "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
+              "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
+              "previous_secret_expires_at": None, "created_at": "2025-01-01T12:00:00Z",
+              "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+SECRET_EXAMPLE = OpenApiExample("registered", response_only=True, status_codes=["201"],
+                                value=REGISTERED)
+ROTATED_EXAMPLE = OpenApiExample(
+    "rotated", response_only=True, status_codes=["200"],
+    value={**REGISTERED, "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+           "previous_secret_expires_at": "2025-01-03T09:30:00Z"})
 
 
 class BotListCreateApi(APIView):
@@ -193,7 +231,7 @@ class BotListCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
-        url = serializers.CharField(max_length=500, help_text="The bot's base URL (http/https).")
+        url = BotUrlField(max_length=500, help_text="The bot's base URL (http/https).")
         public = serializers.BooleanField(
             default=True, help_text="Who may seat the bot: anyone (true), or only you (false).")
 
@@ -228,7 +266,7 @@ class BotDetailApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100, required=False)
-        url = serializers.CharField(max_length=500, required=False)
+        url = BotUrlField(max_length=500, required=False)
         public = serializers.BooleanField(
             required=False, help_text="Who may seat the bot: anyone (true), or only you (false).")
 
@@ -287,11 +325,15 @@ class BotDisableApi(_BotActionApi):
 class BotRotateSecretApi(_BotActionApi):
     @extend_schema(tags=["bots"], operation_id="bots_rotate_secret",
                    summary="Replace your bot's secret (shown once)",
-                   description="Calls are signed with the new secret from now on.",
+                   description="Calls are signed with the new secret from now on, and also "
+                               "with the previous one until previous_secret_expires_at "
+                               "(BOTS_SECRET_OVERLAP_HOURS after the rotation, 24 by default): "
+                               "redeploy the bot with the new secret before then. A second "
+                               "rotation within the overlap cuts the oldest secret at once.",
                    parameters=[BOT_ID], request=None,
                    responses={200: BotWithSecretSerializer, 401: E401, 403: E403, 404: E404,
                               429: E429},
-                   examples=[SECRET_EXAMPLE])
+                   examples=[ROTATED_EXAMPLE])
     def post(self, request: Request, bot_id: int) -> Response:
         bot, secret = services.bot_rotate_secret(bot_id=bot_id, user=request.user)
         return Response(BotWithSecretSerializer(_bot_data(bot, secret=secret)).data)

@@ -27,10 +27,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a seat's bot answers, and the secret its calls are signed with."""
+    """Where a seat's bot answers, the secret its calls are signed with (and the previous one
+    while a rotation's overlap lasts), and whether its handshake accepts ``legal_description``
+    alone for long legal lists."""
 
     url: str
     secret: str
+    compact_legal_actions: bool = False
+    previous_secret: str = ""
 
 
 @dataclass
@@ -80,13 +84,14 @@ class WebhookCaller:
     def ask(self, state: State, seats: Sequence[int]) -> dict[int, SeatAnswer]:
         """``/move`` to every seat at once, all from ``state``; an answer per seat (a seat
         whose body could not be built gets a platform failure: the default, no strike)."""
-        replies, answers = self._call(state, seats, "move", protocol.move_body)
+        replies, answers = self._call(state, seats, "move", self._move_body)
         for seat, reply in replies.items():
-            outcome = reply.failure or protocol.parse_move_answer(state, seat, reply.body)
+            outcome = reply.failure or protocol.parse_move_answer(
+                state, seat, reply.body, compact=self.endpoints[seat].compact_legal_actions)
             record = self._record(seat, "move", state, reply)
+            record.log = outcome.log or ""
             if isinstance(outcome, protocol.MoveAnswer):
                 answers[seat] = SeatAnswer(action=outcome.action)
-                record.log = outcome.log or ""
             else:
                 record.reason, record.detail = outcome.reason, outcome.detail
                 record.strike = outcome.is_bot_fault
@@ -105,6 +110,10 @@ class WebhookCaller:
             if reply.failure is not None:
                 record.reason, record.detail = reply.failure.reason, reply.failure.detail
             self.records.append(record)
+
+    def _move_body(self, info: MatchInfo, state: State, seat: int) -> JSON:
+        return protocol.move_body(info, state, seat,
+                                  compact=self.endpoints[seat].compact_legal_actions)
 
     def _call(self, state: State, seats: Sequence[int], path: str,
               make_body: Callable[[MatchInfo, State, int], JSON],
@@ -127,7 +136,7 @@ class WebhookCaller:
                 failed[seat] = SeatAnswer(detail=f"platform error: {exc!r}")
                 continue
             calls.append(Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
-                              timeout=timeout))
+                              previous_secret=endpoint.previous_secret, timeout=timeout))
             asked.append(seat)
         replies = self.client.call_many(calls) if calls else []
         return dict(zip(asked, replies, strict=True)), failed

@@ -21,17 +21,28 @@ class Bot(models.Model):
     url = models.CharField(max_length=500, help_text="Base URL; the platform calls GET {url}/ "
                                                      "and POST {url}/start, /move, /end.")
     secret = models.CharField(max_length=100, help_text="whsec_...: signs every call.")
+    previous_secret = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The secret before the last rotation: it also signs calls until "
+                  "previous_secret_expires_at.")
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     public = models.BooleanField(default=True,
                                  help_text="Anyone may seat it; off: only its owner may.")
     games = models.JSONField(default=list, blank=True,
                              help_text="Game ids from the last good handshake.")
+    unknown_games = models.JSONField(
+        default=list, blank=True,
+        help_text="Ids the last good handshake listed that are not games here (ignored).")
     handshake_ok = models.BooleanField(default=False)
     handshake_at = models.DateTimeField(null=True, blank=True)
     handshake_error = models.TextField(blank=True, default="")
     remote_name = models.CharField(max_length=100, blank=True, default="",
                                    help_text="The name the bot gives in its handshake.")
     remote_author = models.CharField(max_length=100, blank=True, default="")
+    compact_legal_actions = models.BooleanField(
+        default=False, help_text="From the last good handshake: the bot reads legal_description "
+                                 "when a long legal_actions list is left out.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 import certifi
 import httpx
@@ -134,7 +135,8 @@ def check_address(ip: IPAddress, *, allow_private: bool) -> None:
     """Raise :class:`BlockedAddress` unless the policy lets us connect to ``ip``."""
     why = classify_address(ip)
     if why is not None and not (allow_private and why in ALLOWABLE):
-        raise BlockedAddress(f"{ip} is a {why} address")
+        article = "an" if why[0] in "aeiou" else "a"
+        raise BlockedAddress(f"{ip} is {article} {why} address")
 
 
 def resolve_host(host: str, port: int) -> list[str]:
@@ -144,16 +146,22 @@ def resolve_host(host: str, port: int) -> list[str]:
 
 
 def check_url(url: str) -> httpx.URL:
-    """Parse a bot URL: http(s), a host, no credentials or fragment. Addresses are checked at
-    connect time, where they cannot change under us."""
+    """Parse a bot URL: http(s), a host, a port in 1-65535, no credentials or fragment.
+    Addresses are checked at connect time, where they cannot change under us."""
+    if not isinstance(url, str):
+        raise BadBotURL(f"a bot URL must be a string, not {type(url).__name__}")
     try:
         parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError) as exc:
-        raise BadBotURL(f"not a URL: {exc}") from None
+    except httpx.InvalidURL as exc:
+        raise BadBotURL(f"{url!r} is not a URL: {exc}") from None
+    if not parsed.scheme:
+        raise BadBotURL(f"{url!r} is not a URL: it must start with http:// or https://")
     if parsed.scheme not in ("http", "https"):
-        raise BadBotURL(f"a bot URL must be http:// or https://, not {parsed.scheme or 'none'}")
+        raise BadBotURL(f"a bot URL must be http:// or https://, not {parsed.scheme}")
     if not parsed.host:
         raise BadBotURL("a bot URL needs a host")
+    if parsed.port is not None and not 1 <= parsed.port <= 65535:
+        raise BadBotURL(f"port {parsed.port} is out of range (1-65535)")
     if parsed.userinfo:
         raise BadBotURL("a bot URL must not contain credentials")
     if parsed.fragment:
@@ -163,7 +171,8 @@ def check_url(url: str) -> httpx.URL:
 
 @dataclass(frozen=True)
 class Call:
-    """One signed request to a bot: ``path`` is appended to the bot's base URL."""
+    """One signed request to a bot: ``path`` is appended to the bot's base URL; signed with
+    ``secret`` and, during a rotation's overlap, also with ``previous_secret``."""
 
     url: str
     path: str
@@ -171,6 +180,7 @@ class Call:
     secret: str
     timeout: float
     method: str = "POST"
+    previous_secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -184,8 +194,11 @@ class Reply:
 
 
 def join_url(base: str, path: str) -> str:
-    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``."""
-    return base.rstrip("/") + "/" + path.lstrip("/")
+    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``; a query
+    string stays at the end: ``http://h/api?x=1`` + ``move`` -> ``http://h/api/move?x=1``
+    (``""``, the handshake, gives ``http://h/api/?x=1``)."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path.lstrip("/")))
 
 
 @dataclass(frozen=True)
@@ -404,7 +417,8 @@ class BotClient:
             easy.setopt(pycurl.URL, target.url)
             easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
-            headers = [b"%s: %s" % pair for pair in signed_header_pairs(call.secret, call.body)]
+            headers = [b"%s: %s" % pair for pair in signed_header_pairs(
+                call.secret, call.body, previous_secret=call.previous_secret)]
             if call.method == "POST":
                 easy.setopt(pycurl.HTTPHEADER, headers + _POST_HEADERS)
                 easy.setopt(pycurl.POSTFIELDS, call.body)

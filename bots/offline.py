@@ -10,7 +10,7 @@ recorded.
 from __future__ import annotations
 
 import logging
-import uuid
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,11 +32,13 @@ KEPT_LOGS = 50
 
 @dataclass(frozen=True)
 class WebhookSeat:
-    """A seat played by a developer's HTTP bot at ``url``, signing calls with ``secret``."""
+    """A seat played by a developer's HTTP bot at ``url``, signing calls with ``secret``;
+    ``compact_legal_actions`` as its handshake says."""
 
     url: str
     secret: str
     name: str = "webhook bot"
+    compact_legal_actions: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,31 @@ class MatchReport:
     history: list[Decision] = field(default_factory=list)
     platform_errors: list[JSON] = field(default_factory=list)
     aborted: str | None = None  # set only if the engine itself could not go on
+    stopped: str | None = None  # set if a FailureStreak stopped the match early: why
+
+
+@dataclass
+class FailureStreak:
+    """Consecutive failed moves (strikes) of a match's webhook seats, carried across matches:
+    offline play stops once it reaches ``limit`` (0: never), so a bot that times out on every
+    move is not waited on for a whole series of matches to learn that it is slow."""
+
+    limit: int
+    count: int = 0
+    last: Move | None = None
+
+    def note(self, move: Move) -> None:
+        self.count = self.count + 1 if move.strike else 0
+        self.last = move
+
+    @property
+    def reached(self) -> bool:
+        return 0 < self.limit <= self.count
+
+    def why(self) -> str:
+        last = self.last
+        return (f"{self.count} consecutive failed moves (the last: {last.strike}: "
+                f"{last.detail})" if last else "")
 
 
 class _OfflineWebhookSession:
@@ -130,19 +157,22 @@ class _OfflineWebhookKind:
 
 
 def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotClient,
-                       seed: int = 0, options: JSON | None = None, match_id: str | None = None,
-                       timeout_ms: int = 1000, strike_limit: int | None = 5) -> MatchReport:
+                       seed: int = 0, options: JSON | None = None, match_id: int | None = None,
+                       timeout_ms: int = 1000, strike_limit: int | None = 5,
+                       streak: FailureStreak | None = None) -> MatchReport:
     """Play a whole match: /start to every webhook seat, steps until over, /end to every one
-    not forfeited. ``strike_limit`` None: never forfeit. Never raises because of a bot; if the
-    engine itself fails, returns the report with ``aborted`` set."""
+    not forfeited. ``strike_limit`` None: never forfeit. ``streak``: stop early (no /end, the
+    match is not over) once it is reached, with ``stopped`` set. Never raises because of a bot;
+    if the engine itself fails, returns the report with ``aborted`` set."""
     game = get_game(game_id)
     state = game.new_match(players=len(seats), seed=seed, options=options)
-    match_id = match_id or uuid.uuid4().hex
+    if match_id is None:  # an integer, as real matches have: a JavaScript-safe random one
+        match_id = secrets.randbelow(2**53 - 1) + 1
     info = MatchInfo(id=match_id, game=game_id, options=state.options,
                      seats=[s.name for s in seats], timeout_ms=timeout_ms,
                      strike_limit=strike_limit)
-    endpoints = {n: Endpoint(s.url, s.secret) for n, s in enumerate(seats)
-                 if isinstance(s, WebhookSeat)}
+    endpoints = {n: Endpoint(s.url, s.secret, s.compact_legal_actions)
+                 for n, s in enumerate(seats) if isinstance(s, WebhookSeat)}
     session = _OfflineWebhookSession(WebhookCaller(info, endpoints, client))
     table = Table(match_id=match_id, game=game_id, options=state.options, seed=seed,
                   seats=tuple(TableSeat(number=n, kind=WEBHOOK) if isinstance(s, WebhookSeat)
@@ -153,9 +183,9 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
     kinds = {WEBHOOK: SeatKind(WEBHOOK, automatic=_OfflineWebhookKind(session), inline=False)}
     driver = MatchDriver(state, table, kinds=kinds)
     session.notify(state, list(endpoints), "start")
-    aborted = None
+    aborted = stopped = None
     moves: list[Move] = []
-    while not state.is_over:
+    while not state.is_over and stopped is None:
         version = driver.version
         try:
             driver.settle()
@@ -164,13 +194,22 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
             log.exception("offline match %s could not go on", match_id)
             aborted = repr(exc)
             break
-        moves += driver.take_moves()
+        step = driver.take_moves()
+        moves += step
+        if streak is not None:
+            for move in step:
+                if move.kind in (ACTION, DEFAULT) and move.seat in endpoints:
+                    streak.note(move)
+            stopped = streak.why() if streak.reached else None
         if driver.version == version and not state.is_over:  # would loop forever
             aborted = "no progress in a step"
             break
     moves += driver.take_moves()
-    session.notify(state, [n for n in endpoints if n not in driver.forfeited], "end")
-    return _report(state, seats, moves, session.caller.take_records(), driver, aborted)
+    if stopped is None:
+        session.notify(state, [n for n in endpoints if n not in driver.forfeited], "end")
+    report = _report(state, seats, moves, session.caller.take_records(), driver, aborted)
+    report.stopped = stopped
+    return report
 
 
 def _report(state: State, seats: Sequence[SeatSpec], moves: Sequence[Move],
@@ -211,5 +250,5 @@ def _report(state: State, seats: Sequence[SeatSpec], moves: Sequence[Move],
     return report
 
 
-__all__ = ["Decision", "MatchReport", "ReferenceSeat", "SeatSpec", "SeatStats", "WebhookSeat",
-           "play_webhook_match"]
+__all__ = ["Decision", "FailureStreak", "MatchReport", "ReferenceSeat", "SeatSpec", "SeatStats",
+           "WebhookSeat", "play_webhook_match"]

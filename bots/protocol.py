@@ -17,17 +17,17 @@ from typing import Any, Final
 
 import orjson
 
-from games.engine import IllegalAction, State
+from games.engine import IllegalAction, State, game_ids
 
 JSON = dict[str, Any]
 
 API_VERSION: Final = "1"
 
-#: A lazy legal-action sequence that has a compact ``describe()`` is sent as the full list only
-#: while it has at most this many actions; above it the bot gets ``legal_description`` alone.
-#: 256 keeps every /move body under ~10 KB (a DTC offer list of a 6-card hand can reach
-#: thousands of offers, ~170 KB). Sequences without ``describe()`` are always sent whole (the
-#: largest, a Dutch Jack step at 6 players, is under 1,000 actions).
+#: To a bot whose handshake says ``"compact_legal_actions": true``, a lazy legal-action sequence
+#: that has a compact ``describe()`` is sent as the full list only while it has at most this
+#: many actions; above it that bot gets ``legal_description`` alone. 256 keeps every /move body
+#: under ~10 KB (a DTC offer list of a 6-card hand can reach thousands of offers, ~170 KB).
+#: Every other bot always gets the complete list (it was written from the request table).
 LEGAL_LIST_LIMIT: Final = 256
 
 #: A bot's ``log`` string is kept for its developer, cut to this many characters.
@@ -50,10 +50,13 @@ PLATFORM_ERROR: Final = "platform_error"
 
 @dataclass(frozen=True)
 class Failure:
-    """Why a call did not give a usable answer; ``detail`` is shown to the bot's developer."""
+    """Why a call did not give a usable answer; ``detail`` is shown to the bot's developer, and
+    so is ``log``, the bot's own log line when its answer had one (a failed move is when its
+    developer needs it most)."""
 
     reason: str
     detail: str = ""
+    log: str | None = None
 
     @property
     def is_bot_fault(self) -> bool:
@@ -70,22 +73,27 @@ class MoveAnswer:
 
 @dataclass(frozen=True)
 class Handshake:
-    """A valid ``GET /`` answer."""
+    """A valid ``GET /`` answer: ``games`` are the platform's game ids it lists (each once),
+    ``unknown_games`` the ids it lists that are not ours (a typo, a game not here yet)."""
 
     name: str
     author: str
     games: list[str]
+    #: The bot reads ``legal_description`` when ``legal_actions`` is left out (long lists).
+    compact_legal_actions: bool = False
+    unknown_games: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class MatchInfo:
     """What every call of a match repeats about it (the bot may be stateless).
 
+    ``id`` is the match's integer id, as in the REST API (offline matches use integers too);
     ``seats`` names each seat's player (public at the table); ``options`` are the engine's merged
     options of the match.
     """
 
-    id: str
+    id: int
     game: str
     options: JSON
     seats: Sequence[str]
@@ -130,23 +138,30 @@ def end_body(match: MatchInfo, state: State, seat: int) -> JSON:
     return body
 
 
-def legal_payload(legal: Sequence[JSON]) -> JSON:
-    """What a seat may do: ``legal_count`` always, ``legal_actions`` (the complete list) unless a
-    compact ``legal_description`` replaces it (see :data:`LEGAL_LIST_LIMIT`)."""
+def omits_legal_list(legal: Sequence[JSON], *, compact: bool) -> bool:
+    """Whether a /move body leaves ``legal_actions`` out: only for a bot that accepts the
+    compact form, when a description exists and the list is over :data:`LEGAL_LIST_LIMIT`."""
+    return compact and len(legal) > LEGAL_LIST_LIMIT and hasattr(legal, "describe")
+
+
+def legal_payload(legal: Sequence[JSON], *, compact: bool = False) -> JSON:
+    """What a seat may do: ``legal_count`` always, ``legal_description`` when the engine has
+    one, and ``legal_actions`` (the complete list) unless the bot accepts the compact form and
+    the list is long (:func:`omits_legal_list`)."""
     out: JSON = {"legal_count": len(legal)}
     describe = getattr(legal, "describe", None)
     if describe is not None:
         out["legal_description"] = describe()
-        if len(legal) > LEGAL_LIST_LIMIT:
-            return out
-    out["legal_actions"] = list(legal)
+    if not omits_legal_list(legal, compact=compact):
+        out["legal_actions"] = list(legal)
     return out
 
 
-def move_body(match: MatchInfo, state: State, seat: int) -> JSON:
-    """``POST /move``: the seat must answer with one of its legal actions."""
+def move_body(match: MatchInfo, state: State, seat: int, *, compact: bool = False) -> JSON:
+    """``POST /move``: the seat must answer with one of its legal actions. ``compact``: the
+    bot's handshake accepts ``legal_description`` alone for long lists."""
     body = _common(match, state, seat)
-    body.update(legal_payload(state.legal_actions(seat)))
+    body.update(legal_payload(state.legal_actions(seat), compact=compact))
     return body
 
 
@@ -173,11 +188,13 @@ def _load(raw: bytes) -> Any | Failure:
                                      f"starts with {snippet!r}")
 
 
-def parse_move_answer(state: State, seat: int, raw: bytes) -> MoveAnswer | Failure:
+def parse_move_answer(state: State, seat: int, raw: bytes, *,
+                      compact: bool = False) -> MoveAnswer | Failure:
     """Read a 200 answer to /move and validate its action with the engine, now.
 
     Call it just before applying: in a simultaneous step the state may have moved on since the
-    request was sent, and only the engine decides what is legal.
+    request was sent, and only the engine decides what is legal. ``compact`` as given to
+    :func:`move_body`: a missing action then names the field the bot should have read.
     """
     data = _load(raw)
     if isinstance(data, Failure):
@@ -185,19 +202,24 @@ def parse_move_answer(state: State, seat: int, raw: bytes) -> MoveAnswer | Failu
     if not isinstance(data, dict):
         return Failure(BAD_SHAPE, f'the answer must be an object {{"action": {{...}}}}, '
                                   f"not {type(data).__name__}")
-    if "action" not in data:
-        return Failure(BAD_SHAPE, f'the answer has no "action" (keys: {sorted(data)[:10]})')
-    action = data["action"]
-    if not isinstance(action, dict):
-        return Failure(BAD_SHAPE, f'"action" must be an object, not {type(action).__name__}')
     log = data.get("log")
     if log is not None and not isinstance(log, str):
         return Failure(BAD_SHAPE, f'"log" must be a string, not {type(log).__name__}')
+    log = log[:LOG_LIMIT] if log else None
+    action = data.get("action")
+    if not isinstance(action, dict):
+        detail = (f'the answer has no "action" (keys: {sorted(data)[:10]})' if "action" not in data
+                  else f'"action" must be an object, not {type(action).__name__}')
+        legal = state.legal_actions(seat)
+        if omits_legal_list(legal, compact=compact):
+            detail += (f"; this request had no legal_actions list ({len(legal)} actions, over "
+                       f"{LEGAL_LIST_LIMIT}): build the action from legal_description")
+        return Failure(BAD_SHAPE, detail, log=log)
     try:
         state.validate(seat, action)
     except IllegalAction as exc:
-        return Failure(ILLEGAL_ACTION, str(exc))
-    return MoveAnswer(action=action, log=log[:LOG_LIMIT] if log else None)
+        return Failure(ILLEGAL_ACTION, str(exc), log=log)
+    return MoveAnswer(action=action, log=log)
 
 
 def parse_handshake(raw: bytes) -> Handshake | Failure:
@@ -207,13 +229,30 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
         return data
     if not isinstance(data, dict):
         return Failure(BAD_SHAPE, f"the handshake must be an object, not {type(data).__name__}")
-    if str(data.get("apiversion")) != API_VERSION:
-        return Failure(BAD_SHAPE, f'"apiversion" must be "{API_VERSION}", '
-                                  f"not {data.get('apiversion')!r}")
+    version = data.get("apiversion")
+    if version != API_VERSION:
+        said = _describe_json(version) if "apiversion" in data else "missing"
+        return Failure(BAD_SHAPE, f'"apiversion" must be the string "{API_VERSION}", not {said}')
     games = data.get("games")
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
         return Failure(BAD_SHAPE, '"games" must be a list of game ids')
+    games = list(dict.fromkeys(games))
+    ours = set(game_ids())
     name, author = data.get("name", ""), data.get("author", "")
     if not isinstance(name, str) or not isinstance(author, str):
         return Failure(BAD_SHAPE, '"name" and "author" must be strings')
-    return Handshake(name=name[:100], author=author[:100], games=games)
+    compact = data.get("compact_legal_actions", False)
+    if not isinstance(compact, bool):
+        return Failure(BAD_SHAPE, f'"compact_legal_actions" must be true or false, not '
+                                  f"{compact!r}")
+    return Handshake(name=name[:100], author=author[:100],
+                     games=[g for g in games if g in ours], compact_legal_actions=compact,
+                     unknown_games=[g[:100] for g in games if g not in ours][:20])
+
+
+def _describe_json(value: Any) -> str:
+    """A JSON value as a developer would name it: ``the number 1``, ``the string "2"``."""
+    kinds = {bool: "the boolean", int: "the number", float: "the number", str: "the string"}
+    text = json.dumps(value)[:40]
+    kind = kinds.get(type(value))
+    return f"{kind} {text}" if kind else text

@@ -10,6 +10,7 @@ sent) and a legal answer to it. ``tests/bots/test_docs.py`` fails when the doc i
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from . import protocol
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bot-protocol.md"
 BEGIN = "<!-- BEGIN GENERATED EXAMPLES (python -m bots.protocol_examples --write) -->"
 END = "<!-- END GENERATED EXAMPLES -->"
+EXAMPLE_MATCH_ID = 42
 #: (game, players, options, pick): ``pick`` says which decision to show.
 EXAMPLES = [
     ("dtc", 3, None, "description"),
@@ -32,10 +34,13 @@ EXAMPLES = [
 
 
 def _match(state: State) -> protocol.MatchInfo:
-    return protocol.MatchInfo(id=f"example-{state.game.id}", game=state.game.id,
-                              options=state.options,
+    """As a real match sends it: an integer id, the default timeout and strike limit."""
+    from django.conf import settings
+
+    return protocol.MatchInfo(id=EXAMPLE_MATCH_ID, game=state.game.id, options=state.options,
                               seats=[f"player{i}" for i in range(state.players)],
-                              timeout_ms=1000, strike_limit=5)
+                              timeout_ms=settings.BOTS_MOVE_TIMEOUT_MS,
+                              strike_limit=settings.BLUFF_MAX_STRIKES or None)
 
 
 def _find(game_id: str, players: int, options: dict | None, pick: int | str) -> tuple[State, int]:
@@ -79,8 +84,14 @@ def generate() -> str:
     parts = []
     for game_id, players, options, pick in EXAMPLES:
         state, seat = _find(game_id, players, options, pick)
-        body = protocol.move_body(_match(state), state, seat)
-        parts.append(f"### {get_game(game_id).name} (`{game_id}`)\n\n`POST /move`:\n\n"
+        compact = pick == "description"
+        body = protocol.move_body(_match(state), state, seat, compact=compact)
+        to_whom = ""
+        if compact:
+            to_whom = (" to a bot whose handshake says `\"compact_legal_actions\": true` (any "
+                       "other bot gets the same body with the complete `legal_actions` list of "
+                       f"{body['legal_count']} offers too)")
+        parts.append(f"### {get_game(game_id).name} (`{game_id}`)\n\n`POST /move`{to_whom}:\n\n"
                      + _block(body)
                      + "\nA legal answer (here the game's default action):\n\n"
                      + _block({"action": state.default_action(seat), "log": "why I did it"}))
@@ -98,6 +109,7 @@ def splice(doc: str, generated: str) -> str:
 
 
 def main(argv: list[str]) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # the defaults shown
     generated = generate()
     if "--write" in argv:
         DOC.write_text(splice(DOC.read_text(), generated))

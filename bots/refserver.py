@@ -140,7 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         games, name, _ = route
         self._send(200, {"apiversion": API_VERSION, "name": f"reference {name}",
-                         "author": "Bluff League", "games": games})
+                         "author": "Bluff League", "games": games,
+                         "compact_legal_actions": True})
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         route = self._route()

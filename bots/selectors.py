@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
+from django.utils import timezone
 
 from .caller import percentile
 from .errors import BotNotFound, NotYourBot
@@ -20,6 +22,15 @@ PLATFORM_ERROR = "platform_error"
 
 def bot_list(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
     return Bot.objects.filter(owner=owner).order_by("name", "pk")
+
+
+def bot_previous_secret(*, bot: Bot, now: datetime | None = None) -> str:
+    """The secret replaced by the last rotation while its overlap lasts (calls are signed with
+    it too), else ``""``."""
+    expires = bot.previous_secret_expires_at
+    if not bot.previous_secret or expires is None or expires <= (now or timezone.now()):
+        return ""
+    return bot.previous_secret
 
 
 def bot_get_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:

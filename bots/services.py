@@ -7,6 +7,7 @@ I/O, so it runs before any transaction is opened: a slow bot never holds a datab
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,7 @@ from . import protocol
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import Bot, BotCall
 from .net import BadBotURL, Call, Reply, bot_client, check_url
-from .selectors import bot_get_owned
+from .selectors import bot_get_owned, bot_previous_secret
 from .signing import new_secret
 
 log = logging.getLogger(__name__)
@@ -32,30 +33,33 @@ def _check_url(url: str) -> str:
         raise BadBotUrl(str(exc)) from None
 
 
-def bot_handshake(*, url: str, secret: str) -> tuple[protocol.Handshake, Reply]:
-    """``GET {url}/`` signed with ``secret``; raise :class:`HandshakeFailed` unless it is a valid
-    protocol-v1 handshake naming at least one of our games (unknown game ids are dropped)."""
+def bot_handshake(*, url: str, secret: str,
+                  previous_secret: str = "") -> tuple[protocol.Handshake, Reply]:
+    """``GET {url}/`` signed with ``secret`` (and ``previous_secret``, if any); raise
+    :class:`HandshakeFailed` unless it is a valid protocol-v1 handshake naming at least one of
+    our games (the ids it names that are not ours are in ``unknown_games``)."""
     _check_url(url)
     reply = bot_client().call(Call(url=url, path="", body=protocol.handshake_body(),
-                                   secret=secret, method="GET",
+                                   secret=secret, previous_secret=previous_secret, method="GET",
                                    timeout=settings.BOTS_HANDSHAKE_TIMEOUT_MS / 1000))
     outcome = reply.failure or protocol.parse_handshake(reply.body)
     if isinstance(outcome, protocol.Failure):
         hint = " (does the bot check signatures with another secret?)" if reply.status == 401 \
             else ""
         raise HandshakeFailed(f"{outcome.reason}: {outcome.detail}{hint}", reason=outcome.reason)
-    known = [g for g in outcome.games if g in game_ids()]
-    if not known:
+    if not outcome.games:
         raise HandshakeFailed(f"no_games: the handshake lists none of our games "
-                              f"({', '.join(game_ids())}); it says {outcome.games[:10]}",
+                              f"({', '.join(game_ids())}); it says {outcome.unknown_games[:10]}",
                               reason="no_games")
-    return protocol.Handshake(name=outcome.name, author=outcome.author, games=known), reply
+    return outcome, reply
 
 
 def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
     return {"games": handshake.games, "handshake_ok": True, "handshake_at": timezone.now(),
             "handshake_error": "", "remote_name": handshake.name,
-            "remote_author": handshake.author}
+            "remote_author": handshake.author,
+            "compact_legal_actions": handshake.compact_legal_actions,
+            "unknown_games": handshake.unknown_games}
 
 
 def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = None) -> None:
@@ -95,7 +99,8 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
         new_name = name if name is not None else bot.name
         if new_name != bot.name and Bot.objects.filter(owner=bot.owner, name=new_name).exists():
             raise BotNameTaken(f"you already have a bot named {new_name!r}")
-        handshake, reply = bot_handshake(url=new_url, secret=bot.secret)
+        handshake, reply = bot_handshake(url=new_url, secret=bot.secret,
+                                         previous_secret=bot_previous_secret(bot=bot))
         fields.update(name=new_name, url=new_url, **_handshake_fields(handshake))
     if not fields:
         return bot
@@ -126,11 +131,17 @@ def bot_delete(*, bot_id: int, user: AbstractBaseUser) -> None:
 
 
 def bot_rotate_secret(*, bot_id: int, user: AbstractBaseUser) -> tuple[Bot, str]:
-    """A new secret, returned once; calls are signed with it from now on. No handshake: the bot
-    must first learn the new secret."""
+    """A new secret, returned once; calls are signed with it from now on, and also with the
+    replaced one for ``BOTS_SECRET_OVERLAP_HOURS`` (``previous_secret_expires_at``), so the bot
+    keeps working until it is redeployed with the new one. No handshake: the bot must first
+    learn the new secret."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
-    secret = new_secret()
-    Bot.objects.filter(pk=bot.pk).update(secret=secret, updated_at=timezone.now())
+    secret, now = new_secret(), timezone.now()
+    hours = settings.BOTS_SECRET_OVERLAP_HOURS
+    Bot.objects.filter(pk=bot.pk).update(
+        secret=secret, previous_secret=bot.secret if hours else "",
+        previous_secret_expires_at=now + timedelta(hours=hours) if hours else None,
+        updated_at=now)
     bot.refresh_from_db()
     return bot, secret
 
@@ -140,7 +151,8 @@ def bot_check(*, bot_id: int) -> Bot:
     later check passes). Never raises for what the bot does."""
     bot = Bot.objects.get(pk=bot_id)
     try:
-        handshake, reply = bot_handshake(url=bot.url, secret=bot.secret)
+        handshake, reply = bot_handshake(url=bot.url, secret=bot.secret,
+                                         previous_secret=bot_previous_secret(bot=bot))
     except (HandshakeFailed, BadBotUrl) as exc:
         reason = getattr(exc, "reason", "bad_url")
         Bot.objects.filter(pk=bot.pk).update(handshake_ok=False, handshake_at=timezone.now(),
@@ -177,8 +189,6 @@ def calls_prune(*, days: int | None = None, chunk: int = 5000,
     all), oldest first, ``chunk`` rows per statement so no delete holds locks for long, at most
     ``max_rows`` per run (the next run goes on). One row per bot move would otherwise grow
     without bound; bots' stats are over the rows kept. Returns how many were deleted."""
-    from datetime import timedelta
-
     days = settings.BOTS_CALL_LOG_DAYS if days is None else days
     if days <= 0:
         return 0

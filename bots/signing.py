@@ -2,9 +2,11 @@
 
 The scheme (https://www.standardwebhooks.com): headers ``webhook-id``, ``webhook-timestamp``
 (Unix seconds) and ``webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`` keyed
-with the secret's bytes (``whsec_<base64>``). Signing and verifying use the ``standardwebhooks``
-package, the specification's own reference implementation, so any of its libraries in other
-languages verifies our calls.
+with the secret's bytes (``whsec_<base64>``). After a secret rotation a call carries two
+space-separated signatures, by the new and the previous secret, so a bot that still holds the
+previous one keeps verifying our calls until it is redeployed (the scheme allows several).
+Signing and verifying use the ``standardwebhooks`` package, the specification's own reference
+implementation, so any of its libraries in other languages verifies our calls.
 """
 
 from __future__ import annotations
@@ -32,25 +34,31 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
-def sign_headers(secret: str, body: bytes, *, msg_id: str | None = None,
-                 timestamp: int | None = None) -> dict[str, str]:
-    """The three ``webhook-*`` headers for ``body``. A fresh id per call lets a bot drop replays."""
+def sign_headers(secret: str, body: bytes, *, previous_secret: str = "",
+                 msg_id: str | None = None, timestamp: int | None = None) -> dict[str, str]:
+    """The three ``webhook-*`` headers for ``body``, signed with ``secret`` and, if given, also
+    with ``previous_secret``. A fresh id per call lets a bot drop replays."""
     return {name.decode(): value.decode()
-            for name, value in signed_header_pairs(secret, body, msg_id=msg_id,
-                                                    timestamp=timestamp)}
+            for name, value in signed_header_pairs(secret, body, previous_secret=previous_secret,
+                                                    msg_id=msg_id, timestamp=timestamp)}
 
 
-def signed_header_pairs(secret: str, body: bytes, *, msg_id: str | None = None,
+def signed_header_pairs(secret: str, body: bytes, *, previous_secret: str = "",
+                        msg_id: str | None = None,
                         timestamp: int | None = None) -> list[tuple[bytes, bytes]]:
     """:func:`sign_headers` as the ``(name, value)`` byte pairs an HTTP client sends as is."""
     msg = (msg_id or f"msg_{uuid.uuid4().hex}").encode()
     timestamp = int(time.time()) if timestamp is None else timestamp
+    signed = b"%s.%d.%s" % (msg, timestamp, body)
     # The scheme's HMAC computed directly with the decoded key (cached per secret): the same
     # bytes as ``Webhook(secret).sign`` (the specification's test vector checks it), without
     # re-decoding the secret and round-tripping the body through str on every call.
-    mac = hmac.new(_key(secret), b"%s.%d.%s" % (msg, timestamp, body), hashlib.sha256).digest()
+    keys = [secret, previous_secret] if previous_secret else [secret]
+    signatures = b" ".join(
+        b"v1," + base64.b64encode(hmac.new(_key(key), signed, hashlib.sha256).digest())
+        for key in keys)
     return [(b"webhook-id", msg), (b"webhook-timestamp", b"%d" % timestamp),
-            (b"webhook-signature", b"v1," + base64.b64encode(mac))]
+            (b"webhook-signature", signatures)]
 
 
 @lru_cache(maxsize=4096)

@@ -33,6 +33,7 @@ from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client
+from .selectors import bot_previous_secret
 
 WEBHOOK = "webhook"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
@@ -80,7 +81,7 @@ def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
             labels.append(f"{seat.kind} {seat.bot}")
         else:
             labels.append("open seat")
-    return protocol.MatchInfo(id=str(table.match_id), game=table.game, options=table.options,
+    return protocol.MatchInfo(id=int(table.match_id), game=table.game, options=table.options,
                               seats=labels,
                               timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
                                              table.move_time_limit * 1000),
@@ -111,8 +112,9 @@ class WebhookSession:
         """Built on first use (a batch that calls nobody costs no user query)."""
         if self._caller is None:
             self._info = match_info(self.table, self.bots)
-            endpoints = {n: Endpoint(bot.url, bot.secret) for n, bot in self.bots.items()
-                         if bot is not None}
+            endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions,
+                                     previous_secret=bot_previous_secret(bot=bot))
+                         for n, bot in self.bots.items() if bot is not None}
             self._caller = WebhookCaller(self._info, endpoints, bot_client)
         return self._caller
 

@@ -200,6 +200,9 @@ BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", False)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
+# After a secret rotation calls are signed with the previous secret too for this long, so the
+# bot keeps verifying them until it is redeployed with the new one; 0 cuts the old one at once.
+BOTS_SECRET_OVERLAP_HOURS = env_int("BOTS_SECRET_OVERLAP_HOURS", 24, minimum=0)
 # Days of bot call log kept (one row per call; bots' stats are over these); 0 keeps all.
 BOTS_CALL_LOG_DAYS = env_int("BOTS_CALL_LOG_DAYS", 30, minimum=0)
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """A Bluff League starter bot: protocol v1, every game, Python standard library only.
 
-    BOT_SECRET=whsec_... python bot.py --port 8000
+    python bot.py --port 8001                        # 1. no secret yet: accepts every call
+    # 2. register http://127.0.0.1:8001 with the platform: its answer has your secret
+    BOT_SECRET=whsec_... python bot.py --port 8001   # 3. restart it with that secret
 
 It checks each call's Standard Webhooks signature, answers the handshake, and plays a legal
 random action: from ``legal_actions`` when the platform sends the list, else from the compact
-``legal_description`` (DTC offers). Replace :func:`choose` with your strategy.
+``legal_description`` (DTC offers over 256: its handshake says ``compact_legal_actions: true``,
+so the platform may leave those long lists out). Replace :func:`choose` with your strategy.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import hmac
 import json
 import os
 import random
+import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 NAME = "starter bot"
 AUTHOR = "you"
@@ -100,6 +105,10 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _route(self) -> str:
+        """The request path without the query string your URL may carry (``/move?team=blue``)."""
+        return urlsplit(self.path).path.rstrip("/")
+
     def _body(self) -> bytes | None:
         length = self.headers.get("Content-Length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
@@ -115,30 +124,34 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         if self._body() is None:
             return
-        if self.path.rstrip("/") != "":
+        if self._route() != "":
             self._answer(404, {"error": "not found"})
             return
-        self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES})
+        # compact_legal_actions: choose() reads legal_description when a long list is left out.
+        self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES,
+                           "compact_legal_actions": True})
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._body()
         if raw is None:
             return
-        if self.path == "/move":
+        route = self._route()
+        if route == "/move":
             try:
                 action = choose(json.loads(raw))
             except (ValueError, KeyError, TypeError) as exc:
                 self._answer(400, {"error": str(exc)})
                 return
             self._answer(200, {"action": action})
-        elif self.path in ("/start", "/end"):
+        elif route in ("/start", "/end"):
             self._answer(200, {})
         else:
             self._answer(404, {"error": "not found"})
 
 
 def make_server(host: str, port: int, secret: str | None) -> ThreadingHTTPServer:
-    """A ready server; ``secret`` None accepts unsigned calls (local experiments only)."""
+    """A ready server; ``secret`` None accepts every call, signed or not: how the bot answers
+    the registration handshake before you have its secret (then restart it with the secret)."""
     handler = type("BotHandler", (Handler,), {"key": secret_key(secret) if secret else None})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
@@ -148,13 +161,18 @@ def make_server(host: str, port: int, secret: str | None) -> ThreadingHTTPServer
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    # 8001: `make run` serves the platform itself on 8000.
+    parser.add_argument("--port", type=int, default=int(os.environ.get("BOT_PORT", "8001")))
     args = parser.parse_args()
     secret = os.environ.get("BOT_SECRET")
     server = make_server(args.host, args.port, secret)
-    print(f"{NAME} on http://{args.host}:{server.server_address[1]} "
-          f"({'checking signatures' if secret else 'NOT checking signatures: set BOT_SECRET'})",
-          flush=True)
+    url = f"http://{args.host}:{server.server_address[1]}"
+    print(f"{NAME} on {url} ({'checking signatures' if secret else 'NO SECRET'})", flush=True)
+    if not secret:
+        print(f"WARNING: BOT_SECRET is not set, so this bot accepts EVERY call, signed or not.\n"
+              f"  That is only for registering it: register {url}, then restart it with\n"
+              f"  BOT_SECRET=<the whsec_... secret the registration answered> so it refuses\n"
+              f"  calls that are not from the platform.", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

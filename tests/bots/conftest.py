@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import socket
 import threading
 import time
@@ -81,7 +82,9 @@ def starter_url(starter: ModuleType, secret: str) -> Iterator[str]:
 
 class FakeBot(ThreadingHTTPServer):
     """A bot whose /move answer is ``behaviour``: good, slow, gated (good once the test opens
-    its gate), error500, invalid_json, illegal, huge, huge_stream, redirect, bad_shape. Counts
+    its gate), error500, invalid_json, illegal, null_action, list_only (an action from
+    legal_actions, null without it), huge, huge_stream, redirect, bad_shape. ``compact``: its
+    handshake says ``compact_legal_actions: true``. Counts
     calls per path; verifies every signature."""
 
     daemon_threads = True
@@ -92,9 +95,12 @@ class FakeBot(ThreadingHTTPServer):
         self.behaviour = behaviour
         self.starter = starter
         self.sleep = 0.5
-        self.calls: Counter = Counter()
+        self.compact = False
+        self.handshake: dict[str, Any] = {}  # keys that replace those of its handshake
+        self.calls: Counter = Counter()  # by path as requested, query string included
         self.bad_signatures = 0
         self.hosts: list[str] = []
+        self.match_ids: set[Any] = set()  # ``match.id`` of every POST body
         self.connections = 0  # TCP connections accepted
         #: (start, end) of each /move this bot handled, by the monotonic clock.
         self.move_windows: list[tuple[float, float]] = []
@@ -145,12 +151,15 @@ class _FakeHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         self._read()
         self._send(200, json.dumps({"apiversion": "1", "name": "fake", "author": "tests",
-                                    "games": list(game_ids())}).encode())
+                                    "games": list(game_ids()),
+                                    "compact_legal_actions": self.server.compact,
+                                    **self.server.handshake}).encode())
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read()
+        self.server.match_ids.add(json.loads(raw)["match"]["id"])
         behaviour = self.server.behaviour
-        if self.path != "/move":
+        if self.path.split("?", 1)[0] != "/move":
             self._send(200, b"{}")
             return
         started = time.monotonic()
@@ -167,7 +176,13 @@ class _FakeHandler(BaseHTTPRequestHandler):
         elif behaviour == "bad_shape":
             self._send(200, b'["not", "an", "object"]')
         elif behaviour == "illegal":
-            self._send(200, b'{"action": {"type": "no such move"}}')
+            self._send(200, b'{"action": {"type": "no such move"}, "log": "I meant to bluff"}')
+        elif behaviour == "list_only":  # written from the request table: reads legal_actions
+            legal = json.loads(raw).get("legal_actions")
+            action = random.choice(legal) if legal else None
+            self._send(200, json.dumps({"action": action}).encode())
+        elif behaviour == "null_action":
+            self._send(200, b'{"action": null, "log": "nothing to choose from"}')
         elif behaviour == "huge":
             self._send(200, b'{"action": {}, "log": "' + b"x" * 200_000 + b'"}')
         elif behaviour == "huge_stream":  # no Content-Length: the cap must stop the read

@@ -4,13 +4,16 @@ outsider."""
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
-from bots import tasks
+from bots import selectors, tasks
 from bots.models import Bot, BotCall
 from games import tasks as games_tasks
 from tests.games.conftest import documented_keys
@@ -65,13 +68,40 @@ def test_refused_and_blocked_urls(alice_api, refused_url, open_ref_server, setti
     assert "loopback" in response.json()["detail"]
 
 
-@pytest.mark.parametrize("data, code", [({"name": "x", "url": "ftp://bot.example"}, "bad_url"),
-                                        ({"name": "x"}, "invalid"),
-                                        ({"name": "x", "url": "http://u:p@bot.example"},
-                                         "bad_url")])
-def test_bad_requests(alice_api, data, code) -> None:
+@pytest.mark.parametrize("data, code, says", [
+    ({"name": "x", "url": "ftp://bot.example"}, "bad_url", "not ftp"),
+    ({"name": "x"}, "invalid", "required"),
+    ({"name": "x", "url": "http://u:p@bot.example"}, "bad_url", "credentials"),
+    ({"name": "x", "url": "http://127.0.0.1:99999/"}, "bad_url", "port 99999 is out of range"),
+    ({"name": "x", "url": "123"}, "bad_url", "must start with http:// or https://"),
+    ({"name": "x", "url": 123}, "invalid", "Must be a string"),
+    ({"name": "x", "url": ["http://bot.example"]}, "invalid", "not a list"),
+])
+def test_bad_requests(alice_api, data, code, says) -> None:
     response = alice_api.post("/api/bots/", data, format="json")
     assert response.status_code == 400 and response.json()["code"] == code
+    assert says in json.dumps(response.json())
+    assert not Bot.objects.exists()
+
+
+def test_the_handshake_games_are_listed_once_and_unknown_ids_reported(alice_api,
+                                                                      fake_bot) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"games": ["dtc", "chess", "dtc", "dot", "chess"]}
+    created = register(alice_api, bot.url).json()
+    assert created["games"] == ["dtc", "dot"] and created["unknown_games"] == ["chess"]
+    assert alice_api.get(f"/api/bots/{created['id']}/").json()["unknown_games"] == ["chess"]
+    bot.handshake = {"games": ["dot", "go"]}
+    checked = alice_api.post(f"/api/bots/{created['id']}/check/").json()
+    assert checked["games"] == ["dot"] and checked["unknown_games"] == ["go"]
+
+
+def test_apiversion_must_be_the_string_1(alice_api, fake_bot) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"apiversion": 1}
+    response = register(alice_api, bot.url)
+    assert response.status_code == 422 and response.json()["reason"] == "bad_shape"
+    assert '"apiversion" must be the string "1", not the number 1' in response.json()["detail"]
 
 
 def test_names_are_unique_per_owner(alice_api, charlie_api, open_ref_server) -> None:
@@ -126,6 +156,37 @@ def test_disable_enable_rotate_delete(alice_api, open_ref_server) -> None:
     assert alice_api.get(f"/api/bots/{bot_id}/").status_code == 404
 
 
+def test_after_a_rotation_the_previous_secret_works_for_the_overlap_only(
+        alice_api, open_ref_server, monkeypatch, settings) -> None:
+    """A bot still holding its old secret passes its handshake (calls carry both signatures)
+    until the overlap ends, then fails it: it must be redeployed with the new secret."""
+    settings.BOTS_SECRET_OVERLAP_HOURS = 24
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    open_ref_server.secret = created["secret"]  # the bot checks signatures with its secret
+    bot_id = created["id"]
+    before = timezone.now()
+    rotated = alice_api.post(f"/api/bots/{bot_id}/rotate-secret/").json()
+    expires = datetime.fromisoformat(rotated["previous_secret_expires_at"])
+    assert timedelta(hours=24) <= expires - before <= timedelta(hours=24, minutes=1)
+    assert alice_api.post(f"/api/bots/{bot_id}/check/").json()["handshake_ok"]
+    monkeypatch.setattr(selectors.timezone, "now", lambda: expires + timedelta(seconds=1))
+    checked = alice_api.post(f"/api/bots/{bot_id}/check/").json()
+    assert not checked["handshake_ok"] and "HTTP 401" in checked["handshake_error"]
+    assert checked["previous_secret_expires_at"] is None
+    open_ref_server.secret = rotated["secret"]  # redeployed
+    assert alice_api.post(f"/api/bots/{bot_id}/check/").json()["handshake_ok"]
+
+
+def test_with_no_overlap_a_rotation_cuts_the_old_secret_at_once(alice_api, open_ref_server,
+                                                                settings) -> None:
+    settings.BOTS_SECRET_OVERLAP_HOURS = 0
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    open_ref_server.secret = created["secret"]
+    rotated = alice_api.post(f"/api/bots/{created['id']}/rotate-secret/").json()
+    assert rotated["previous_secret_expires_at"] is None
+    assert not alice_api.post(f"/api/bots/{created['id']}/check/").json()["handshake_ok"]
+
+
 def test_the_health_check_task_records_the_result(alice_api, open_ref_server,
                                                   refused_url) -> None:
     bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
@@ -152,6 +213,16 @@ def test_admin_pages(alice_api, open_ref_server, django_user_model) -> None:
     for page in ("bot/", "botseat/", "botcall/", f"bot/{bot_id}/change/",
                  "bot/?enabled__exact=1&handshake_ok__exact=1", "botcall/?path__exact=handshake"):
         assert client.get(f"/admin/bots/{page}").status_code == 200, page
+
+
+def test_the_admin_shows_neither_secret_after_a_rotation(alice_api, open_ref_server,
+                                                         django_user_model) -> None:
+    client = Client()
+    created = register(alice_api, open_ref_server.base_url + "/random").json()
+    rotated = alice_api.post(f"/api/bots/{created['id']}/rotate-secret/").json()
+    client.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))
+    page = client.get(f"/admin/bots/bot/{created['id']}/change/").content.decode()
+    assert created["secret"] not in page and rotated["secret"] not in page
 
 
 def test_the_schema_documents_the_bots_api() -> None:

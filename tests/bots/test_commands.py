@@ -15,8 +15,9 @@ from django.core.management import CommandError, call_command
 
 from bots import protocol
 from bots.net import Call
-from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
-from bots.signing import sign_headers
+from bots.offline import FailureStreak, ReferenceSeat, WebhookSeat, play_webhook_match
+from bots.signing import new_secret, sign_headers
+from games.driver import Move
 from games.engine import get_game
 
 from .conftest import ROOT, SHORT_OPTIONS
@@ -80,16 +81,106 @@ def test_check_bot_reports_illegal_actions_and_fails(fake_bot, secret) -> None:
     assert re.search(r"illegal actions: [1-9]", out.getvalue())
 
 
+@pytest.mark.parametrize("compact", [False, True])
+def test_check_bot_sends_what_the_handshake_asked_for(fake_bot, secret, compact) -> None:
+    """A bot that reads only legal_actions passes unless it asked for the compact form; then
+    the report names the field it should have read."""
+    bot = fake_bot("list_only")
+    bot.compact = compact
+    out = StringIO()
+    args = ("check_bot", bot.url, "--game", "dtc", "--matches", "2", "--secret", secret,
+            "--no-progress")
+    if not compact:
+        call_command(*args, stdout=out)
+        assert "no failures" in out.getvalue()
+        assert "gets always the complete legal_actions" in out.getvalue()
+        return
+    with pytest.raises(CommandError, match="failed move"):
+        call_command(*args, stdout=out)
+    assert re.search(r"strike bad_shape: \d+ .*build the action from legal_description",
+                     out.getvalue())
+
+
+def test_check_bot_reports_unknown_game_ids(fake_bot, secret) -> None:
+    bot = fake_bot("good")
+    bot.handshake = {"games": ["dice_cup", "chess", "dice_cup"]}
+    out = StringIO()
+    call_command("check_bot", bot.url, "--game", "dice_cup", "--matches", "1", "--secret",
+                 secret, "--no-progress", stdout=out)
+    assert "games ['dice_cup']" in out.getvalue()
+    assert "not games here (ignored): ['chess']" in out.getvalue()
+
+
+@pytest.mark.parametrize("limit, stops", [(3, True), (0, False)])
+def test_check_bot_stops_after_max_failures_in_a_row(fake_bot, secret, limit, stops) -> None:
+    bot = fake_bot("illegal")
+    out = StringIO()
+    with pytest.raises(CommandError, match="failed move"):
+        call_command("check_bot", bot.url, "--game", "dice_cup", "--matches", "3", "--secret",
+                     secret, "--no-progress", "--max-failures", str(limit), stdout=out)
+    text = out.getvalue()
+    if stops:
+        assert bot.calls["/move"] == 3 and bot.calls["/end"] == 0
+        assert ("stopped early in match 1 of 3 after 3 consecutive failed moves (the last: "
+                "illegal_action: ") in text and "--max-failures 3" in text
+    else:
+        assert bot.calls["/end"] == 3 and bot.calls["/move"] > 3 and "stopped" not in text
+
+
+def test_a_good_move_ends_a_failure_streak() -> None:
+    streak = FailureStreak(limit=2)
+    failed = Move(n=1, kind="default", seat=0, action={}, events=[], event_count=0,
+                  strike="timeout", detail="no answer")
+    played = Move(n=2, kind="action", seat=0, action={}, events=[], event_count=0)
+    for move in (failed, played, failed):
+        streak.note(move)
+    assert not streak.reached
+    streak.note(failed)
+    assert streak.reached and streak.why() == ("2 consecutive failed moves (the last: timeout: "
+                                               "no answer)")
+    assert not FailureStreak(limit=0, count=99).reached
+
+
 def test_check_bot_stops_at_a_failed_handshake(starter_url) -> None:
     with pytest.raises(CommandError, match="handshake failed.*wrong --secret"):
         call_command("check_bot", starter_url, "--matches", "1", "--no-progress",
                      stdout=StringIO())
 
 
+def test_the_starter_bot_without_a_secret_answers_the_handshake_and_says_so(client) -> None:
+    """Run as the README says before registering: no BOT_SECRET. It must pass the registration
+    handshake (signed with a secret it cannot know yet) and warn loudly that it checks
+    nothing."""
+    env = {k: v for k, v in os.environ.items() if k != "BOT_SECRET"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "examples/starter_bot/bot.py"),
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+", proc.stdout.readline()).group(0)
+        reply = client.call(Call(url=url, path="", body=b"", secret=new_secret(), timeout=2,
+                                 method="GET"))
+    finally:
+        proc.terminate()
+        warning = proc.communicate(timeout=10)[1]
+    assert reply.failure is None and json.loads(reply.body)["apiversion"] == "1"
+    assert warning.startswith("WARNING: BOT_SECRET is not set")
+    assert "accepts EVERY call" in warning and "restart it with" in warning
+
+
+def test_starter_bot_answers_under_a_url_with_a_query_string(starter_url, secret, client) -> None:
+    state = get_game("dice_cup").new_match(players=3, seed=1)
+    match = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
+                               seats=["a", "b", "c"], timeout_ms=1000)
+    body = protocol.encode(protocol.move_body(match, state, state.to_act()[0]))
+    reply = client.call(Call(url=starter_url + "/?team=blue", path="move", body=body,
+                             secret=secret, timeout=2))
+    assert reply.failure is None and "action" in json.loads(reply.body)
+
+
 def test_starter_bot_is_fast(starter, secret) -> None:
     """Its own work per move stays well under a millisecond (the issue's bar)."""
     state = get_game("dice_cup").new_match(players=4, seed=1)
-    match = protocol.MatchInfo(id="x", game="dice_cup", options=state.options,
+    match = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
                                seats=["a", "b", "c", "d"], timeout_ms=1000)
     raw = protocol.encode(protocol.move_body(match, state, state.to_act()[0]))
     headers = sign_headers(secret, raw)

@@ -97,6 +97,18 @@ def test_connection_refused_is_a_strike_and_the_match_completes(client, refused_
     assert_defaults_replayed(report, 0)
 
 
+@pytest.mark.parametrize("behaviour, log", [("illegal", "I meant to bluff"),
+                                            ("null_action", "nothing to choose from")])
+def test_the_log_line_of_a_failed_answer_is_kept(client, fake_bot, secret, behaviour,
+                                                 log) -> None:
+    bot = fake_bot(behaviour)
+    report = play_webhook_match("dice_cup", _seats(bot.url, secret, 3), client=client, seed=4,
+                                strike_limit=None)
+    stats = report.seats[0]
+    assert stats.strike_count == stats.moves > 0
+    assert [line for _, line in stats.logs] == [log] * stats.moves
+
+
 def test_good_bot_plays_every_move_itself_with_logs(client, fake_bot, secret, game_id) -> None:
     bot = fake_bot("good")
     game = get_game(game_id)
@@ -107,6 +119,7 @@ def test_good_bot_plays_every_move_itself_with_logs(client, fake_bot, secret, ga
     assert not stats.strikes and stats.defaults == 0 and stats.moves > 0
     assert len(stats.latencies_ms) == stats.moves == bot.calls["/move"]
     assert stats.logs[-1][1] == "thinking"
+    assert len(bot.match_ids) == 1 and isinstance(bot.match_ids.pop(), int)
     summary = stats.summary()
     assert summary["latency_ms"]["p50"] <= summary["latency_ms"]["p95"] <= summary["latency_ms"]["max"]
 
@@ -115,7 +128,7 @@ def test_the_game_is_the_same_whoever_plays_it(client, ref_server, secret) -> No
     """Reference bots over HTTP make the same match as in-process: the protocol loses nothing."""
     url = ref_server.base_url + "/random"
     over_http = play_webhook_match("dice_cup", [WebhookSeat(url, secret)] * 3, client=client,
-                                   seed=11, match_id="same")
+                                   seed=11, match_id=7)
     assert all(d.source == "bot" for d in over_http.history)
     again = replay("dice_cup", 3, 11, None, [(d.seat, d.action) for d in over_http.history])
     assert again.result() == over_http.state.result()

@@ -4,6 +4,7 @@ no redirects, capped bodies. DNS is faked (``bots.net.resolve_host``), so no rea
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import threading
 
@@ -11,7 +12,8 @@ import pycurl
 import pytest
 
 from bots import net, protocol
-from bots.net import BadBotURL, BotClient, Call, check_url, classify_address
+from bots.net import (BadBotURL, BlockedAddress, BotClient, Call, check_address, check_url,
+                      classify_address, join_url)
 
 BLOCKED = [
     ("127.0.0.1", "loopback"), ("127.8.9.10", "loopback"), ("::1", "loopback"),
@@ -117,11 +119,27 @@ def test_loopback_is_refused_for_real_with_the_setting_off(fake_bot, secret) -> 
     assert bot.calls == {}
 
 
-@pytest.mark.parametrize("url", ["ftp://bot.example", "http://", "http://u:p@bot.example/",
-                                 "http://bot.example/#x", "not a url"])
-def test_bad_urls(url: str) -> None:
-    with pytest.raises(BadBotURL):
+@pytest.mark.parametrize("url, says", [
+    ("ftp://bot.example", "must be http:// or https://, not ftp"),
+    ("http://", "needs a host"),
+    ("http://u:p@bot.example/", "credentials"),
+    ("http://bot.example/#x", "#fragment"),
+    ("not a url", "'not a url' is not a URL: it must start with http:// or https://"),
+    ("123", "'123' is not a URL: it must start with http:// or https://"),
+    (123, "must be a string, not int"),
+    ("http://bot.example:99999/", "port 99999 is out of range (1-65535)"),
+    ("http://bot.example:0/", "port 0 is out of range"),
+])
+def test_bad_urls(url, says: str) -> None:
+    with pytest.raises(BadBotURL, match=re.escape(says)):
         check_url(url)
+
+
+def test_a_refused_address_is_named_with_the_right_article() -> None:
+    with pytest.raises(BlockedAddress, match=r"^0\.0\.0\.0 is an unspecified address$"):
+        check_address(ipaddress.ip_address("0.0.0.0"), allow_private=True)
+    with pytest.raises(BlockedAddress, match=r"^127\.0\.0\.1 is a loopback address$"):
+        check_address(ipaddress.ip_address("127.0.0.1"), allow_private=False)
 
 
 def test_proxy_environment_is_ignored(monkeypatch, fake_bot, secret) -> None:
@@ -281,3 +299,15 @@ def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
         for _ in range(3):
             assert all(r.failure is None for r in client.call_many([call] * 3))
     assert bot.connections == 3 and bot.calls["/"] == 14
+
+
+@pytest.mark.parametrize("base, path, joined", [
+    ("http://h:8001", "move", "http://h:8001/move"),
+    ("http://h:8001/", "", "http://h:8001/"),
+    ("http://h:8001/?team=blue", "move", "http://h:8001/move?team=blue"),
+    ("http://h:8001?team=blue", "", "http://h:8001/?team=blue"),
+    ("http://h/api?x=1", "move", "http://h/api/move?x=1"),
+    ("http://h/api/?x=1&y=2", "start", "http://h/api/start?x=1&y=2"),
+])
+def test_join_url_keeps_the_query_string_at_the_end(base: str, path: str, joined: str) -> None:
+    assert join_url(base, path) == joined

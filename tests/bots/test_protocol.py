@@ -16,7 +16,7 @@ from games.engine.rng import Rng
 
 
 def _match(state) -> MatchInfo:
-    return MatchInfo(id="m1", game=state.game.id, options=state.options,
+    return MatchInfo(id=1, game=state.game.id, options=state.options,
                      seats=[f"p{i}" for i in range(state.players)], timeout_ms=500,
                      strike_limit=3)
 
@@ -42,22 +42,33 @@ def test_move_body_holds_the_view_and_the_legal_actions(game_id) -> None:
         assert body["match"]["seats"][seat] == {"seat": seat, "name": f"p{seat}"}
         legal = state.legal_actions(seat)
         assert body["legal_count"] == len(legal)
-        if "legal_actions" in body:
-            assert body["legal_actions"] == list(legal)
-        else:
-            assert len(legal) > protocol.LEGAL_LIST_LIMIT and "legal_description" in body
+        assert body["legal_actions"] == list(legal)  # the complete list, unless asked otherwise
         if n > 300:
             break
 
 
-def test_large_dtc_offer_lists_are_sent_as_a_description_the_bots_can_expand() -> None:
+def test_the_complete_list_goes_to_every_bot_that_did_not_ask_for_the_compact_form() -> None:
+    """A bot written from the request table reads legal_actions: it is never left out for it,
+    however long (DTC offers above LEGAL_LIST_LIMIT)."""
+    for seed in range(20):
+        for state, seat in _walk("dtc", seed):
+            legal = state.legal_actions(seat)
+            if len(legal) > protocol.LEGAL_LIST_LIMIT:
+                body = protocol.move_body(_match(state), state, seat)
+                assert body["legal_actions"] == list(legal)
+                assert body["legal_description"] == legal.describe()
+                return
+    pytest.fail("no DTC offer step above the limit in 20 matches")
+
+
+def test_large_dtc_offer_lists_are_sent_as_a_description_to_bots_that_accept_it() -> None:
     seen_large = seen_small = False
     for seed in range(20):
         for state, seat in _walk("dtc", seed):
             legal = state.legal_actions(seat)
             if not hasattr(legal, "describe"):
                 continue
-            body = protocol.move_body(_match(state), state, seat)
+            body = protocol.move_body(_match(state), state, seat, compact=True)
             assert body["legal_description"] == legal.describe()
             if len(legal) > protocol.LEGAL_LIST_LIMIT:
                 seen_large = True
@@ -128,6 +139,15 @@ def test_a_good_answer_and_its_log(asked) -> None:
     assert outcome == MoveAnswer(action=action, log="y" * protocol.LOG_LIMIT)
 
 
+@pytest.mark.parametrize("action, reason", [({"type": "no such move"}, protocol.ILLEGAL_ACTION),
+                                            (None, protocol.BAD_SHAPE)])
+def test_a_failed_answer_keeps_its_log(asked, action, reason) -> None:
+    state, seat = asked
+    raw = json.dumps({"action": action, "log": "z" * 5000}).encode()
+    outcome = protocol.parse_move_answer(state, seat, raw)
+    assert outcome == Failure(reason, outcome.detail, log="z" * protocol.LOG_LIMIT)
+
+
 def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
     state, seat = asked
     other = 1 - seat
@@ -136,9 +156,40 @@ def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
     assert isinstance(outcome, Failure) and outcome.reason == protocol.ILLEGAL_ACTION
 
 
+def _long_dtc_offer():
+    for seed in range(20):
+        for state, seat in _walk("dtc", seed):
+            if len(state.legal_actions(seat)) > protocol.LEGAL_LIST_LIMIT:
+                return state, seat
+    pytest.fail("no DTC offer step above the limit in 20 matches")
+
+
+@pytest.mark.parametrize("raw", [b'{"action": null}', b'{"log": "no list, no action"}'])
+def test_a_missing_action_without_the_complete_list_names_legal_description(raw) -> None:
+    state, seat = _long_dtc_offer()
+    compact = protocol.parse_move_answer(state, seat, raw, compact=True)
+    assert compact.reason == protocol.BAD_SHAPE and "legal_description" in compact.detail
+    listed = protocol.parse_move_answer(state, seat, raw)
+    assert listed.reason == protocol.BAD_SHAPE and "legal_description" not in listed.detail
+
+
+@pytest.mark.parametrize("extra, compact", [("", False),
+                                            (', "compact_legal_actions": false', False),
+                                            (', "compact_legal_actions": true', True),
+                                            (', "compact_legal_actions": "yes"', None)])
+def test_the_handshake_says_whether_the_bot_accepts_the_compact_form(extra, compact) -> None:
+    raw = b'{"apiversion": "1", "games": ["dtc"]%s}' % extra.encode()
+    outcome = protocol.parse_handshake(raw)
+    if compact is None:
+        assert outcome.reason == protocol.BAD_SHAPE and "compact_legal_actions" in outcome.detail
+    else:
+        assert outcome.compact_legal_actions is compact
+
+
 @pytest.mark.parametrize("raw, ok", [
     (b'{"apiversion": "1", "name": "n", "author": "a", "games": ["dtc"]}', True),
-    (b'{"apiversion": 1, "games": []}', True),
+    (b'{"apiversion": "1", "games": []}', True),
+    (b'{"apiversion": 1, "games": ["dtc"]}', False),
     (b'{"apiversion": "2", "games": []}', False),
     (b'{"apiversion": "1", "games": "dtc"}', False),
     (b"nope", False),
@@ -146,6 +197,20 @@ def test_an_answer_for_a_seat_not_asked_is_illegal(asked) -> None:
 def test_handshake(raw, ok) -> None:
     outcome = protocol.parse_handshake(raw)
     assert isinstance(outcome, protocol.Handshake) is ok
+
+
+@pytest.mark.parametrize("version, said", [(1, 'not the number 1'), (None, "not null"),
+                                           ("2", 'not the string "2"')])
+def test_apiversion_must_be_the_string_1(version, said) -> None:
+    outcome = protocol.parse_handshake(json.dumps({"apiversion": version,
+                                                   "games": ["dtc"]}).encode())
+    assert outcome == Failure(protocol.BAD_SHAPE, f'"apiversion" must be the string "1", {said}')
+
+
+def test_handshake_games_are_listed_once_and_unknown_ids_kept_apart() -> None:
+    raw = b'{"apiversion": "1", "games": ["dtc", "chess", "dot", "dtc", "chess"]}'
+    outcome = protocol.parse_handshake(raw)
+    assert outcome.games == ["dtc", "dot"] and outcome.unknown_games == ["chess"]
 
 
 def test_bodies_are_compact_utf8_json_with_string_keys() -> None:

@@ -51,6 +51,21 @@ def test_fresh_signatures_verify_and_tampering_does_not(starter) -> None:
         verify(secret, body, old)
 
 
+def test_signed_with_the_previous_secret_too_both_verify(starter) -> None:
+    """After a rotation a call carries two signatures: a bot holding either secret accepts it,
+    with the scheme's own library and with the starter bot; a third secret does not."""
+    new, previous, other = new_secret(), new_secret(), new_secret()
+    body = b'{"seat": 1}'
+    headers = sign_headers(new, body, previous_secret=previous)
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    for secret in (new, previous):
+        verify(secret, body, headers)
+        assert starter.signature_ok(starter.secret_key(secret), headers, body)
+    with pytest.raises(WebhookVerificationError):
+        verify(other, body, headers)
+    assert " " not in sign_headers(new, body)["webhook-signature"]
+
+
 def test_secrets_are_random_whsec_base64_of_32_bytes() -> None:
     first, second = new_secret(), new_secret()
     assert first.startswith("whsec_") and first != second

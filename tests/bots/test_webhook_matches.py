@@ -81,6 +81,7 @@ def test_mixed_table_webhook_reference_and_polling(alice_api, bob, bob_api,
         row = BotSeat.objects.get(match=match, number=number)
         assert row.started_at and row.ended_at and row.strikes == {}
     assert fake.calls["/start"] == fake.calls["/end"] == 1 and fake.calls["/move"] > 0
+    assert fake.match_ids == {match_id}, "match.id is the integer id of the REST API"
     assert fake.bad_signatures == 0, "every call is signed with the bot's secret"
     stats = alice_api.get(f"/api/bots/{body['id']}/").json()["stats"]
     assert stats["matches_played"] == 1 and stats["strike_total"] == 0
@@ -118,6 +119,53 @@ def test_two_webhook_bots_are_called_concurrently(alice_api, fake_bot, settings)
     assert len(overlapping) >= len(both)
 
 
+def test_a_bot_url_with_a_query_string_gets_every_call_with_it(alice_api, fake_bot) -> None:
+    """The query stays at the end of the URL: ``/move?team=blue``, not ``/?team=blue/move``."""
+    fake = fake_bot("good")
+    bot_id = register(alice_api, fake.url + "/?team=blue")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
+                                              {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    assert not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    assert set(fake.calls) == {"/?team=blue", "/start?team=blue", "/move?team=blue",
+                               "/end?team=blue"}
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_the_complete_legal_list_goes_to_bots_that_did_not_ask_for_the_compact_form(
+        alice_api, fake_bot, settings, compact) -> None:
+    """A bot that reads only legal_actions plays DTC without a strike unless its handshake
+    asked for the compact form; then it is told which field it should have read."""
+    settings.BLUFF_MAX_STRIKES = 0
+    fake = fake_bot("list_only")
+    fake.compact = compact
+    bot_id = register(alice_api, fake.url)
+    assert alice_api.get(f"/api/bots/{bot_id}/").json()["compact_legal_actions"] is compact
+    match_id = create(alice_api, "dtc", [{"kind": "webhook", "bot": bot_id},
+                                         {"kind": "reference", "bot": "random"},
+                                         {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    failed = BotCall.objects.filter(bot_id=bot_id, path="move").exclude(reason="")
+    if not compact:
+        assert not failed.exists() and not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    else:
+        assert failed.exists() and {c.reason for c in failed} == {"bad_shape"}
+        assert all("build the action from legal_description" in c.detail for c in failed)
+
+
+def test_a_bot_holding_the_previous_secret_plays_during_the_overlap(alice_api,
+                                                                   open_ref_server) -> None:
+    created = alice_api.post("/api/bots/", {"name": "ada", "url": open_ref_server.base_url
+                                            + "/dice_cup/random"}, format="json").json()
+    open_ref_server.secret = created["secret"]  # verifies with it, and is not redeployed
+    alice_api.post(f"/api/bots/{created['id']}/rotate-secret/")
+    match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": created["id"]},
+                                              {"kind": "reference", "bot": "random"}]).json()["id"]
+    match = play_out(match_id)
+    assert not Seat.objects.filter(match=match, strikes__gt=0).exists()
+    assert not BotCall.objects.exclude(reason="").exists()
+
+
 MISBEHAVIOURS = [("error500", "http_status"), ("invalid_json", "invalid_json"),
                  ("illegal", "illegal_action"), ("huge", "oversized_body"),
                  ("bad_shape", "bad_shape"), ("slow", "timeout"), ("redirect", "http_status")]
@@ -147,6 +195,9 @@ def test_a_misbehaving_bot_gets_the_default_action_and_a_strike(alice_api, fake_
     stats = alice_api.get(f"/api/bots/{bot_id}/").json()["stats"]
     assert stats["strikes"] == {reason: defaults} and stats["matches_played"] == 1
     assert stats["last_error"]["reason"] == reason and stats["last_error"]["detail"]
+    if behaviour == "illegal":  # the bot's log line is kept on a failed move too
+        assert set(BotCall.objects.filter(path="move").values_list("log", flat=True)) == {
+            "I meant to bluff"}
     log = alice_api.get(f"/api/matches/{match_id}/log/").json()
     fresh = get_game("dice_cup").new_match(players=3, seed=3)
     for entry in log["entries"]:  # the bot's seat played exactly the game's default actions
@@ -286,11 +337,11 @@ def test_failures_of_ours_are_platform_errors_in_the_stats_never_strikes(
     build = protocol.move_body
     asked = {"n": 0}
 
-    def flaky_body(info: Any, state: Any, seat: int) -> Any:
+    def flaky_body(info: Any, state: Any, seat: int, **options: Any) -> Any:
         asked["n"] += 1
         if seat == 1 and asked["n"] % 2:
             raise RuntimeError("engine view bug")
-        return build(info, state, seat)
+        return build(info, state, seat, **options)
 
     monkeypatch.setattr(protocol, "move_body", flaky_body)
     match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": broken.pk},

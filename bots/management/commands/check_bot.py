@@ -1,11 +1,13 @@
 """``manage.py check_bot URL``: try a bot before registering it.
 
-    python manage.py check_bot http://127.0.0.1:8000 --game dtc --matches 20 --secret whsec_...
+    python manage.py check_bot http://127.0.0.1:8001 --game dtc --matches 20 --secret whsec_...
 
 Handshake, then ``--matches`` matches against in-process reference bots with the bot in a
 rotating seat, through the match driver, caller, protocol and client of real matches, so the
-failure policy is the one real matches apply (no strike limit, so every problem is counted). Reports protocol errors, illegal actions, strikes and
-latency p50/p95/max; exits non-zero if anything failed.
+failure policy is the one real matches apply (no strike limit, so every problem is counted).
+Stops early after ``--max-failures`` consecutive failed moves (10; 0: never), so a bot that
+times out on every move costs seconds, not minutes. Reports protocol errors, illegal actions,
+strikes and latency p50/p95/max; exits non-zero if anything failed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from tqdm import tqdm
 from bots import protocol
 from bots.caller import percentile
 from bots.net import Call, client_from_settings
-from bots.offline import ReferenceSeat, SeatSpec, WebhookSeat, play_webhook_match
+from bots.offline import FailureStreak, ReferenceSeat, SeatSpec, WebhookSeat, play_webhook_match
 from bots.signing import new_secret
 from games.engine import EngineError, game_ids, get_game
 
@@ -43,11 +45,13 @@ class Command(BaseCommand):
         parser.add_argument("--allow-private", action="store_true",
                             default=settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
                             help="allow loopback/private addresses (default: the BOTS_ALLOW_PRIVATE_ADDRESSES setting)")
+        parser.add_argument("--max-failures", type=int, default=10,
+                            help="stop after this many consecutive failed moves (0: never)")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, url: str, game: str, matches: int, players: int | None,
                opponents: str, options: str, secret: str | None, timeout_ms: int, seed: int,
-               allow_private: bool, no_progress: bool, **kwargs) -> None:
+               allow_private: bool, no_progress: bool, max_failures: int, **kwargs) -> None:
         try:
             engine_game = get_game(game)
             match_options = json.loads(options)
@@ -56,22 +60,27 @@ class Command(BaseCommand):
         players = players or engine_game.default_players
         secret = secret or new_secret()
         with client_from_settings(allow_private=allow_private) as client:
-            self._handshake(client, url, secret, game, timeout_ms)
+            handshake = self._handshake(client, url, secret, game, timeout_ms)
             strikes: Counter = Counter()
             details: dict[str, str] = {}
             latencies: list[float] = []
-            moves = defaults = wins = 0
+            moves = defaults = wins = played = 0
             ranks: list[int] = []
+            streak = FailureStreak(limit=max(0, max_failures))
+            stopped = None
             progress = tqdm(range(matches), desc=f"{game} matches", unit="match",
                             disable=no_progress, file=sys.stderr)
             for m in progress:
                 seat = m % players
                 seats: list[SeatSpec] = [ReferenceSeat(opponents)] * players
-                seats[seat] = WebhookSeat(url, secret, name="checked bot")
+                seats[seat] = WebhookSeat(
+                    url, secret, name="checked bot",
+                    compact_legal_actions=handshake.compact_legal_actions)
                 try:
                     report = play_webhook_match(
                         game, seats, client=client, seed=seed + m, options=match_options,
-                        timeout_ms=timeout_ms, strike_limit=None, match_id=f"check-{seed + m}")
+                        timeout_ms=timeout_ms, strike_limit=None, match_id=seed + m + 1,
+                        streak=streak)
                 except EngineError as exc:
                     raise CommandError(str(exc)) from exc
                 stats = report.seats[seat]
@@ -81,25 +90,43 @@ class Command(BaseCommand):
                 latencies += stats.latencies_ms
                 moves += stats.moves
                 defaults += stats.defaults
+                played += 1
+                progress.set_postfix(strikes=sum(strikes.values()))
+                if report.stopped:
+                    stopped = report.stopped
+                    break
                 rank = report.state.result()["ranks"][seat]
                 ranks.append(rank)
                 wins += rank == 1
-                progress.set_postfix(strikes=sum(strikes.values()))
-        self._report(matches, moves, defaults, strikes, details, latencies, ranks, wins)
+            progress.close()
+        self._report(played, moves, defaults, strikes, details, latencies, ranks, wins)
+        if stopped:
+            self.stdout.write(self.style.WARNING(
+                f"stopped early in match {played} of {matches} after {stopped}; "
+                f"--max-failures {max_failures} (0: never stop)"))
         if strikes:
             raise CommandError(f"{sum(strikes.values())} failed move(s): see above")
 
-    def _handshake(self, client, url: str, secret: str, game: str, timeout_ms: int) -> None:
+    def _handshake(self, client, url: str, secret: str, game: str,
+                   timeout_ms: int) -> protocol.Handshake:
         reply = client.call(Call(url=url, path="", body=protocol.handshake_body(), secret=secret,
                                  timeout=timeout_ms / 1000, method="GET"))
         outcome = reply.failure or protocol.parse_handshake(reply.body)
         if isinstance(outcome, protocol.Failure):
             hint = " (wrong --secret?)" if reply.status == 401 else ""
             raise CommandError(f"handshake failed: {outcome.reason}: {outcome.detail}{hint}")
+        compact = (f"legal_description alone above {protocol.LEGAL_LIST_LIMIT} actions"
+                   if outcome.compact_legal_actions else "always the complete legal_actions")
         self.stdout.write(f"handshake ok: {outcome.name!r} by {outcome.author!r}, "
-                          f"games {outcome.games} ({reply.elapsed * 1000:.1f} ms)")
+                          f"games {outcome.games}, gets {compact} "
+                          f"({reply.elapsed * 1000:.1f} ms)")
+        if outcome.unknown_games:
+            self.stdout.write(self.style.WARNING(
+                f"the handshake lists ids that are not games here (ignored): "
+                f"{outcome.unknown_games}; ours are {list(game_ids())}"))
         if game not in outcome.games:
             self.stdout.write(self.style.WARNING(f"the bot does not list {game!r} in its games"))
+        return outcome
 
     def _report(self, matches: int, moves: int, defaults: int, strikes: Counter,
                 details: dict[str, str], latencies: list[float], ranks: list[int],
