@@ -25,6 +25,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games import schema
+
 # One error body and one set of codes for the whole API (the codes of this module are listed
 # in games.apis.ERROR_CODES).
 from games.apis import E400, E401, E429, _error, name_nested_serializers
@@ -92,7 +94,7 @@ class TournamentParticipantSerializer(serializers.Serializer):
 class TournamentSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
-    game = serializers.CharField()
+    game = schema.GameIdField()
     options = serializers.DictField(help_text="The options, merged over the game's defaults.")
     organiser = serializers.CharField()
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
@@ -174,14 +176,14 @@ class TournamentListCreateApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(serializers.Serializer):
-        game = serializers.CharField(required=False, max_length=32)
+        game = schema.GameIdField(required=False, max_length=32)
         status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
         organiser = serializers.CharField(required=False, max_length=150,
                                           help_text="The organiser's username.")
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
-        game = serializers.CharField(max_length=32, help_text="Engine game id.")
+        game = schema.GameIdField(max_length=32, help_text="Engine game id.")
         participants = TournamentParticipantSpecSerializer(
             many=True, max_length=1000,
             help_text="In entry order. How many a tournament takes (at least 2 and the table "

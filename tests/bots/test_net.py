@@ -12,8 +12,16 @@ import pycurl
 import pytest
 
 from bots import net, protocol
-from bots.net import (BadBotURL, BlockedAddress, BotClient, Call, check_address, check_url,
-                      classify_address, join_url)
+from bots.net import (
+    BadBotURL,
+    BlockedAddress,
+    BotClient,
+    Call,
+    check_address,
+    check_url,
+    classify_address,
+    join_url,
+)
 
 BLOCKED = [
     ("127.0.0.1", "loopback"), ("127.8.9.10", "loopback"), ("::1", "loopback"),
