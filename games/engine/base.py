@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -345,16 +345,20 @@ class State:
         public["type"] = event_type
         self._events.append((public, private))
 
-    def events_since(self, n: int = 0, seat: int | None = None) -> list[JSON]:
-        """Events ``n, n+1, ...`` as everyone saw them, each with its index ``"n"``; with
-        ``seat``, that seat's private details are added under ``"private"``."""
+    def _events_from(self, n: int) -> Iterator[tuple[JSON, dict[int, JSON] | None]]:
+        """(public event with its index ``"n"``, private parts by seat) for ``n, n+1, ...``."""
         offset = self._events_offset
         if n < offset:
             raise EngineError(f"events before {offset} are not in this state (saved without them)")
-        out = []
         for i in range(n - offset, len(self._events)):
             public, private = self._events[i]
-            event = {"n": offset + i, **public}
+            yield {"n": offset + i, **public}, private
+
+    def events_since(self, n: int = 0, seat: int | None = None) -> list[JSON]:
+        """Events ``n, n+1, ...`` as everyone saw them, each with its index ``"n"``; with
+        ``seat``, that seat's private details are added under ``"private"``."""
+        out = []
+        for event, private in self._events_from(n):
             if seat is not None and private and seat in private:
                 event["private"] = private[seat]
             out.append(event)
@@ -363,13 +367,8 @@ class State:
     def log_since(self, n: int = 0) -> list[JSON]:
         """Events ``n, n+1, ...`` for the record: public, with each seat's private details under
         ``"private"`` keyed by the seat as a string. For audits and replays, never for a seat."""
-        offset = self._events_offset
-        if n < offset:
-            raise EngineError(f"events before {offset} are not in this state (saved without them)")
         out = []
-        for i in range(n - offset, len(self._events)):
-            public, private = self._events[i]
-            event = {"n": offset + i, **public}
+        for event, private in self._events_from(n):
             if private:
                 event["private"] = {str(seat): detail for seat, detail in private.items()}
             out.append(event)
