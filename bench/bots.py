@@ -203,9 +203,9 @@ def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]
     from django.conf import settings
 
     from bots.models import BotCall, BotSeat
-    from config.celery import app
+    from config.celery import purge_queues
 
-    app.control.purge()
+    purge_queues()
     worker = start_worker(settings.QUEUE_MATCHES, "--pool", "solo")
     players = len(bench.seats)
 

@@ -138,9 +138,9 @@ def with_workers(matches_workers: list[list[str]], run):
     returns (its result, the matches workers' peak memory in KiB)."""
     from django.conf import settings
 
-    from config.celery import app
+    from config.celery import purge_queues
 
-    app.control.purge()
+    purge_queues()
     processes = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo")]
     matches = [start_worker(settings.QUEUE_MATCHES, *options) for options in matches_workers]
     processes += matches

@@ -15,3 +15,20 @@ app.autodiscover_tasks()
 def ping() -> str:
     """Round trip through the broker and a worker; used by health checks and tests."""
     return "pong"
+
+
+def purge_queues() -> int:
+    """Drop every message waiting on the platform's queues (``matches``, ``housekeeping``): for
+    tests and benches that start workers of their own. ``app.control.purge()`` empties only the
+    queues the app declares, which are not those the tasks are routed to. Returns how many."""
+    from django.conf import settings
+
+    dropped = 0
+    with app.connection_for_write() as conn:
+        channel = conn.default_channel
+        for queue in (settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING):
+            try:
+                dropped += channel.queue_purge(queue) or 0
+            except Exception:  # noqa: BLE001 - a queue nobody declared yet holds nothing
+                continue
+    return dropped

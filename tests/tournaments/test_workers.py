@@ -123,14 +123,9 @@ class Workers:
         self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
                     "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
         self.processes: dict[str, subprocess.Popen] = {}
-        from config.celery import app
+        from config.celery import purge_queues
 
-        with app.connection_for_write() as conn:  # no other test's messages
-            for queue in self.run.QUEUES:
-                try:
-                    conn.default_channel.queue_purge(queue)
-                except Exception:  # noqa: BLE001 - a queue nobody declared yet is empty
-                    pass
+        purge_queues()  # no other test's messages
 
     def start(self, queue: str) -> subprocess.Popen:
         extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
