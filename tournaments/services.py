@@ -207,16 +207,20 @@ def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tourname
     ones are kept."""
     tournament = tournament_get_changeable(tournament_id=tournament_id, user=user)
     with transaction.atomic():
+        # Match rows first, then the tournament row: the order every transaction that closes
+        # matches takes them in (see _finish_if_done).
+        open_rows = list(TournamentMatch.objects.select_for_update()
+                         .filter(tournament=tournament, status__in=OPEN)
+                         .values_list("pk", "status", "match_id"))
         cancelled = Tournament.objects.filter(
             pk=tournament.pk, status__in=[Tournament.Status.SCHEDULED,
                                           Tournament.Status.RUNNING]
         ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now())
         if not cancelled:
             raise TournamentNotRunning(f"the tournament is {tournament.status}")
-        running = list(TournamentMatch.objects.filter(
-            tournament=tournament, status=TournamentMatch.Status.RUNNING,
-            match__isnull=False).values_list("match_id", flat=True))
-        TournamentMatch.objects.filter(tournament=tournament, status__in=OPEN).update(
+        running = [match_id for _, status, match_id in open_rows
+                   if status == TournamentMatch.Status.RUNNING and match_id is not None]
+        TournamentMatch.objects.filter(pk__in=[pk for pk, _, _ in open_rows]).update(
             status=TournamentMatch.Status.CANCELLED, lease_until=None)
     for match_id in running:
         match_stop(match_id=match_id, reason="tournament cancelled")
@@ -433,14 +437,24 @@ def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
 
 
 def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
-    """Finish a running tournament with no match left to play (one conditional UPDATE)."""
-    left = TournamentMatch.objects.filter(tournament_id=tournament_id, status__in=OPEN)
-    finished = bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
-                    .exclude(Q(pk__in=left.values("tournament_id")))
-                    .update(status=Tournament.Status.FINISHED, finished_at=now))
-    if finished:
+    """Finish a running tournament with no match left to play.
+
+    Called at the end of every transaction that closes matches, after its own updates. It
+    first locks the tournament row: two workers closing the last two chunks at once would
+    otherwise each see the other's rows still open (neither committed) and neither would
+    finish it. With the lock the second waits for the first to commit, and its next
+    statement (READ COMMITTED) sees every closed row. Lock order is always match rows, then
+    the tournament row (:func:`tournament_cancel` too), so this cannot deadlock."""
+    with transaction.atomic():
+        running = (Tournament.objects.select_for_update()
+                   .filter(pk=tournament_id, status=Tournament.Status.RUNNING).exists())
+        if not running or TournamentMatch.objects.filter(tournament_id=tournament_id,
+                                                         status__in=OPEN).exists():
+            return False
+        Tournament.objects.filter(pk=tournament_id).update(
+            status=Tournament.Status.FINISHED, finished_at=now)
         _unseal(tournament_id)
-    return finished
+    return True
 
 
 def _unseal(tournament_id: int) -> None:

@@ -202,3 +202,53 @@ def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     assert log["complete"] and log["seed"] == first.seed
+
+
+@pytest.mark.postgres
+def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice, monkeypatch
+                                                                          ) -> None:
+    """Fan-in through the database: worker A closes its chunk and is held just before it
+    commits; worker B closes the last one meanwhile. Neither sees the other's rows closed
+    until it commits, so without the tournament row lock both leave it running forever."""
+    import threading
+
+    from django.db import connection
+
+    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: None)
+    tournament = create(alice, participants=refs(2), meetings=2)
+    services.tournament_start(tournament_id=tournament.pk)
+    at_commit, go_on = threading.Event(), threading.Event()
+    finish = services._finish_if_done
+    holder: list[int] = []
+
+    def hold_a(tournament_id: int, *, now: Any) -> bool:
+        done = finish(tournament_id, now=now)
+        if threading.current_thread().name == "A":
+            at_commit.set()
+            assert go_on.wait(20)
+        return done
+
+    monkeypatch.setattr(services, "_finish_if_done", hold_a)
+    errors: list[BaseException] = []
+
+    def play(name: str) -> None:
+        try:
+            holder.append(services.tournament_play(tournament_id=tournament.pk, limit=1)
+                          ["finished"])
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    a = threading.Thread(target=play, args=("A",), name="A")
+    b = threading.Thread(target=play, args=("B",), name="B")
+    a.start()
+    assert at_commit.wait(20)
+    b.start()
+    b.join(1)  # B closes its row and, with the lock, waits for A to commit
+    go_on.set()
+    a.join(20)
+    b.join(20)
+    assert not errors and holder == [1, 1]
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
