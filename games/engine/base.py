@@ -441,7 +441,8 @@ class State:
         """The whole state as plain JSON. With ``events=False`` the event log is left out (only
         its length is kept), for callers that store events themselves; the loaded state then
         answers ``events_since(n)`` for ``n >= event_count`` only."""
-        log = [[e, {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
+        log = ([[e, {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
+               if events else [])
         return copy.deepcopy({
             "game": self.game.id,
             "format": FORMAT_VERSION,
@@ -451,7 +452,7 @@ class State:
             "rng": self.rng.state,
             "moves": self.moves,
             "forfeited": self.forfeited,
-            "events": log if events else [],
+            "events": log,
             "events_offset": self._events_offset if events else self.event_count,
             "state": self.dump(),
         })
