@@ -141,7 +141,8 @@ QUEUE_MATCHES = "matches"
 QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
-                      "tournaments.play_matches": {"queue": QUEUE_MATCHES}}
+                      "tournaments.play_matches": {"queue": QUEUE_MATCHES},
+                      "tournaments.advance_night": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
@@ -165,6 +166,11 @@ CELERY_BEAT_SCHEDULE = {
     "tournaments-start-due": {
         "task": "tournaments.start_due",
         "schedule": float(env_int("TOURNAMENT_START_SWEEP_SECONDS", 15, minimum=1)),
+        "options": {"expires": 60},
+    },
+    "leagues-start-due-nights": {
+        "task": "tournaments.start_due_nights",
+        "schedule": float(env_int("LEAGUE_START_SWEEP_SECONDS", 15, minimum=1)),
         "options": {"expires": 60},
     },
     "tournaments-reap": {
@@ -218,6 +224,10 @@ TOURNAMENT_FORFEITS_TO_WITHDRAW = env_int("TOURNAMENT_FORFEITS_TO_WITHDRAW", 3, 
 TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 16, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
+
+# ---- Leagues (tournaments/leagues.py) --------------------------------------------------------
+LEAGUE_MAX_MEMBERS = env_int("LEAGUE_MAX_MEMBERS", 128, minimum=2)
+LEAGUE_MAX_HANDS_PER_NIGHT = env_int("LEAGUE_MAX_HANDS_PER_NIGHT", 100, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

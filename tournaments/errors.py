@@ -33,3 +33,18 @@ class TournamentNotRunning(DomainError):
 
 class GameNotFound(DomainError):
     code, status, default_detail = "game_not_found", 404, "No such game."
+
+
+class LeagueNotFound(DomainError):
+    code, status, default_detail = "league_not_found", 404, "No such league."
+
+
+class NotYourLeague(DomainError):
+    code, status, default_detail = ("not_your_league", 403,
+                                    "Only the league's organiser (or staff) may change it.")
+
+
+class BadLeague(DomainError):
+    """The game, options, tables, members, season or schedule cannot make a league."""
+
+    code, status, default_detail = "bad_league", 400, "This cannot be a league."

@@ -125,3 +125,145 @@ class TournamentMatch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament_id}#{self.number} {self.status}"
+
+
+# --------------------------------------------------------------------------------------------
+# Leagues (docs/leagues.md)
+# --------------------------------------------------------------------------------------------
+
+
+class League(models.Model):
+    """A standing group of members that meets on league nights; each night plays
+    ``hands_per_night`` hands at tables cut from the league's social order, and the season
+    table adds the hands up. The order and the points are carried by the league
+    (``tournaments.league_rules``); the engine plays one hand per match."""
+
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=32, db_index=True)
+    options = models.JSONField(default=dict, blank=True,
+                               help_text="Engine options of every hand's match.")
+    organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                  related_name="leagues")
+    table_size = models.PositiveSmallIntegerField(help_text="Most seats at one table.")
+    hands_per_night = models.PositiveSmallIntegerField(default=20)
+    moves_between_tables = models.PositiveSmallIntegerField(
+        default=1, help_text="How many move up and down between adjacent tables after a night.")
+    strike_limit = models.PositiveSmallIntegerField(help_text="Per hand; 0 = never forfeit.")
+    move_time_limit = models.PositiveIntegerField(help_text="Seconds per move.")
+    season_start = models.DateTimeField()
+    season_end = models.DateTimeField()
+    weekday = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Recurring nights: 0 = Monday ... 6 = Sunday (null: "
+                                         "only nights scheduled one by one).")
+    night_time = models.TimeField(null=True, blank=True,
+                                  help_text="Recurring nights: local start time.")
+    timezone = models.CharField(max_length=64, default="UTC",
+                                help_text="IANA zone of the recurring time, e.g. Europe/Paris.")
+    order = models.JSONField(default=list, blank=True,
+                             help_text="The social order (member indexes, best first) after "
+                                       "the last finished night.")
+    ordered = models.BooleanField(
+        default=False, help_text="False until a first hand has set the order (GD-2 draw).")
+    seed = models.BigIntegerField(help_text="Seeds every hand's deal.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} ({self.game})"
+
+
+class Member(models.Model):
+    """One member of a league: a webhook bot, a reference bot, or a person polling the API."""
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="members")
+    index = models.PositiveSmallIntegerField(help_text="0, 1, 2 ... in the order they joined.")
+    kind = models.CharField(max_length=16, choices=Participant.Kind.choices)
+    bot = models.CharField(max_length=100, blank=True, default="")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=100)
+    joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(null=True, blank=True,
+                                   help_text="Left the league: removed before the next night.")
+
+    class Meta:
+        ordering = ["league", "index"]
+        constraints = [models.UniqueConstraint(fields=["league", "index"],
+                                               name="member_unique_index")]
+
+    def __str__(self) -> str:
+        return f"{self.league_id}/{self.index} {self.name}"
+
+
+class Night(models.Model):
+    """One league night. ``status`` moves scheduled -> running -> finished (or failed, with
+    the reason, or cancelled); it is claimed with a conditional UPDATE when due, so two
+    dispatchers start it once. ``tables``: the members at each table when it started (best
+    first); each table then goes on hand by hand (:class:`Hand`)."""
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "scheduled"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        FAILED = "failed", "could not start"
+        CANCELLED = "cancelled", "cancelled"
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="nights")
+    number = models.PositiveIntegerField(help_text="1, 2, 3 ... in start order.")
+    starts_at = models.DateTimeField(db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED,
+                              db_index=True)
+    reason = models.CharField(max_length=300, blank=True, default="",
+                              help_text="Why it could not start.")
+    tables = models.JSONField(default=list, blank=True,
+                              help_text="Member indexes per table when it started, best first.")
+    order_before = models.JSONField(default=list, blank=True,
+                                    help_text="The league's order when the night started.")
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="A running night whose lease expired is advanced again.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["league", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "number"], name="night_unique_number"),
+            models.UniqueConstraint(fields=["league", "starts_at"], name="night_unique_start"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.league_id} night {self.number} {self.status}"
+
+
+class Hand(models.Model):
+    """One hand at one table of a night: one games match. Created running with its match;
+    done once the match's result is recorded (never replayed: a resumed night goes on from
+    the next hand)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+
+    night = models.ForeignKey(Night, on_delete=models.CASCADE, related_name="hands")
+    table = models.PositiveSmallIntegerField(help_text="0 = top table.")
+    number = models.PositiveSmallIntegerField(help_text="1, 2, 3 ... within the night.")
+    seats = models.JSONField(help_text="Member indexes by match seat.")
+    match = models.OneToOneField("games.Match", null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="league_hand")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING,
+                              db_index=True)
+    points = models.JSONField(null=True, blank=True, help_text="League points by seat.")
+    finish = models.JSONField(null=True, blank=True, help_text="Places by seat, 1 = best.")
+    order_after = models.JSONField(null=True, blank=True,
+                                   help_text="The table's social order for its next hand.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["night", "number", "table"]
+        constraints = [models.UniqueConstraint(fields=["night", "table", "number"],
+                                               name="hand_unique_number")]
+
+    def __str__(self) -> str:
+        return f"night {self.night_id} table {self.table} hand {self.number}"

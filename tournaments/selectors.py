@@ -14,9 +14,10 @@ from django.db.models import Count, QuerySet
 
 from games.engine import game_ids
 
+from . import league_rules
 from .confidence import certainty
 from .errors import GameNotFound, TournamentNotFound
-from .models import Participant, Tournament, TournamentMatch
+from .models import Hand, League, Night, Participant, Tournament, TournamentMatch
 from .ratings import ratings
 from .standings import MatchResult, standings
 
@@ -156,3 +157,20 @@ def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
              "name": names[entrants[r.participant]], "mu": r.mu, "sigma": r.sigma,
              "ordinal": r.ordinal, "matches": r.matches}
             for place, r in enumerate(board[:limit], start=1) if r.matches]
+
+
+def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
+    """The season table: every recorded hand of the league's nights added up, in the order
+    of ``league_rules.season_table`` (movement since the last finished night)."""
+    league = League.objects.get(pk=league_id)
+    records = []
+    for night_number, seats, points, finish in (
+            Hand.objects.filter(night__league=league, status=Hand.Status.DONE)
+            .values_list("night__number", "seats", "points", "finish")):
+        records.append(league_rules.HandRecord(
+            night=night_number, points=dict(zip(seats, points)), finish=dict(zip(seats, finish))))
+    last = (league.nights.filter(status=Night.Status.FINISHED).order_by("-number")
+            .values_list("order_before", flat=True).first())
+    order = list(league.order) or list(league.members.filter(left_at__isnull=True)
+                                       .values_list("index", flat=True))
+    return league_rules.season_table(league.game, records, order=order, previous_order=last)

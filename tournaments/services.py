@@ -24,7 +24,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q
@@ -36,6 +35,7 @@ from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
 from games.services import NewMatch, match_stop, matches_create, matches_unseal
 
+from .entrants import entrant_fields, seat_spec
 from .errors import (
     BadTournament,
     NotYourTournament,
@@ -126,25 +126,11 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
 
 def _entrant(game: str, index: int, spec: Mapping[str, Any],
              organiser: AbstractBaseUser) -> Participant:
-    kind = spec.get("kind")
-    if kind == Participant.Kind.PLAYER:
-        username = spec.get("user")
-        user = get_user_model().objects.filter(username=username).first() \
-            if isinstance(username, str) else None
-        if user is None:
-            raise BadTournament(f"participant {index}: no user {username!r}")
-        return Participant(index=index, kind=kind, user=user,
-                           name=spec.get("name") or user.get_username())
-    if kind not in (Participant.Kind.WEBHOOK, Participant.Kind.REFERENCE):
-        raise BadTournament(f"participant {index}: kind must be webhook, reference or player, "
-                            f"not {kind!r}")
-    bot = str(spec.get("bot") or "")
     try:
-        get_seat_kind(kind).check_bot(game, bot, organiser)
-    except (KeyError, ValueError) as exc:
+        fields = entrant_fields(game, spec, organiser)
+    except ValueError as exc:
         raise BadTournament(f"participant {index}: {exc}") from None
-    return Participant(index=index, kind=kind, bot=bot,
-                       name=spec.get("name") or f"{kind} {bot}")
+    return Participant(index=index, **fields)
 
 
 def _check_limits(organiser: AbstractBaseUser, new_matches: int) -> None:
@@ -335,16 +321,10 @@ def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
         # A duplicate deal is played once per rotation: no finished rotation may show it
         # while another is still to play.
         sealed=tournament.duplicate,
-        matches=[NewMatch(seats=[_seat_spec(people[i]) for i in row.seats], seed=row.seed,
+        matches=[NewMatch(seats=[seat_spec(people[i]) for i in row.seats], seed=row.seed,
                           seat_users={n: people[i].user for n, i in enumerate(row.seats)
                                       if people[i].kind == PLAYER})
                  for row in rows])
-
-
-def _seat_spec(participant: Participant) -> dict[str, Any]:
-    if participant.kind == Participant.Kind.PLAYER:
-        return {"kind": PLAYER}
-    return {"kind": participant.kind, "bot": participant.bot}
 
 
 def _withdraw_unseatable(tournament: Tournament, seated: Sequence[Participant], *,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import services
+from . import leagues, services
 
 
 @shared_task(name="tournaments.play_matches", ignore_result=True, acks_late=True,
@@ -36,5 +36,20 @@ def start_due() -> int:
 
 @shared_task(name="tournaments.reap", ignore_result=True, time_limit=300, soft_time_limit=240)
 def reap() -> int:
-    """Periodic: record, requeue or finish what a crash or a lost message left behind."""
-    return services.tournaments_reap()
+    """Periodic: record, requeue or finish what a crash or a lost message left behind, in
+    tournaments and league nights."""
+    return services.tournaments_reap() + leagues.nights_reap()
+
+
+@shared_task(name="tournaments.start_due_nights", ignore_result=True, time_limit=120,
+             soft_time_limit=100)
+def start_due_nights() -> int:
+    """Periodic: add recurring league nights whose time has come and start every due night."""
+    return leagues.nights_start_due()
+
+
+@shared_task(name="tournaments.advance_night", ignore_result=True, acks_late=True,
+             reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
+def advance_night(night_id: int) -> int:
+    """Start the next hands of a running league night (run twice, it starts them once)."""
+    return leagues.night_advance(night_id=night_id)

@@ -13,7 +13,7 @@ import pytest
 from tests.purity import FORBIDDEN, forbidden_imports
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
-PURE_MODULES = ("scheduling", "standings", "ratings", "confidence")
+PURE_MODULES = ("scheduling", "standings", "ratings", "confidence", "league_rules")
 
 
 @pytest.mark.parametrize("module", PURE_MODULES)

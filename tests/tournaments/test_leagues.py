@@ -1,0 +1,275 @@
+"""League nights through their services, tasks run in-process: Dalmuti social order, taxation
+seats and points carried hand to hand and night to night, joiners in the middle (GD-12),
+promotion and relegation across tables, scheduling with a frozen clock (daylight saving
+included), nights that cannot start, and a crash in the middle of a night."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta, timezone as dt_timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.utils import timezone
+
+from games.models import Match, MatchEvent
+from tournaments import league_rules, leagues, selectors
+from tournaments.errors import BadLeague, NotYourLeague
+from tournaments.models import Hand, League, Night
+
+pytestmark = pytest.mark.django_db(transaction=True)
+UTC = dt_timezone.utc
+
+
+@pytest.fixture
+def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
+    """League tasks run at once in this process, as a worker would run them."""
+    from tournaments import tasks
+
+    ran: list[tuple[str, int]] = []
+
+    def run(task: str, object_id: int) -> None:
+        ran.append((task, object_id))
+        getattr(tasks, task).apply(args=[object_id])
+
+    monkeypatch.setattr(leagues, "_enqueue", run)
+    return ran
+
+
+def refs(count: int) -> list[dict[str, Any]]:
+    names = ["heuristic", "random"]
+    return [{"kind": "reference", "bot": names[i % 2], "name": f"ref{i}"} for i in range(count)]
+
+
+def make_league(organiser: Any, *, members: int = 5, seed: int = 11, **kwargs: Any) -> League:
+    now = timezone.now()
+    kwargs.setdefault("game", "great_dalmuti")
+    kwargs.setdefault("table_size", 5)
+    kwargs.setdefault("hands_per_night", 3)
+    return leagues.league_create(
+        organiser=organiser, name="Thursday club", members=refs(members),
+        season_start=now - timedelta(days=1), season_end=now + timedelta(days=60), seed=seed,
+        **kwargs)
+
+
+def play_night(league: League, organiser: Any) -> Night:
+    night = leagues.night_schedule(league_id=league.pk, user=organiser,
+                                   starts_at=timezone.now())
+    assert leagues.nights_start_due() == 1
+    night.refresh_from_db()
+    return night
+
+
+def hands_of(night: Night, table: int = 0) -> list[Hand]:
+    return list(night.hands.filter(table=table).order_by("number"))
+
+
+def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights(
+        alice, inline_nights) -> None:
+    league = make_league(alice, options={"philanthropic": False})
+    first = play_night(league, alice)
+    assert first.status == "finished", first.reason
+    hands = hands_of(first)
+    assert [h.number for h in hands] == [1, 2, 3] and all(h.status == "done" for h in hands)
+    for before, after in zip(hands, hands[1:]):
+        # GD-2: the order of going out is the next hand's social order, Greater Dalmuti at
+        # seat 0; its match starts from that order (GD-12 initial_order) and taxes it (GD-4).
+        assert after.seats == before.order_after
+        match = Match.objects.get(pk=after.match_id)
+        assert match.options["initial_order"] == list(range(5)) and match.options["hands"] == 1
+        assert match.result["ranks"] == after.finish
+    for hand in hands:
+        assert sorted(hand.points) == [0, 1, 2, 3, 4], "GD-9: 1 point per player still in"
+        assert hand.order_after == sorted(hand.seats,
+                                          key=lambda m: hand.finish[hand.seats.index(m)])
+    league.refresh_from_db()
+    assert league.ordered and league.order == hands[-1].order_after, "one table: no movement"
+
+    second = play_night(league, alice)
+    assert second.status == "finished"
+    assert second.order_before == league.order and hands_of(second)[0].seats == league.order
+    table = selectors.league_table(league_id=league.pk)
+    assert sum(row.points for row in table) == 6 * 10 and all(r.hands == 6 for r in table)
+
+
+def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -> None:
+    league = make_league(alice, options={"philanthropic": True}, hands_per_night=4)
+    night = play_night(league, alice)
+    for hand in hands_of(night):
+        match = Match.objects.get(pk=hand.match_id)
+        assert match.options["philanthropic"] is True
+        assert hand.points == match.result["scores"], "GD-9 bonus included by the engine"
+        assert sum(hand.points) >= 10
+        [out] = [e["out_order"] for entry in MatchEvent.objects.filter(match=match)
+                 for e in entry.events if e["type"] == "hand_end"]
+        assert hand.order_after == [hand.seats[seat] for seat in out], \
+            "GD-2: the order of going out, even where the bonus ties the points"
+
+
+def test_a_member_who_joins_between_nights_enters_as_a_merchant_in_the_middle(
+        alice, inline_nights) -> None:
+    league = make_league(alice, members=5, table_size=6)
+    play_night(league, alice)
+    league.refresh_from_db()
+    before = list(league.order)
+    joiner = leagues.member_join(league_id=league.pk, user=alice,
+                                 spec={"kind": "reference", "bot": "random", "name": "new"})
+    second = play_night(league, alice)
+    assert second.status == "finished"
+    assert second.order_before == [*before[:2], joiner.index, *before[2:]], "GD-12: upper middle"
+    assert hands_of(second)[0].seats.index(joiner.index) == 2
+
+
+def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_nights) -> None:
+    league = make_league(alice, members=5, table_size=5)
+    play_night(league, alice)
+    league.refresh_from_db()
+    gone = league.order[0]
+    leagues.member_leave(league_id=league.pk, user=alice, index=gone)
+    second = play_night(league, alice)
+    assert second.status == "finished" and gone not in second.order_before
+    assert all(gone not in h.seats for h in hands_of(second))
+
+
+def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> None:
+    league = make_league(alice, members=8, table_size=4)
+    night = play_night(league, alice)
+    assert night.status == "finished" and len(night.tables) == 2
+    assert sorted(night.tables[0] + night.tables[1]) == list(range(8))
+    final = [hands_of(night, 0)[-1].order_after, hands_of(night, 1)[-1].order_after]
+    league.refresh_from_db()
+    upper, lower = final
+    assert league.order == [*upper[:3], lower[0], upper[3], *lower[1:]], \
+        "the best of the lower table and the worst of the upper one swap"
+    second = play_night(league, alice)
+    assert second.tables == [league.order[:4], league.order[4:]]
+
+
+def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_nights) -> None:
+    league = make_league(alice, game="dice_cup", members=3, table_size=3, hands_per_night=3)
+    night = play_night(league, alice)
+    hands = hands_of(night)
+    assert [h.seats[0] for h in hands] == night.tables[0], "each member leads once"
+    for hand in hands:
+        worse = [sum(1 for f in hand.finish if f > mine) for mine in hand.finish]
+        assert hand.points == worse
+
+
+def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
+    league = make_league(alice, members=3, table_size=5)
+    night = play_night(league, alice)
+    assert night.status == "failed" and "3 members" in night.reason
+    assert not night.hands.exists()
+
+
+def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nights,
+                                                               monkeypatch) -> None:
+    calm = make_league(alice, seed=5, hands_per_night=4)
+    calm_night = play_night(calm, alice)
+
+    league = make_league(alice, seed=5, hands_per_night=4)
+    real = leagues._start_ready_hands
+    calls = {"n": 0}
+
+    def crash_on_third(night: Night) -> list[Hand]:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise SystemExit("worker killed")
+        return real(night)
+
+    monkeypatch.setattr(leagues, "_start_ready_hands", crash_on_third)
+    with pytest.raises(SystemExit):
+        play_night(league, alice)
+    night = Night.objects.get(league=league)
+    assert night.status == "running" and night.hands.count() == 2, "hands 1-2 kept, 3 lost"
+    monkeypatch.setattr(leagues, "_start_ready_hands", real)
+    assert leagues.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
+    night.refresh_from_db()
+    assert night.status == "finished" and night.hands.count() == 4
+    assert [h.points for h in hands_of(night)] == [h.points for h in hands_of(calm_night)]
+    assert [h.order_after for h in hands_of(night)] == \
+        [h.order_after for h in hands_of(calm_night)]
+
+
+# ---- scheduling ------------------------------------------------------------------------------
+
+
+def recurring(organiser: Any, **kwargs: Any) -> League:
+    league = leagues.league_create(
+        organiser=organiser, name="Paris", game="great_dalmuti", members=refs(4), table_size=4,
+        hands_per_night=1, season_start=datetime(2026, 10, 1, tzinfo=UTC),
+        season_end=datetime(2026, 11, 30, tzinfo=UTC), weekday=3, night_time=time(20, 0),
+        timezone_name="Europe/Paris", seed=3, **kwargs)
+    League.objects.filter(pk=league.pk).update(created_at=datetime(2026, 9, 30, tzinfo=UTC))
+    league.refresh_from_db()
+    return league
+
+
+def test_recurring_nights_start_at_local_time_across_daylight_saving(alice) -> None:
+    league = recurring(alice)
+    paris = ZoneInfo("Europe/Paris")
+    # Summer time until Sunday 25 October 2026: 20:00 in Paris is 18:00 UTC, then 19:00 UTC.
+    before = datetime(2026, 10, 22, 17, 59, tzinfo=UTC)
+    assert leagues.latest_recurring_start(league, before) == \
+        datetime(2026, 10, 15, 20, 0, tzinfo=paris)
+    assert leagues.latest_recurring_start(league, datetime(2026, 10, 22, 18, 0, tzinfo=UTC)) \
+        == datetime(2026, 10, 22, 18, 0, tzinfo=UTC)
+    assert leagues.latest_recurring_start(league, datetime(2026, 10, 29, 18, 30, tzinfo=UTC)) \
+        == datetime(2026, 10, 22, 18, 0, tzinfo=UTC), "18:30 UTC is only 19:30 in Paris now"
+    assert leagues.latest_recurring_start(league, datetime(2026, 10, 29, 19, 0, tzinfo=UTC)) \
+        == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
+    assert leagues.latest_recurring_start(league, datetime(2026, 9, 20, tzinfo=UTC)) is None
+    assert leagues.latest_recurring_start(league, datetime(2026, 12, 10, tzinfo=UTC)) is None
+
+
+def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> None:
+    started: list[int] = []
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, night_id: started.append(night_id))
+    league = recurring(alice)
+    at = datetime(2026, 10, 29, 19, 0, 5, tzinfo=UTC)
+    assert leagues.nights_start_due(now=at) == 1
+    assert leagues.nights_start_due(now=at) == 0
+    assert leagues.nights_start_due(now=at + timedelta(minutes=1)) == 0
+    night = Night.objects.get(league=league)
+    assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
+    assert night.status == "running" and started == [night.pk]
+    assert leagues.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
+    assert list(league.nights.values_list("number", flat=True)) == [1, 2]
+
+
+def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, night_id: None)
+    league = make_league(alice)
+    night = leagues.night_schedule(league_id=league.pk, user=alice,
+                                   starts_at=timezone.now() + timedelta(hours=2))
+    assert leagues.nights_start_due() == 0
+    assert leagues.nights_start_due(now=timezone.now() + timedelta(hours=2, seconds=1)) == 1
+    night.refresh_from_db()
+    assert night.status == "running"
+
+
+def test_bad_leagues_are_refused_with_the_reason(alice, bob) -> None:
+    now = timezone.now()
+    base = {"organiser": alice, "name": "x", "members": refs(4), "season_start": now,
+            "season_end": now + timedelta(days=1)}
+    with pytest.raises(BadLeague, match="4 to 8"):
+        leagues.league_create(game="great_dalmuti", table_size=3, **base)
+    with pytest.raises(BadLeague, match="hands_per_night"):
+        leagues.league_create(game="great_dalmuti", options={"hands": 3}, **base)
+    with pytest.raises(BadLeague, match="time zone"):
+        leagues.league_create(game="dice_cup", weekday=1, night_time=time(20),
+                              timezone_name="Mars/Olympus", **base)
+    with pytest.raises(BadLeague, match="both"):
+        leagues.league_create(game="dice_cup", weekday=1, **base)
+    league = make_league(alice)
+    with pytest.raises(NotYourLeague):
+        leagues.night_schedule(league_id=league.pk, user=bob, starts_at=now)
+    with pytest.raises(BadLeague, match="within the season"):
+        leagues.night_schedule(league_id=league.pk, user=alice,
+                               starts_at=now + timedelta(days=365))
+
+
+def test_league_rules_interface_is_what_the_services_use() -> None:
+    plan = league_rules.hand_plan("great_dalmuti", [4, 2, 0, 1, 3], hand_number=2, options={},
+                                  ordered=True, first_of_season=False)
+    assert plan.seats == (4, 2, 0, 1, 3) and plan.options["initial_order"] == [0, 1, 2, 3, 4]

@@ -1,0 +1,46 @@
+"""Who takes part in a tournament or a league: a webhook bot, a reference bot or a person
+polling the API, from the spec an organiser gives, and the games seat spec it sits in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+
+from games.seats import PLAYER, get_seat_kind
+
+from .models import Participant
+
+
+def entrant_fields(game: str, spec: Mapping[str, Any],
+                   organiser: AbstractBaseUser) -> dict[str, Any]:
+    """``kind``, ``bot``, ``user`` and ``name`` of a tournament participant or league member
+    from its spec (``{"kind": "webhook", "bot": <id>}``, ``{"kind": "reference", "bot":
+    "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, optional ``name``).
+    Raises ``ValueError`` with the reason a spec cannot take part (the bot's own check)."""
+    kind = spec.get("kind")
+    if kind == Participant.Kind.PLAYER:
+        username = spec.get("user")
+        user = get_user_model().objects.filter(username=username).first() \
+            if isinstance(username, str) else None
+        if user is None:
+            raise ValueError(f"no user {username!r}")
+        return {"kind": kind, "bot": "", "user": user,
+                "name": spec.get("name") or user.get_username()}
+    if kind not in (Participant.Kind.WEBHOOK, Participant.Kind.REFERENCE):
+        raise ValueError(f"kind must be webhook, reference or player, not {kind!r}")
+    bot = str(spec.get("bot") or "")
+    try:
+        get_seat_kind(kind).check_bot(game, bot, organiser)
+    except KeyError as exc:
+        raise ValueError(str(exc)) from None
+    return {"kind": kind, "bot": bot, "user": None, "name": spec.get("name") or f"{kind} {bot}"}
+
+
+def seat_spec(participant: Participant | Any) -> dict[str, Any]:
+    """The games seat spec of a participant or league member."""
+    if participant.kind == Participant.Kind.PLAYER:
+        return {"kind": PLAYER}
+    return {"kind": participant.kind, "bot": participant.bot}

@@ -1,0 +1,475 @@
+"""League services: create a league, schedule its nights, start them when due, and play each
+night hand by hand on the workers (docs/leagues.md).
+
+How a night runs: when it is due, one conditional UPDATE claims it (scheduled -> running), so
+two beat processes or two workers racing start it once. It cuts the league's social order
+into tables (``league_rules.split_tables``) and :func:`night_advance` starts the next hand of
+every table that is ready, each as an ordinary games match (so every rule, strike, log and
+replay of matches applies). Hands of in-process bots finish inside that call and are recorded
+at once; hands with webhook bots or players go on in the games workers and are recorded when
+their match finishes (``games.signals.match_finished``), which queues the next advance. Every
+step is one short transaction holding the night row lock, so a crash loses at most the hand
+being played: a finished hand is never played again, and the reaper advances a night whose
+lease expired.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import BadOptions, get_game
+from games.models import Match, MatchEvent
+from games.seats import PLAYER, get_seat_kind
+from games.services import NewMatch, matches_create
+
+from . import league_rules
+from .entrants import entrant_fields, seat_spec
+from .errors import BadLeague, LeagueNotFound, NotYourLeague
+from .models import Hand, League, Member, Night
+
+log = logging.getLogger(__name__)
+SEED_BITS = 63
+
+
+# --------------------------------------------------------------------------------------------
+# Creating leagues, members and nights
+# --------------------------------------------------------------------------------------------
+
+
+def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
+                  members: Sequence[Mapping[str, Any]], season_start: datetime,
+                  season_end: datetime, options: Mapping[str, Any] | None = None,
+                  table_size: int | None = None, hands_per_night: int = 20,
+                  moves_between_tables: int = 1, weekday: int | None = None,
+                  night_time: time | None = None, timezone_name: str = "UTC",
+                  strike_limit: int | None = None, move_time_limit: int | None = None,
+                  seed: int | None = None) -> League:
+    """Check everything and create the league with its members. Recurring nights: ``weekday``
+    (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
+    ``season_end``; one-off nights are added with :func:`night_schedule`."""
+    try:
+        engine = get_game(game)
+    except BadOptions as exc:
+        raise BadLeague(str(exc)) from None
+    size = table_size or engine.max_players
+    if not engine.min_players <= size <= engine.max_players:
+        raise BadLeague(f"{game} is played by {engine.min_players} to {engine.max_players} "
+                            f"players, not {size}")
+    league_options = dict(options or {})
+    if "hands" in league_options or "initial_order" in league_options:
+        raise BadLeague("hands and initial_order are set by the league (one hand per "
+                            "match, the order carried over): use hands_per_night")
+    try:
+        engine.new_match(players=size, seed=0, options=league_options)
+    except BadOptions as exc:
+        raise BadLeague(str(exc)) from None
+    if not 1 <= hands_per_night <= settings.LEAGUE_MAX_HANDS_PER_NIGHT:
+        raise BadLeague(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")
+    if season_end <= season_start:
+        raise BadLeague("the season must end after it starts")
+    if (weekday is None) != (night_time is None):
+        raise BadLeague("a recurring night needs both weekday and night_time")
+    if weekday is not None and not 0 <= weekday <= 6:
+        raise BadLeague("weekday must be 0 (Monday) to 6 (Sunday)")
+    _zone(timezone_name)
+    if len(members) > settings.LEAGUE_MAX_MEMBERS:
+        raise BadLeague(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
+    rows = [_member(game, index, spec, organiser) for index, spec in enumerate(members)]
+    with transaction.atomic():
+        league = League.objects.create(
+            name=name, game=game, options=league_options, organiser=organiser,
+            table_size=size, hands_per_night=hands_per_night,
+            moves_between_tables=moves_between_tables, season_start=season_start,
+            season_end=season_end, weekday=weekday, night_time=night_time,
+            timezone=timezone_name,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            seed=secrets.randbits(SEED_BITS) if seed is None else seed)
+        for row in rows:
+            row.league = league
+        Member.objects.bulk_create(rows)
+    return league
+
+
+def _member(game: str, index: int, spec: Mapping[str, Any],
+            organiser: AbstractBaseUser) -> Member:
+    try:
+        return Member(index=index, **entrant_fields(game, spec, organiser))
+    except ValueError as exc:
+        raise BadLeague(f"member {index}: {exc}") from None
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise BadLeague(f"unknown time zone {name!r}") from None
+
+
+def league_get_changeable(*, league_id: int, user: AbstractBaseUser) -> League:
+    league = League.objects.filter(pk=league_id).first()
+    if league is None:
+        raise LeagueNotFound()
+    if league.organiser_id != user.pk and not user.is_staff:
+        raise NotYourLeague()
+    return league
+
+
+def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, Any]) -> Member:
+    """A new member: enters the social order at the next night, as a Merchant in the middle
+    (GD-12)."""
+    league = league_get_changeable(league_id=league_id, user=user)
+    for _ in range(3):  # two joins at once may pick the same index: try the next one
+        index = (Member.objects.filter(league=league).order_by("-index")
+                 .values_list("index", flat=True).first())
+        member = _member(league.game, 0 if index is None else index + 1, spec, league.organiser)
+        member.league = league
+        try:
+            with transaction.atomic():
+                member.save()
+            return member
+        except IntegrityError:
+            continue
+    raise BadLeague("too many members joined at once: try again")
+
+
+def member_leave(*, league_id: int, user: AbstractBaseUser, index: int) -> Member:
+    """The member leaves: removed from the order before the next night."""
+    league = league_get_changeable(league_id=league_id, user=user)
+    member = Member.objects.filter(league=league, index=index).first()
+    if member is None:
+        raise LeagueNotFound(f"league {league.pk} has no member {index}")
+    Member.objects.filter(pk=member.pk, left_at__isnull=True).update(left_at=timezone.now())
+    member.refresh_from_db()
+    return member
+
+
+def night_schedule(*, league_id: int, user: AbstractBaseUser, starts_at: datetime) -> Night:
+    """A one-off night at ``starts_at`` (within the season)."""
+    league = league_get_changeable(league_id=league_id, user=user)
+    if not league.season_start <= starts_at <= league.season_end:
+        raise BadLeague("the night must start within the season")
+    try:
+        with transaction.atomic():
+            return Night.objects.create(league=league, number=_next_number(league),
+                                        starts_at=starts_at)
+    except IntegrityError:
+        raise BadLeague("the league already has a night at that time") from None
+
+
+def _next_number(league: League) -> int:
+    last = league.nights.order_by("-number").values_list("number", flat=True).first()
+    return (last or 0) + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Starting nights when due
+# --------------------------------------------------------------------------------------------
+
+
+def latest_recurring_start(league: League, now: datetime) -> datetime | None:
+    """The latest start of the league's recurring night at or before ``now`` (local wall
+    time in its zone, so 20:00 Europe/Paris stays 20:00 across a daylight-saving change), or
+    None if it is not recurring or that start is outside the season or before the league was
+    created (a league made on Friday does not start last Thursday's night)."""
+    if league.weekday is None or league.night_time is None:
+        return None
+    zone = _zone(league.timezone)
+    local = now.astimezone(zone)
+    day = local.date() - timedelta(days=(local.weekday() - league.weekday) % 7)
+    start = datetime.combine(day, league.night_time, tzinfo=zone)
+    if start > now:
+        start = datetime.combine(day - timedelta(days=7), league.night_time, tzinfo=zone)
+    if not (league.season_start <= start <= league.season_end and start >= league.created_at):
+        return None
+    return start
+
+
+def nights_start_due(*, now: datetime | None = None) -> int:
+    """Periodic (django-celery-beat): add the night of each recurring league whose time has
+    come (no schedule row per night: the latest due start is computed, and the unique
+    (league, starts_at) makes a second dispatcher's insert a no-op), then start every due
+    night. Returns how many started."""
+    now = now or timezone.now()
+    recurring = League.objects.filter(weekday__isnull=False, season_start__lte=now,
+                                      season_end__gte=now - timedelta(days=7))
+    for league in recurring:
+        start = latest_recurring_start(league, now)
+        if start is None or league.nights.filter(starts_at__gte=start).exists():
+            continue
+        Night.objects.bulk_create([Night(league=league, number=_next_number(league),
+                                         starts_at=start)], ignore_conflicts=True)
+    due = Night.objects.filter(status=Night.Status.SCHEDULED, starts_at__lte=now)
+    return sum(night_start(night_id=pk, now=now) for pk in due.values_list("pk", flat=True))
+
+
+def night_start(*, night_id: int, now: datetime | None = None) -> bool:
+    """Claim a due night (scheduled -> running, one conditional UPDATE), seat its tables and
+    queue its first hands; or mark it failed with the reason (too few members, a bot that
+    cannot be seated). False if another dispatcher claimed it first."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        claimed = Night.objects.filter(pk=night_id, status=Night.Status.SCHEDULED).update(
+            status=Night.Status.RUNNING, started_at=now, lease_until=now + _lease())
+        if not claimed:
+            return False
+        night = Night.objects.select_related("league__organiser").get(pk=night_id)
+        league = night.league
+        members = list(league.members.filter(left_at__isnull=True))
+        try:
+            order = _night_order(league, members)
+            _check_seatable(league, members)
+            tables = league_rules.split_tables(
+                order, table_size=league.table_size,
+                min_players=get_game(league.game).min_players)
+        except ValueError as exc:
+            Night.objects.filter(pk=night_id).update(
+                status=Night.Status.FAILED, reason=str(exc)[:300], finished_at=now,
+                lease_until=None)
+            log.info("league %s night %s could not start: %s", league.pk, night.number, exc)
+            return True
+        Night.objects.filter(pk=night_id).update(tables=tables, order_before=order)
+        transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+    return True
+
+
+def _night_order(league: League, members: Sequence[Member]) -> list[int]:
+    """The league's order without those who left, with those who joined since (GD-12)."""
+    present = {m.index for m in members}
+    order = league_rules.without_leavers(league.order, set(league.order) - present)
+    newcomers = sorted(present - set(order))
+    if not league.ordered:
+        return [*order, *newcomers]  # no order yet: the first hands set it
+    return league_rules.with_newcomers(order, newcomers)
+
+
+def _check_seatable(league: League, members: Sequence[Member]) -> None:
+    for member in members:
+        if member.kind == PLAYER:
+            continue
+        try:
+            get_seat_kind(member.kind).check_bot(league.game, member.bot, league.organiser)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"member {member.index} ({member.name}) cannot be seated: "
+                             f"{exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Playing a night, hand by hand
+# --------------------------------------------------------------------------------------------
+
+
+def night_advance(*, night_id: int, max_seconds: float = 60.0) -> int:
+    """Start the next hand at every table of a running night whose last hand is done;
+    record at once the hands that finish here (in-process bots) and go on while they do;
+    finish the night when every table has played its hands. Idempotent (the night row is
+    locked while hands are started, and a table with a running hand is left alone).
+    Returns how many hands it started."""
+    started = 0
+    stop_at = timezone.now() + timedelta(seconds=max_seconds)
+    while True:
+        with transaction.atomic():
+            night = (Night.objects.select_for_update().select_related("league__organiser")
+                     .filter(pk=night_id, status=Night.Status.RUNNING).first())
+            if night is None:
+                return started
+            new_hands = _start_ready_hands(night)
+            started += len(new_hands)
+            finished_here = [hand for hand in new_hands if hand.status == Hand.Status.DONE]
+            if not new_hands:
+                _finish_if_done(night)
+            Night.objects.filter(pk=night_id).update(lease_until=timezone.now() + _lease())
+        if not finished_here:
+            return started
+        if timezone.now() > stop_at:
+            transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+            return started
+
+
+def _start_ready_hands(night: Night) -> list[Hand]:
+    """Create the next hand (its match and row) of every table that is ready; in-process
+    hands come back done."""
+    league = night.league
+    last: dict[int, Hand] = {}
+    for hand in night.hands.order_by("number"):
+        last[hand.table] = hand
+    plans = []
+    for table, seated in enumerate(night.tables):
+        previous = last.get(table)
+        if previous is None:
+            order, number = seated, 1
+        elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
+            continue
+        else:
+            # The Great Dalmuti carries the social order hand to hand (GD-2); the other games
+            # keep the table's seating and rotate who plays first (league_rules.hand_plan).
+            carried = league.game in league_rules.ORDER_CARRYING_GAMES
+            order, number = (previous.order_after if carried else seated), previous.number + 1
+        first_night = night.number == _first_night_number(league)
+        plan = league_rules.hand_plan(
+            league.game, order, hand_number=number, options=league.options,
+            ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
+        plans.append((table, number, plan))
+    if not plans:
+        return []
+    members = {m.index: m for m in league.members.all()}
+    hands = []
+    for options, group in _by_options(plans):
+        matches = matches_create(
+            game=league.game, created_by=league.organiser, options=options,
+            move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
+            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
+                              seed=_hand_seed(league, night, table, number),
+                              seat_users={n: members[i].user for n, i in enumerate(plan.seats)
+                                          if members[i].kind == PLAYER})
+                     for table, number, plan in group])
+        for (table, number, plan), match in zip(group, matches):
+            hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
+                        match=match)
+            if match.status == Match.Status.FINISHED:
+                _fill_result(hand, league, plan, match)
+            hands.append(hand)
+    Hand.objects.bulk_create(hands)
+    return hands
+
+
+def _by_options(plans: Sequence[tuple[int, int, Any]]) -> list[tuple[dict, list]]:
+    """Plans grouped by their engine options (one ``matches_create`` per group)."""
+    groups: dict[str, tuple[dict, list]] = {}
+    for item in plans:
+        key = repr(sorted(item[2].options.items()))
+        groups.setdefault(key, (dict(item[2].options), []))[1].append(item)
+    return list(groups.values())
+
+
+def _first_night_number(league: League) -> int:
+    return (league.nights.exclude(status=Night.Status.FAILED).order_by("number")
+            .values_list("number", flat=True).first() or 1)
+
+
+def _hand_seed(league: League, night: Night, table: int, number: int) -> int:
+    """Each hand's deal from the league's seed: the same seeds play the same night again."""
+    return random.Random(f"{league.seed}:{night.number}:{table}:{number}").getrandbits(SEED_BITS)
+
+
+def _fill_result(hand: Hand, league: League, plan: Any, match: Match) -> None:
+    result = dict(match.result)
+    if league.game in league_rules.ORDER_CARRYING_GAMES:
+        result["out_order"] = _out_order(match.pk)
+    outcome = league_rules.hand_outcome(league.game, plan, result)
+    hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
+    hand.points = [outcome.points[m] for m in plan.seats]
+    hand.finish = [outcome.finish[m] for m in plan.seats]
+    hand.order_after = list(outcome.order)
+
+
+def _out_order(match_id: int) -> list[int] | None:
+    """The seats in going-out order of a Dalmuti hand (its ``hand_end`` event, GD-2): with the
+    philanthropic bonus (GD-9) the ranks alone may not tell who went out first."""
+    for events in (MatchEvent.objects.filter(match_id=match_id).order_by("-n")
+                   .values_list("events", flat=True)[:4]):
+        for event in reversed(events):
+            if event.get("type") == "hand_end":
+                return list(event["out_order"])
+    return None
+
+
+def hand_record(*, match_id: int) -> bool:
+    """Record a finished games match as its hand's outcome (once), and queue the night's next
+    step. False if there was nothing to record."""
+    with transaction.atomic():
+        hand = (Hand.objects.select_for_update().select_related("night__league")
+                .filter(match_id=match_id, status=Hand.Status.RUNNING).first())
+        if hand is None:
+            return False
+        match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
+        if match is None:
+            return False
+        plan = league_rules.HandPlan(seats=tuple(hand.seats), options=dict(match.options))
+        _fill_result(hand, hand.night.league, plan, match)
+        hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
+        night_id = hand.night_id
+        transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+    return True
+
+
+def on_match_finished(sender: Any, match_ids: Sequence[int], **kwargs: Any) -> None:
+    """Receiver of ``games.signals.match_finished`` for league hands (never fails the caller;
+    the reaper records what this misses)."""
+    waiting = Hand.objects.filter(match_id__in=match_ids, status=Hand.Status.RUNNING)
+    for match_id in waiting.values_list("match_id", flat=True):
+        try:
+            hand_record(match_id=match_id)
+        except Exception:  # noqa: BLE001
+            log.exception("recording match %s for its league hand failed", match_id)
+
+
+def _finish_if_done(night: Night) -> bool:
+    """Every table played its hands: the night is over, and the league's order moves on
+    (promotion and relegation between tables, ``league_rules.between_nights``). Called with
+    the night row locked."""
+    league = night.league
+    hands = list(night.hands.filter(number=league.hands_per_night))
+    if len(hands) < len(night.tables) or any(h.status != Hand.Status.DONE for h in hands):
+        return False
+    everything = list(night.hands.all()) if league.game not in \
+        league_rules.ORDER_CARRYING_GAMES else []
+    final = [league_rules.table_order_after_night(
+                 league.game, night.tables[table],
+                 last=next(h for h in hands if h.table == table).order_after,
+                 points=_points_at(everything, table))
+             for table in range(len(night.tables))]
+    now = timezone.now()
+    League.objects.filter(pk=league.pk).update(
+        order=league_rules.between_nights(final, moves=league.moves_between_tables),
+        ordered=True)
+    Night.objects.filter(pk=night.pk).update(status=Night.Status.FINISHED, finished_at=now,
+                                             lease_until=None)
+    return True
+
+
+def _points_at(hands: Sequence[Hand], table: int) -> dict[int, int]:
+    totals: dict[int, int] = {}
+    for hand in hands:
+        if hand.table == table and hand.points:
+            for member, points in zip(hand.seats, hand.points):
+                totals[member] = totals.get(member, 0) + points
+    return totals
+
+
+def nights_reap(*, now: datetime | None = None) -> int:
+    """Periodic: record hands whose match finished unnoticed, and advance running nights
+    whose lease expired (a worker died between two hands). Returns how many it touched."""
+    now = now or timezone.now()
+    fixed = 0
+    unrecorded = Hand.objects.filter(status=Hand.Status.RUNNING,
+                                     match__status=Match.Status.FINISHED)
+    for match_id in list(unrecorded.values_list("match_id", flat=True)[:1000]):
+        fixed += hand_record(match_id=match_id)
+    stale = Night.objects.filter(status=Night.Status.RUNNING, lease_until__lt=now)
+    for night_id in stale.values_list("pk", flat=True):
+        Night.objects.filter(pk=night_id).update(lease_until=now + _lease())
+        _enqueue("advance_night", night_id)
+        fixed += 1
+    return fixed
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
+
+
+def _enqueue(task: str, object_id: int) -> None:
+    from . import tasks
+
+    getattr(tasks, task).delay(object_id)
