@@ -56,3 +56,18 @@ def peak_memory_kib(pid: int) -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+def play_alone(game, *, players: int, seed: int, options: dict, bots: list[str]):
+    """One match played by the engine and the reference bots alone, as the platform's
+    reference seats play it (the same bot seeds: ``games.seats``); returns the final state."""
+    state = game.new_match(players=players, seed=seed, options=options)
+    version = 0
+    while not state.is_over:
+        for seat in state.to_act():
+            if state.is_over or seat not in state.to_act():
+                continue
+            bot = game.make_bot(bots[seat], seat, seed * 7919 + version)
+            state.apply(seat, bot.choose(state.view(seat), state.legal_actions(seat)))
+            version += 1
+    return state

@@ -40,7 +40,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import peak_memory_kib, prepare_environment, start_worker  # noqa: E402
+from bench.common import (  # noqa: E402
+    peak_memory_kib,
+    play_alone,
+    prepare_environment,
+    start_worker,
+)
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_tournament"
 SLOW_MS = 20
@@ -132,15 +137,8 @@ def engine_alone(participants: int, table_size: int, meetings: int, seed: int,
     matches = scheduled_matches(schedule, seed=seed)
     started = time.perf_counter()
     for match in matches:
-        state = game.new_match(players=table_size, seed=match.seed)
-        version = 0
-        while not state.is_over:
-            for seat in state.to_act():
-                if state.is_over or seat not in state.to_act():
-                    continue
-                bot = game.make_bot(names[match.seats[seat]], seat, match.seed * 7919 + version)
-                state.apply(seat, bot.choose(state.view(seat), state.legal_actions(seat)))
-                version += 1
+        play_alone(game, players=table_size, seed=match.seed, options={},
+                   bots=[names[p] for p in match.seats])
     return time.perf_counter() - started
 
 

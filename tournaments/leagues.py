@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games.engine import BadOptions, get_game
@@ -334,11 +335,13 @@ def _start_ready_hands(night: Night) -> list[Hand]:
                               seat_users={n: members[i].user for n, i in enumerate(plan.seats)
                                           if members[i].kind == PLAYER})
                      for table, number, plan in group])
+        finished = [m.pk for m in matches if m.status == Match.Status.FINISHED]
+        out_orders = _out_orders(league, finished)
         for (table, number, plan), match in zip(group, matches):
             hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
                         match=match)
             if match.status == Match.Status.FINISHED:
-                _fill_result(hand, league, plan, match)
+                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk))
             hands.append(hand)
     Hand.objects.bulk_create(hands)
     return hands
@@ -363,10 +366,10 @@ def _hand_seed(league: League, night: Night, table: int, number: int) -> int:
     return random.Random(f"{league.seed}:{night.number}:{table}:{number}").getrandbits(SEED_BITS)
 
 
-def _fill_result(hand: Hand, league: League, plan: Any, match: Match) -> None:
-    result = dict(match.result)
-    if league.game in league_rules.ORDER_CARRYING_GAMES:
-        result["out_order"] = _out_order(match.pk)
+def _fill_result(hand: Hand, league: League, plan: Any, result: Mapping[str, Any],
+                 out_order: list[int] | None) -> None:
+    if out_order is not None:
+        result = {**result, "out_order": out_order}
     outcome = league_rules.hand_outcome(league.game, plan, result)
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
     hand.points = [outcome.points[m] for m in plan.seats]
@@ -374,15 +377,21 @@ def _fill_result(hand: Hand, league: League, plan: Any, match: Match) -> None:
     hand.order_after = list(outcome.order)
 
 
-def _out_order(match_id: int) -> list[int] | None:
-    """The seats in going-out order of a Dalmuti hand (its ``hand_end`` event, GD-2): with the
-    philanthropic bonus (GD-9) the ranks alone may not tell who went out first."""
-    for events in (MatchEvent.objects.filter(match_id=match_id).order_by("-n")
-                   .values_list("events", flat=True)[:4]):
-        for event in reversed(events):
-            if event.get("type") == "hand_end":
-                return list(event["out_order"])
-    return None
+def _out_orders(league: League, match_ids: Sequence[int]) -> dict[int, list[int]]:
+    """Dalmuti hands: the seats in going-out order of each finished match (its ``hand_end``
+    event, GD-2), read from each match's last log entry in one query. With the philanthropic
+    bonus (GD-9) the ranks alone may not tell who went out first."""
+    if league.game not in league_rules.ORDER_CARRYING_GAMES or not match_ids:
+        return {}
+    last = MatchEvent.objects.filter(match_id=OuterRef("match_id")).order_by("-n").values("n")
+    found = {}
+    for match_id, events in (MatchEvent.objects.filter(match_id__in=match_ids,
+                                                       n=Subquery(last[:1]))
+                             .values_list("match_id", "events")):
+        ends = [e["out_order"] for e in events if e.get("type") == "hand_end"]
+        if ends:
+            found[match_id] = list(ends[-1])
+    return found
 
 
 def hand_record(*, match_id: int) -> bool:
@@ -397,7 +406,9 @@ def hand_record(*, match_id: int) -> bool:
         if match is None:
             return False
         plan = league_rules.HandPlan(seats=tuple(hand.seats), options=dict(match.options))
-        _fill_result(hand, hand.night.league, plan, match)
+        league = hand.night.league
+        _fill_result(hand, league, plan, match.result, _out_orders(league, [match_id]).get(
+            match_id))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id = hand.night_id
         transaction.on_commit(lambda: _enqueue("advance_night", night_id))

@@ -1,0 +1,117 @@
+"""A league night through real Celery workers and PostgreSQL, next to the engine alone.
+
+    python bench/league.py [--db postgres://postgres@127.0.0.1:5432/bluff_bench_league]
+                           [--members 64] [--table-size 8] [--hands 20]
+
+A Dalmuti league of ``--members`` reference bots (heuristic and random in turn) is created
+with ``tournaments.leagues.league_create`` (what the API calls) and one night is scheduled
+now; the night is started as beat starts it (``leagues.nights_start_due``) and played by one
+``matches`` worker process (solo pool) plus one ``housekeeping`` worker, started as `make run`
+starts them, on a fresh bench database and the configured broker (``CELERY_BROKER_URL``, else
+an embedded one). Wall time from the start to the night's end, next to the engine alone
+playing the same hands (same tables, seats, options, seeds and reference bots, each hand's
+order from the last, as the league plays them) in this process, in the same run.
+Target: at least 0.5x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import play_alone, prepare_environment, start_worker  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_league"
+GAME = "great_dalmuti"
+
+
+def engine_alone(league, night) -> float:
+    """Seconds for the engine and the reference bots to play the night's hands here."""
+    from games.engine import get_game
+    from tournaments import league_rules, leagues
+
+    game = get_game(GAME)
+    names = {m.index: m.bot for m in league.members.all()}
+    started = time.perf_counter()
+    for table, seated in enumerate(night.tables):
+        order = list(seated)
+        for number in range(1, league.hands_per_night + 1):
+            plan = league_rules.hand_plan(GAME, order, hand_number=number,
+                                          options=league.options, ordered=number > 1,
+                                          first_of_season=number == 1)
+            state = play_alone(game, players=len(plan.seats),
+                               seed=leagues._hand_seed(league, night, table, number),
+                               options=plan.options, bots=[names[m] for m in plan.seats])
+            result = dict(state.result())
+            result["out_order"] = next(e["out_order"] for e in reversed(state.events_since(0))
+                                       if e["type"] == "hand_end")
+            order = league_rules.hand_outcome(GAME, plan, result).order
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--members", type=int, default=64)
+    parser.add_argument("--table-size", type=int, default=8)
+    parser.add_argument("--hands", type=int, default=20)
+    args = parser.parse_args()
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
+    prepare_environment(args.db, tmp)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from config.celery import purge_queues
+    from tournaments import leagues
+    from tournaments.models import Night
+
+    call_command("migrate", verbosity=0)
+    organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
+    now = timezone.now()
+    league = leagues.league_create(
+        organiser=organiser, name="bench", game=GAME, table_size=args.table_size,
+        hands_per_night=args.hands, season_start=now - timezone.timedelta(hours=1),
+        season_end=now + timezone.timedelta(days=1), seed=1,
+        members=[{"kind": "reference", "bot": ("heuristic", "random")[i % 2]}
+                 for i in range(args.members)])
+    night = leagues.night_schedule(league_id=league.pk, user=organiser, starts_at=now)
+    purge_queues()
+    workers = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo"),
+               start_worker(settings.QUEUE_MATCHES, "--pool", "solo")]
+    try:
+        time.sleep(3)  # the workers connect to the broker
+        started = time.perf_counter()
+        leagues.nights_start_due()
+        while Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
+            time.sleep(0.02)
+        wall = time.perf_counter() - started
+    finally:
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.wait(timeout=60)
+    night.refresh_from_db()
+    if night.status != Night.Status.FINISHED:
+        raise SystemExit(f"the night ended {night.status}: {night.reason}")
+    alone = engine_alone(league, night)
+    hands = night.hands.count()
+    print(f"Python {sys.version.split()[0]}; {GAME}; broker and database as configured")
+    print(f"league night, {args.members} reference bots, {len(night.tables)} tables of up to "
+          f"{args.table_size}, {args.hands} hands ({hands} hand matches): workers {wall:.2f} s, "
+          f"the engine alone {alone:.2f} s: {alone / wall:.2f}x (target >= 0.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
