@@ -154,10 +154,13 @@ def hand_plan(
     return HandPlan(tuple(members), merged)
 
 
-def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any]) -> HandOutcome:
+def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
+                 forfeited: Collection[Any] = ()) -> HandOutcome:
     """League points, next social order and finishing places from one match's ``result()``.
 
-    ``result`` is the engine's ``{"ranks": [...], "scores": [...]}`` by seat. Ties in rank keep
+    ``result`` is the engine's ``{"ranks": [...], "scores": [...]}`` by seat. Members in
+    ``forfeited`` score nothing (the table's worst score where lower is better), finish last
+    and go to the bottom of the order. Ties in rank keep
     the seating order of that hand in the next order. For great_dalmuti, ``result`` may also
     carry ``"out_order"`` (the ``hand_end`` event's seats in going-out order): with the
     philanthropic bonus (GD-9) two members can tie on points though one went out first, and
@@ -188,7 +191,16 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any]) -> HandOu
             member: sum(1 for other in ranks if other > ranks[seat])
             for seat, member in enumerate(seats)
         }
-    return HandOutcome(points, [seats[seat] for seat in by_rank], finish)
+    order = [seats[seat] for seat in by_rank]
+    out = [member for member in order if member in set(forfeited)]
+    if out:
+        # A member who forfeited the hand (strikes) or sat it out forfeited (out of the night)
+        # scores nothing, finishes last and goes to the bottom of the order.
+        worst = max(points.values()) if engine.id in LOWER_IS_BETTER else 0
+        points.update({member: worst for member in out})
+        finish.update({member: n - len(out) + 1 for member in out})
+        order = [member for member in order if member not in out] + out
+    return HandOutcome(points, order, finish)
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games.engine import BadOptions, get_game
-from games.models import Match, MatchEvent
+from games.models import Match, MatchEvent, Seat
 from games.seats import PLAYER, get_seat_kind
 from games.services import NewMatch, matches_create
 
@@ -325,6 +325,7 @@ def _start_ready_hands(night: Night) -> list[Hand]:
     if not plans:
         return []
     members = {m.index: m for m in league.members.all()}
+    out = out_of_night(night)
     hands = []
     for options, group in _by_options(plans):
         matches = matches_create(
@@ -333,15 +334,18 @@ def _start_ready_hands(night: Night) -> list[Hand]:
             matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
                               seed=_hand_seed(league, night, table, number),
                               seat_users={n: members[i].user for n, i in enumerate(plan.seats)
-                                          if members[i].kind == PLAYER})
+                                          if members[i].kind == PLAYER},
+                              forfeited=[n for n, i in enumerate(plan.seats) if i in out])
                      for table, number, plan in group])
         finished = [m.pk for m in matches if m.status == Match.Status.FINISHED]
         out_orders = _out_orders(league, finished)
+        forfeits = _forfeited_seats(finished)
         for (table, number, plan), match in zip(group, matches):
             hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
                         match=match)
             if match.status == Match.Status.FINISHED:
-                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk))
+                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk),
+                             forfeits.get(match.pk, ()))
             hands.append(hand)
     Hand.objects.bulk_create(hands)
     return hands
@@ -366,11 +370,32 @@ def _hand_seed(league: League, night: Night, table: int, number: int) -> int:
     return random.Random(f"{league.seed}:{night.number}:{table}:{number}").getrandbits(SEED_BITS)
 
 
+def out_of_night(night: Night) -> set[int]:
+    """Members out for the rest of the night: their seat forfeited one of its hands (the
+    match's strike limit: a polling player absent or gone silent, a bot that keeps failing).
+    They stay seated, forfeited from the start of each later hand: default actions at once,
+    no points, last place (docs/leagues.md)."""
+    out = set()
+    for seats, number in (Seat.objects.filter(match__league_hand__night=night, forfeited=True)
+                          .values_list("match__league_hand__seats", "number")):
+        out.add(seats[number])
+    return out
+
+
+def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for match_id, number in (Seat.objects.filter(match_id__in=match_ids, forfeited=True)
+                             .values_list("match_id", "number")):
+        found.setdefault(match_id, []).append(number)
+    return found
+
+
 def _fill_result(hand: Hand, league: League, plan: Any, result: Mapping[str, Any],
-                 out_order: list[int] | None) -> None:
+                 out_order: list[int] | None, forfeited_seats: Sequence[int]) -> None:
     if out_order is not None:
         result = {**result, "out_order": out_order}
-    outcome = league_rules.hand_outcome(league.game, plan, result)
+    outcome = league_rules.hand_outcome(league.game, plan, result,
+                                        forfeited={plan.seats[n] for n in forfeited_seats})
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
     hand.points = [outcome.points[m] for m in plan.seats]
     hand.finish = [outcome.finish[m] for m in plan.seats]
@@ -408,7 +433,7 @@ def hand_record(*, match_id: int) -> bool:
         plan = league_rules.HandPlan(seats=tuple(hand.seats), options=dict(match.options))
         league = hand.night.league
         _fill_result(hand, league, plan, match.result, _out_orders(league, [match_id]).get(
-            match_id))
+            match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id = hand.night_id
         transaction.on_commit(lambda: _enqueue("advance_night", night_id))

@@ -54,20 +54,26 @@ def _start(match: Match, state: State, seats: Sequence[Seat], *, now: datetime) 
     save(match, _started_driver(match, state, seats), seats=seats, now=now, started=True)
 
 
-def _started_driver(match: Match, state: State, seats: Sequence[Seat]) -> MatchDriver:
+def _started_driver(match: Match, state: State, seats: Sequence[Seat],
+                    forfeited: Sequence[int] = ()) -> MatchDriver:
     driver = driver_for(match, state, seats=seats)
     driver.start()
+    for number in forfeited:
+        driver.resign(number, reason="forfeited before the match")
     driver.settle()
     return driver
 
 
 @dataclass(frozen=True)
 class NewMatch:
-    """One match of :func:`matches_create`: its seat specs, seed and pre-seated users."""
+    """One match of :func:`matches_create`: its seat specs, seed and pre-seated users.
+    ``forfeited``: seats that start forfeited (e.g. a league member out for the rest of the
+    night): they play default actions at once and are ranked last."""
 
     seats: Sequence[Mapping[str, Any]]
     seed: int | None = None
     seat_users: Mapping[int, AbstractBaseUser] = field(default_factory=dict)
+    forfeited: Sequence[int] = ()
 
 
 def match_create(*, game: str, created_by: AbstractBaseUser | None,
@@ -174,7 +180,7 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
         driver = None
         if not any(seat.is_open for seat in seats):
             match.status, match.started_at = Match.Status.RUNNING, now
-            driver = _started_driver(match, state, seats)
+            driver = _started_driver(match, state, seats, new.forfeited)
         built.append((match, seats, driver))
     with transaction.atomic():
         save_new(built, now=now)

@@ -338,3 +338,15 @@ def test_a_philanthropic_hand_uses_the_going_out_order() -> None:
         assert sum(outcome.points.values()) >= 10
         ranks_were_wrong += hand_outcome("great_dalmuti", plan, result).order != outcome.order
     assert ranks_were_wrong > 0
+
+
+def test_a_forfeited_member_scores_nothing_finishes_last_and_drops_to_the_bottom() -> None:
+    plan = HandPlan(seats=(7, 8, 9, 10), options={})
+    result = {"ranks": [2, 1, 3, 4], "scores": [2, 3, 1, 0]}
+    outcome = hand_outcome("great_dalmuti", plan, result, forfeited={8})
+    assert outcome.points == {7: 2, 8: 0, 9: 1, 10: 0}
+    assert outcome.order == [7, 9, 10, 8] and outcome.finish[8] == 4
+    dutch = hand_outcome("dutch", plan, {"ranks": [1, 2, 3, 4], "scores": [5, 9, 12, 20]},
+                         forfeited={7})
+    assert dutch.points[7] == 20, "lower is better: the table's worst score"
+    assert dutch.order == [8, 9, 10, 7]

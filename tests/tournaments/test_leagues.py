@@ -155,6 +155,39 @@ def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_nig
         assert hand.points == worse
 
 
+def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
+        alice, bob, inline_nights) -> None:
+    """A polling player who never answers: default actions and strikes as in any match; at
+    the strike limit it forfeits that hand and sits out the rest of the night forfeited (no
+    points, last), and the other members play on."""
+    from games.services import match_expire_deadlines
+
+    now = timezone.now()
+    league = leagues.league_create(
+        organiser=alice, name="with bob", game="great_dalmuti", table_size=4,
+        hands_per_night=3, strike_limit=1, move_time_limit=5, seed=4,
+        season_start=now - timedelta(days=1), season_end=now + timedelta(days=9),
+        members=[{"kind": "player", "user": "bob"}, *refs(3)])
+    night = play_night(league, alice)
+    assert night.status == "running" and night.hands.get().status == "running", "bob is asked"
+    sweeps = 0
+    while night.status == "running" and sweeps < 50:
+        match_expire_deadlines(now=timezone.now() + timedelta(seconds=10))
+        night.refresh_from_db()
+        sweeps += 1
+    assert night.status == "finished", "the night went on without bob"
+    first, *later = hands_of(night)
+    bob_seat = first.seats.index(0)
+    assert Match.objects.get(pk=first.match_id).seats.get(number=bob_seat).forfeited
+    assert first.points[bob_seat] == 0 and first.order_after[-1] == 0
+    for hand in later:
+        seat = hand.seats.index(0)
+        match = Match.objects.get(pk=hand.match_id)
+        assert match.seats.get(number=seat).forfeited, "forfeited from the start"
+        assert hand.points[seat] == 0 and hand.finish[seat] == 4 and hand.order_after[-1] == 0
+    assert leagues.out_of_night(night) == {0}
+
+
 def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
     league = make_league(alice, members=3, table_size=5)
     night = play_night(league, alice)
