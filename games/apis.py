@@ -54,6 +54,8 @@ ERROR_CODES = (
     # tournaments.apis answers with this same error body
     "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
     "tournament_not_running", "game_not_found",
+    # tournaments.league_apis too
+    "league_not_found", "not_your_league", "bad_league",
 )
 
 

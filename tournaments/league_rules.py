@@ -11,7 +11,7 @@ GD-12) are those of ``/work/shared/rules/house-rules.md``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -220,8 +220,27 @@ def table_order_after_night(game: str, seated: Sequence[M], *, last: Sequence[M]
     the table's seating order ``seated``."""
     if game in ORDER_CARRYING_GAMES:
         return list(last)
+    return by_points(game, seated, points)
+
+
+def by_points(game: str, seated: Sequence[M], points: Mapping[M, int]) -> list[M]:
+    """A table's members by their points, best first (fewest first for LOWER_IS_BETTER
+    games), ties in seating order."""
     sign = 1 if game in LOWER_IS_BETTER else -1
-    return sorted(seated, key=lambda m: (sign * points.get(m, 0), list(seated).index(m)))
+    place = {m: i for i, m in enumerate(seated)}
+    return sorted(seated, key=lambda m: (sign * points.get(m, 0), place[m]))
+
+
+def table_points(hands: Iterable[tuple[int, Sequence[M], Sequence[int] | None]],
+                 table: int) -> dict[M, int]:
+    """Each member's points at ``table`` over ``hands`` given as (table, seats, points by
+    seat); hands not done yet (points None) count nothing."""
+    totals: dict[M, int] = {}
+    for at, seats, points in hands:
+        if at == table and points:
+            for member, value in zip(seats, points):
+                totals[member] = totals.get(member, 0) + value
+    return totals
 
 
 

@@ -114,7 +114,7 @@ def _member(game: str, index: int, spec: Mapping[str, Any],
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "America" is a folder
         raise BadLeague(f"unknown time zone {name!r}") from None
 
 
@@ -131,6 +131,8 @@ def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, An
     """A new member: enters the social order at the next night, as a Merchant in the middle
     (GD-12)."""
     league = league_get_changeable(league_id=league_id, user=user)
+    if league.members.filter(left_at__isnull=True).count() >= settings.LEAGUE_MAX_MEMBERS:
+        raise BadLeague(f"the league has {settings.LEAGUE_MAX_MEMBERS} members (at most)")
     for _ in range(3):  # two joins at once may pick the same index: try the next one
         index = (Member.objects.filter(league=league).order_by("-index")
                  .values_list("index", flat=True).first())
@@ -459,12 +461,12 @@ def _finish_if_done(night: Night) -> bool:
     hands = list(night.hands.filter(number=league.hands_per_night))
     if len(hands) < len(night.tables) or any(h.status != Hand.Status.DONE for h in hands):
         return False
-    everything = list(night.hands.all()) if league.game not in \
-        league_rules.ORDER_CARRYING_GAMES else []
+    everything = [(h.table, h.seats, h.points) for h in night.hands.all()] \
+        if league.game not in league_rules.ORDER_CARRYING_GAMES else []
     final = [league_rules.table_order_after_night(
                  league.game, night.tables[table],
                  last=next(h for h in hands if h.table == table).order_after,
-                 points=_points_at(everything, table))
+                 points=league_rules.table_points(everything, table))
              for table in range(len(night.tables))]
     now = timezone.now()
     League.objects.filter(pk=league.pk).update(
@@ -473,15 +475,6 @@ def _finish_if_done(night: Night) -> bool:
     Night.objects.filter(pk=night.pk).update(status=Night.Status.FINISHED, finished_at=now,
                                              lease_until=None)
     return True
-
-
-def _points_at(hands: Sequence[Hand], table: int) -> dict[int, int]:
-    totals: dict[int, int] = {}
-    for hand in hands:
-        if hand.table == table and hand.points:
-            for member, points in zip(hand.seats, hand.points):
-                totals[member] = totals.get(member, 0) + points
-    return totals
 
 
 def nights_reap(*, now: datetime | None = None) -> int:

@@ -8,15 +8,17 @@ which workers happened to finish matches, and a rerun with the same seeds gives 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from games.engine import game_ids
 
-from . import league_rules
+from . import league_rules, leagues
 from .confidence import certainty
-from .errors import GameNotFound, TournamentNotFound
+from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
 from .models import Hand, League, Night, Participant, Tournament, TournamentMatch
 from .ratings import ratings
 from .standings import MatchResult, standings
@@ -174,3 +176,73 @@ def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
     order = list(league.order) or list(league.members.filter(left_at__isnull=True)
                                        .values_list("index", flat=True))
     return league_rules.season_table(league.game, records, order=order, previous_order=last)
+
+
+# --------------------------------------------------------------------------------------------
+# Leagues
+# --------------------------------------------------------------------------------------------
+
+#: How far ahead ``league_next_night`` looks for a recurring league's next weekly start.
+_WEEK = timedelta(days=7)
+
+
+def league_get(*, league_id: int) -> League:
+    league = League.objects.select_related("organiser").filter(pk=league_id).first()
+    if league is None:
+        raise LeagueNotFound()
+    return league
+
+
+def league_list(*, game: str | None = None) -> QuerySet[League]:
+    """Leagues, newest first, filtered by game; each with ``member_count`` (present members)."""
+    qs = (League.objects.select_related("organiser")
+          .annotate(member_count=Count("members", filter=Q(members__left_at__isnull=True)))
+          .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
+    if game:
+        qs = qs.filter(game=game)
+    return qs
+
+
+def league_nights(*, league: League) -> QuerySet[Night]:
+    """All nights, newest first, each with ``hands_done``."""
+    return (Night.objects.filter(league=league)
+            .annotate(hands_done=Count("hands", filter=Q(hands__status=Hand.Status.DONE)))
+            .order_by("-number"))
+
+
+def league_next_night(*, league: League, now: datetime | None = None) -> datetime | None:
+    """When the next night starts: the earliest night still scheduled or, if sooner, the next
+    weekly start of a recurring league (within the season); None if neither."""
+    now = now or timezone.now()
+    candidates = []
+    scheduled = (league.nights.filter(status=Night.Status.SCHEDULED).order_by("starts_at")
+                 .values_list("starts_at", flat=True).first())
+    if scheduled is not None:
+        candidates.append(scheduled)
+    recurring = leagues.latest_recurring_start(league, now + _WEEK)
+    if recurring is not None and recurring > now:
+        candidates.append(recurring)
+    return min(candidates) if candidates else None
+
+
+def league_live_night(*, league: League) -> dict[str, Any] | None:
+    """The running night (if any): each table's seating, its hands done, and its members'
+    points so far that night, best first (lower first for LOWER_IS_BETTER games; ties in
+    seating order)."""
+    night = league.nights.filter(status=Night.Status.RUNNING).order_by("-number").first()
+    if night is None:
+        return None
+    names = dict(league.members.values_list("index", "name"))
+    hands = list(night.hands.filter(status=Hand.Status.DONE).values_list("table", "seats",
+                                                                         "points"))
+    tables = []
+    for table, seated in enumerate(night.tables):
+        points = league_rules.table_points(hands, table)
+        tables.append({"members": list(seated),
+                       "hands_done": sum(1 for at, _, _ in hands if at == table),
+                       "standings": [{"member": m, "name": names.get(m, ""),
+                                      "points": points.get(m, 0)}
+                                     for m in league_rules.by_points(league.game, seated,
+                                                                     points)]})
+    return {"number": night.number, "hands_per_night": league.hands_per_night,
+            "started_at": night.started_at, "tables": tables}

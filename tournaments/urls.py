@@ -4,7 +4,7 @@ from django.urls import path
 
 from games import converters  # noqa: F401 - registers <id:...>
 
-from . import apis
+from . import apis, league_apis
 
 app_name = "tournaments"
 
@@ -18,5 +18,15 @@ urlpatterns = [
          name="tournament-matches"),
     path("tournaments/<id:tournament_id>/cancel/", apis.TournamentCancelApi.as_view(),
          name="tournament-cancel"),
+    path("leagues/", league_apis.LeagueListCreateApi.as_view(), name="league-list"),
+    path("leagues/<id:league_id>/", league_apis.LeagueDetailApi.as_view(), name="league-detail"),
+    path("leagues/<id:league_id>/table/", league_apis.LeagueTableApi.as_view(),
+         name="league-table"),
+    path("leagues/<id:league_id>/nights/", league_apis.LeagueNightsApi.as_view(),
+         name="league-nights"),
+    path("leagues/<id:league_id>/members/", league_apis.LeagueMemberJoinApi.as_view(),
+         name="league-members"),
+    path("leagues/<id:league_id>/members/<id:index>/leave/",
+         league_apis.LeagueMemberLeaveApi.as_view(), name="league-member-leave"),
     path("ratings/<str:game>/", apis.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
 ]

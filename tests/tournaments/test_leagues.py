@@ -281,7 +281,7 @@ def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
     assert night.status == "running"
 
 
-def test_bad_leagues_are_refused_with_the_reason(alice, bob) -> None:
+def test_bad_leagues_are_refused_with_the_reason(alice, bob, settings) -> None:
     now = timezone.now()
     base = {"organiser": alice, "name": "x", "members": refs(4), "season_start": now,
             "season_end": now + timedelta(days=1)}
@@ -292,9 +292,15 @@ def test_bad_leagues_are_refused_with_the_reason(alice, bob) -> None:
     with pytest.raises(BadLeague, match="time zone"):
         leagues.league_create(game="dice_cup", weekday=1, night_time=time(20),
                               timezone_name="Mars/Olympus", **base)
+    with pytest.raises(BadLeague, match="time zone"):
+        leagues.league_create(game="dice_cup", weekday=1, night_time=time(20),
+                              timezone_name="America", **base)
     with pytest.raises(BadLeague, match="both"):
         leagues.league_create(game="dice_cup", weekday=1, **base)
     league = make_league(alice)
+    settings.LEAGUE_MAX_MEMBERS = 5
+    with pytest.raises(BadLeague, match="at most"):
+        leagues.member_join(league_id=league.pk, user=alice, spec=refs(1)[0])
     with pytest.raises(NotYourLeague):
         leagues.night_schedule(league_id=league.pk, user=bob, starts_at=now)
     with pytest.raises(BadLeague, match="within the season"):

@@ -1,0 +1,437 @@
+"""The REST API of leagues: create and list leagues, a league with its live night, the season
+table, nights (list and schedule) and members (join and leave).
+
+Thin views as in ``tournaments.apis``: an Input (or Filter) serializer checks the shape, one
+service or selector does the work, an Output serializer renders; errors are raised as domain
+errors (``LeagueNotFound``, ``NotYourLeague``, ``BadLeague``) and mapped to ``{"code",
+"detail"}`` by ``config.exceptions``. Reads are public; writes need a token.
+
+A league's seed deals every hand of every night, and a league has no end after which showing it
+would be harmless (the same seeds play the same night again), so it is never shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import schema
+
+# One error body and one set of codes for the whole API (the codes of this module are listed
+# in games.apis.ERROR_CODES).
+from games.apis import E400, E401, E429, _error, name_nested_serializers
+from games.converters import ID_SCHEMA
+
+from . import leagues, selectors
+from .apis import (
+    MAX_MOVE_TIME_LIMIT,
+    MAX_SEED,
+    Pagination,
+    TournamentParticipantSpecSerializer,
+)
+from .models import League, Member, Night, Participant
+
+E404 = _error("No such league (or member).",
+              ("league_not_found", "No such league.", None),
+              ("league_not_found", "league 3 has no member 9", None))
+E403 = _error("Not your league.", ("not_your_league", "Only the league's organiser (or staff) "
+                                                      "may change it.", None))
+LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,
+                             description="The league id.")
+MEMBER_INDEX = OpenApiParameter("index", ID_SCHEMA, OpenApiParameter.PATH,
+                                description="The member's index (0, 1, 2 ... in joining order).")
+
+
+# --------------------------------------------------------------------------------------------
+# Shared output shapes
+# --------------------------------------------------------------------------------------------
+
+
+@extend_schema_field({"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
+                      "example": "20:00"})
+class NightTimeField(serializers.TimeField):
+    """A local wall time as ``HH:MM``, in and out."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(format="%H:%M", input_formats=["%H:%M"], **kwargs)
+
+
+@extend_schema_field({"type": "string", "enum": list(Night.Status.values),
+                      "description": "scheduled, running, finished, failed (could not start: "
+                                     "see reason) or cancelled."})
+class NightStatusField(serializers.CharField):
+    """A night's status, documented inline (one enum per ``status`` name is in the settings'
+    ENUM_NAME_OVERRIDES; this keeps the schema free of a generated name)."""
+
+
+class LeagueMemberSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0, 1, 2 ... in the order they joined; the "
+                                               "order, tables and season table refer to it.")
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    bot = serializers.CharField(allow_null=True, help_text="The webhook bot's id or the "
+                                                           "reference bot's name.")
+    user = serializers.CharField(allow_null=True, help_text="A player's username.")
+    left_at = serializers.DateTimeField(allow_null=True,
+                                        help_text="When the member left (null: still a member).")
+
+
+class LeagueSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    game = schema.GameIdField()
+    options = serializers.DictField(help_text="Engine options of every hand's match.")
+    organiser = serializers.CharField()
+    table_size = serializers.IntegerField(help_text="Most seats at one table.")
+    hands_per_night = serializers.IntegerField()
+    moves_between_tables = serializers.IntegerField(
+        help_text="How many move up and down between adjacent tables after a night.")
+    strike_limit = serializers.IntegerField(help_text="Per hand; 0 = never forfeit.")
+    move_time_limit = serializers.IntegerField(help_text="Seconds per move.")
+    season_start = serializers.DateTimeField()
+    season_end = serializers.DateTimeField()
+    weekday = serializers.IntegerField(allow_null=True, help_text="Recurring nights: 0 = Monday "
+                                                                  "... 6 = Sunday; null: none.")
+    night_time = NightTimeField(allow_null=True, help_text="Recurring nights: local start time.")
+    timezone = serializers.CharField(help_text="IANA zone of night_time, e.g. Europe/Paris.")
+    member_count = serializers.IntegerField(help_text="Members who have not left.")
+    created_at = serializers.DateTimeField()
+
+
+class LeagueLiveStandingSerializer(serializers.Serializer):
+    member = serializers.IntegerField(help_text="The member's index.")
+    name = serializers.CharField()
+    points = serializers.IntegerField(help_text="League points so far this night, this table.")
+
+
+class LeagueLiveTableSerializer(serializers.Serializer):
+    members = serializers.ListField(child=serializers.IntegerField(),
+                                    help_text="Member indexes as seated at the start, best first.")
+    hands_done = serializers.IntegerField(help_text="Hands finished at this table.")
+    standings = LeagueLiveStandingSerializer(
+        many=True, help_text="Best first (lower points first for Le Dutch); ties in seating "
+                             "order.")
+
+
+class LeagueLiveNightSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    hands_per_night = serializers.IntegerField(help_text="Hands each table plays this night.")
+    started_at = serializers.DateTimeField(allow_null=True)
+    tables = LeagueLiveTableSerializer(many=True, help_text="Top table first.")
+
+
+class LeagueDetailSerializer(LeagueSerializer):
+    members = LeagueMemberSerializer(many=True, help_text="Every member, those who left too.")
+    order = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The social order (member indexes, best first) after the last finished night; "
+                  "empty before the first.")
+    next_night = serializers.DateTimeField(
+        allow_null=True, help_text="When the next night starts (a night scheduled, or the next "
+                                   "weekly one of a recurring league); null: none.")
+    live_night = LeagueLiveNightSerializer(allow_null=True,
+                                           help_text="The night being played; null: none.")
+
+
+class LeagueNightSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="1, 2, 3 ... in start order.")
+    starts_at = serializers.DateTimeField()
+    status = NightStatusField()
+    reason = serializers.CharField(allow_null=True, help_text="Why it could not start.")
+    tables = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Member indexes per table when it started, top table first, best first.")
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    hands = serializers.IntegerField(help_text="Hands done, over all tables.")
+
+
+def _league_data(league: League, member_count: int) -> dict[str, Any]:
+    return {
+        "id": league.pk, "name": league.name, "game": league.game, "options": league.options,
+        "organiser": league.organiser.get_username(), "table_size": league.table_size,
+        "hands_per_night": league.hands_per_night,
+        "moves_between_tables": league.moves_between_tables,
+        "strike_limit": league.strike_limit, "move_time_limit": league.move_time_limit,
+        "season_start": league.season_start, "season_end": league.season_end,
+        "weekday": league.weekday, "night_time": league.night_time, "timezone": league.timezone,
+        "member_count": member_count, "created_at": league.created_at,
+    }
+
+
+def _member_data(member: Member) -> dict[str, Any]:
+    return {"index": member.index, "name": member.name, "kind": member.kind,
+            "bot": member.bot or None,
+            "user": member.user.get_username() if member.user_id else None,
+            "left_at": member.left_at}
+
+
+def _night_data(night: Night, hands_done: int) -> dict[str, Any]:
+    return {"number": night.number, "starts_at": night.starts_at, "status": night.status,
+            "reason": night.reason or None, "tables": night.tables,
+            "started_at": night.started_at, "finished_at": night.finished_at,
+            "hands": hands_done}
+
+
+def _detail(league_id: int) -> dict[str, Any]:
+    league = selectors.league_get(league_id=league_id)
+    members = list(league.members.select_related("user").order_by("index"))
+    data = {**_league_data(league, sum(1 for m in members if m.left_at is None)),
+            "members": [_member_data(m) for m in members], "order": list(league.order),
+            "next_night": selectors.league_next_night(league=league),
+            "live_night": selectors.league_live_night(league=league)}
+    return LeagueDetailSerializer(data).data
+
+
+# --------------------------------------------------------------------------------------------
+# Leagues
+# --------------------------------------------------------------------------------------------
+
+
+class LeagueListCreateApi(APIView):
+    #: Read by drf-spectacular, so the schema shows the paginated envelope the GET returns.
+    pagination_class = Pagination
+
+    class FilterSerializer(serializers.Serializer):
+        game = schema.GameIdField(required=False, max_length=32)
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        game = schema.GameIdField(max_length=32, help_text="Engine game id.")
+        members = TournamentParticipantSpecSerializer(
+            many=True, max_length=1000,
+            help_text="In joining order (at most LEAGUE_MAX_MEMBERS, checked with the rest: "
+                      "bad_league); more may join later. A reference bot may be a member many "
+                      "times.")
+        options = serializers.DictField(required=False,
+                                        help_text="Game options of every hand; see GET "
+                                                  "/api/games/ (not hands nor initial_order: "
+                                                  "the league sets them).")
+        table_size = serializers.IntegerField(required=False, min_value=2, max_value=8,
+                                              help_text="Most seats at one table; default: "
+                                                        "the game's most players.")
+        hands_per_night = serializers.IntegerField(
+            required=False, default=20, min_value=1,
+            max_value=settings.LEAGUE_MAX_HANDS_PER_NIGHT,
+            help_text="Hands each table plays in a night.")
+        moves_between_tables = serializers.IntegerField(
+            required=False, default=1, min_value=0, max_value=8,
+            help_text="How many move up and down between adjacent tables after a night (at "
+                      "most half the smaller table).")
+        season_start = serializers.DateTimeField(help_text="ISO 8601.")
+        season_end = serializers.DateTimeField(help_text="ISO 8601, after season_start.")
+        weekday = serializers.IntegerField(
+            required=False, allow_null=True, min_value=0, max_value=6,
+            help_text="Recurring nights (with night_time): 0 = Monday ... 6 = Sunday.")
+        night_time = NightTimeField(required=False, allow_null=True,
+                                    help_text="Recurring nights (with weekday): local start "
+                                              "time, HH:MM.")
+        timezone = serializers.CharField(
+            required=False, default="UTC", max_length=64,
+            help_text="IANA zone of night_time, e.g. Europe/Paris (the night stays at its local "
+                      "time across daylight-saving changes).")
+        strike_limit = serializers.IntegerField(
+            required=False, min_value=0, max_value=100,
+            help_text="Per hand; 0 = never forfeit. Default: the server's BLUFF_MAX_STRIKES.")
+        move_time_limit = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
+            help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
+                                        help_text="Seeds every hand's deal. Default: random; "
+                                                  "never shown.")
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_list", summary="List leagues",
+        parameters=[FilterSerializer],
+        responses={200: LeagueSerializer(many=True), 400: E400, 429: E429},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.league_list(**filters.validated_data),
+                                           request, view=self)
+        data = [_league_data(league, league.member_count) for league in page]
+        return paginator.get_paginated_response(LeagueSerializer(data, many=True).data)
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_create",
+        summary="Create a league",
+        description="Nights recur every week on weekday at night_time (in timezone) within the "
+                    "season, or are scheduled one by one (POST /api/leagues/{id}/nights/). "
+                    "Rules: docs/leagues.md.",
+        request=InputSerializer,
+        responses={
+            201: LeagueDetailSerializer, 401: E401, 429: E429,
+            400: _error("Bad request, or it cannot be a league.",
+                        ("bad_league", "the season must end after it starts", None),
+                        ("bad_league", "a recurring night needs both weekday and night_time",
+                         None),
+                        ("bad_league", "member 1: no reference bot 'smart' for dot (have: "
+                                       "random, heuristic)", None),
+                        ("invalid", "weekday: Ensure this value is less than or equal to 6.",
+                         None)),
+        },
+        examples=[OpenApiExample(
+            "Thursday nights in Paris", request_only=True,
+            value={"name": "Thursday club", "game": "great_dalmuti", "table_size": 6,
+                   "hands_per_night": 20, "season_start": "2025-09-01T00:00:00+02:00",
+                   "season_end": "2025-12-31T23:59:00+01:00", "weekday": 3,
+                   "night_time": "20:00", "timezone": "Europe/Paris",
+                   "members": [{"kind": "reference", "bot": "heuristic"},
+                               {"kind": "reference", "bot": "random"},
+                               {"kind": "webhook", "bot": "7"},
+                               {"kind": "player", "user": "alice"}]})],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        league = leagues.league_create(organiser=request.user,
+                                       timezone_name=fields.pop("timezone"), **fields)
+        return Response(_detail(league.pk), status=status.HTTP_201_CREATED)
+
+
+class LeagueDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_detail",
+        summary="One league: members, order, next night and the night being played",
+        parameters=[LEAGUE_ID],
+        responses={200: LeagueDetailSerializer, 404: E404, 429: E429},
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        return Response(_detail(league_id))
+
+
+class LeagueTableApi(APIView):
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        place = serializers.IntegerField(help_text="1 = top; equal points share a place.")
+        member = serializers.IntegerField(help_text="The member's index.")
+        name = serializers.CharField()
+        points = serializers.IntegerField(help_text="League points over the season.")
+        hands = serializers.IntegerField(help_text="Hands played.")
+        average_finish = serializers.FloatField(
+            allow_null=True, help_text="Mean finishing place in a hand (1 = best); null before "
+                                       "a first hand.")
+        position = serializers.IntegerField(
+            help_text="Index in the current social order (0 = best); members who left after.")
+        movement = serializers.IntegerField(
+            allow_null=True, help_text="Positions gained since the previous order (positive = "
+                                       "up); null if not in it.")
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_table",
+        summary="The season table",
+        description="Every recorded hand of the league's nights added up (docs/leagues.md), "
+                    "highest points first (lowest for Le Dutch).",
+        parameters=[LEAGUE_ID],
+        responses={200: OutputSerializer(many=True), 404: E404, 429: E429},
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        league = selectors.league_get(league_id=league_id)
+        names = dict(league.members.values_list("index", "name"))
+        rows = [{"place": row.place, "member": row.member, "name": names.get(row.member, ""),
+                 "points": row.points, "hands": row.hands,
+                 "average_finish": row.average_finish, "position": row.position,
+                 "movement": row.movement}
+                for row in selectors.league_table(league_id=league.pk)]
+        return Response(self.OutputSerializer(rows, many=True).data)
+
+
+class LeagueNightsApi(APIView):
+    pagination_class = Pagination
+
+    class InputSerializer(serializers.Serializer):
+        starts_at = serializers.DateTimeField(help_text="ISO 8601, within the season.")
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_nights",
+        summary="The league's nights, newest first",
+        parameters=[LEAGUE_ID],
+        responses={200: LeagueNightSerializer(many=True), 404: E404, 429: E429},
+    )
+    def get(self, request: Request, league_id: int) -> Response:
+        league = selectors.league_get(league_id=league_id)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.league_nights(league=league), request,
+                                           view=self)
+        data = [_night_data(night, night.hands_done) for night in page]
+        return paginator.get_paginated_response(LeagueNightSerializer(data, many=True).data)
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_nights_schedule",
+        summary="Schedule a one-off night (organiser or staff)",
+        description="It starts by itself at starts_at (the workers play it).",
+        parameters=[LEAGUE_ID], request=InputSerializer,
+        responses={201: LeagueNightSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
+                   400: _error("Bad request, or no night then.",
+                               ("bad_league", "the night must start within the season", None),
+                               ("bad_league", "the league already has a night at that time",
+                                None),
+                               ("invalid", "starts_at: This field is required.", None))},
+    )
+    def post(self, request: Request, league_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        night = leagues.night_schedule(league_id=league_id, user=request.user,
+                                       **data.validated_data)
+        return Response(LeagueNightSerializer(_night_data(night, 0)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class LeagueMemberJoinApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_members_join",
+        summary="Add a member (organiser or staff)",
+        description="The member enters the social order at the next night, in the middle "
+                    "(docs/leagues.md).",
+        parameters=[LEAGUE_ID], request=TournamentParticipantSpecSerializer,
+        responses={201: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
+                   400: _error("Bad request, or it cannot be a member.",
+                               ("bad_league", "member 5: no user 'ghost'", None),
+                               ("invalid", "kind: \"alien\" is not a valid choice.", None))},
+    )
+    def post(self, request: Request, league_id: int) -> Response:
+        data = TournamentParticipantSpecSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        member = leagues.member_join(league_id=league_id, user=request.user,
+                                     spec=data.validated_data)
+        return Response(LeagueMemberSerializer(_member_data(member)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class LeagueMemberLeaveApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_members_leave",
+        summary="A member leaves (organiser or staff)",
+        description="Removed from the order before the next night; its hands stay in the "
+                    "season table. Leaving twice keeps the first left_at.",
+        parameters=[LEAGUE_ID, MEMBER_INDEX], request=None,
+        responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429},
+    )
+    def post(self, request: Request, league_id: int, index: int) -> Response:
+        member = leagues.member_leave(league_id=league_id, user=request.user, index=index)
+        return Response(LeagueMemberSerializer(_member_data(member)).data)
+
+
+name_nested_serializers(globals())
