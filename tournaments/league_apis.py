@@ -40,6 +40,7 @@ from .apis import (
     MAX_SEED,
     Pagination,
     TournamentParticipantSpecSerializer,
+    TournamentRatingSerializer,
 )
 from .models import League, Member, Night, Participant
 
@@ -156,6 +157,10 @@ class LeagueNightSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     hands = serializers.IntegerField(help_text="Hands done, over all tables.")
+
+
+def _rating(rating: Any) -> dict[str, float]:
+    return {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}
 
 
 def _league_data(league: League, member_count: int) -> dict[str, Any]:
@@ -334,6 +339,8 @@ class LeagueTableApi(APIView):
         movement = serializers.IntegerField(
             allow_null=True, help_text="Positions gained since the previous order (positive = "
                                        "up); null if not in it.")
+        rating = TournamentRatingSerializer(
+            help_text="OpenSkill rating over the season's hands (finishing places as ranks).")
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_table",
@@ -346,10 +353,11 @@ class LeagueTableApi(APIView):
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id)
         names = dict(league.members.values_list("index", "name"))
+        rated = selectors.league_ratings(league_id=league.pk)
         rows = [{"place": row.place, "member": row.member, "name": names.get(row.member, ""),
                  "points": row.points, "hands": row.hands,
                  "average_finish": row.average_finish, "position": row.position,
-                 "movement": row.movement}
+                 "movement": row.movement, "rating": _rating(rated[row.member])}
                 for row in selectors.league_table(league_id=league.pk)]
         return Response(self.OutputSerializer(rows, many=True).data)
 

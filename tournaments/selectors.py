@@ -19,8 +19,8 @@ from games.engine import game_ids
 from . import league_rules, leagues
 from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
-from .models import Hand, League, Night, Participant, Tournament, TournamentMatch
-from .ratings import ratings
+from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
+from .ratings import Rating, ratings
 from .standings import MatchResult, standings
 
 JSON = dict[str, Any]
@@ -176,6 +176,19 @@ def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
     order = list(league.order) or list(league.members.filter(left_at__isnull=True)
                                        .values_list("index", flat=True))
     return league_rules.season_table(league.game, records, order=order, previous_order=last)
+
+
+def league_ratings(*, league_id: int) -> dict[int, Rating]:
+    """Each member's OpenSkill rating (PlackettLuce, as tournaments rate) from every recorded
+    hand in play order (night, hand, table), its finishing places as the ranks."""
+    hands = list(Hand.objects.filter(night__league_id=league_id, status=Hand.Status.DONE)
+                 .order_by("night__number", "number", "table").values_list("seats", "finish"))
+    members = list(Member.objects.filter(league_id=league_id).values_list("index", flat=True))
+    count = max([*members, *(m for seats, _ in hands for m in seats)], default=-1) + 1
+    results = [MatchResult(seats=tuple(seats), ranks=tuple(finish), scores=None)
+               for seats, finish in hands]
+    return {rating.participant: rating for rating in ratings(results, count)
+            if rating.participant in set(members)}
 
 
 # --------------------------------------------------------------------------------------------

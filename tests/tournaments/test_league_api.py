@@ -228,6 +228,8 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
     assert {row["name"] for row in table} == {f"ref{i}" for i in range(8)}
     assert all(1 <= row["average_finish"] <= 4 for row in table)
     assert sorted(row["position"] for row in table) == list(range(8))
+    assert all(set(row["rating"]) == {"mu", "sigma", "ordinal"} for row in table)
+    assert all(row["rating"]["sigma"] < 25 / 3 for row in table), "rated from its hands"
 
     detail = anon_api.get(f"{URL}{league_id}/").json()
     assert detail["live_night"] is None and sorted(detail["order"]) == list(range(8))

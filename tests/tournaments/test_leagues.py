@@ -90,6 +90,10 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
     assert second.order_before == league.order and hands_of(second)[0].seats == league.order
     table = selectors.league_table(league_id=league.pk)
     assert sum(row.points for row in table) == 6 * 10 and all(r.hands == 6 for r in table)
+    rated = selectors.league_ratings(league_id=league.pk)
+    assert set(rated) == set(range(5)) and all(r.matches == 6 for r in rated.values())
+    top, bottom = table[0].member, table[-1].member
+    assert rated[top].mu > rated[bottom].mu, "the season's winner is rated above its last"
 
 
 def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -> None:
