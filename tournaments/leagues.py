@@ -307,6 +307,10 @@ def _start_ready_hands(night: Night) -> list[Hand]:
     last: dict[int, Hand] = {}
     for hand in night.hands.order_by("number"):
         last[hand.table] = hand
+    members = {m.index: m for m in league.members.all()}
+    left = {index for index, member in members.items() if member.left_at is not None}
+    fewest = get_game(league.game).min_players
+    first_night = night.number == _first_night_number(league)
     plans = []
     for table, seated in enumerate(night.tables):
         previous = last.get(table)
@@ -319,15 +323,18 @@ def _start_ready_hands(night: Night) -> list[Hand]:
             # keep the table's seating and rotate who plays first (league_rules.hand_plan).
             carried = league.game in league_rules.ORDER_CARRYING_GAMES
             order, number = (previous.order_after if carried else seated), previous.number + 1
-        first_night = night.number == _first_night_number(league)
+        # A member who left the league is removed between hands, while the table can still
+        # be played without it; else it stays seated, forfeited (out of the night, below).
+        staying = league_rules.without_leavers(order, left)
+        if len(staying) >= fewest:
+            order = staying
         plan = league_rules.hand_plan(
             league.game, order, hand_number=number, options=league.options,
             ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
         plans.append((table, number, plan))
     if not plans:
         return []
-    members = {m.index: m for m in league.members.all()}
-    out = out_of_night(night)
+    out = out_of_night(night) | left
     hands = []
     for options, group in _by_options(plans):
         matches = matches_create(

@@ -135,6 +135,40 @@ def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_nigh
     assert all(gone not in h.seats for h in hands_of(second))
 
 
+@pytest.mark.parametrize("members", [5, 4])
+def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
+        alice, inline_nights, monkeypatch, members) -> None:
+    """Removed from its table before the next hand while the table can still be played
+    (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
+    seated, forfeited, for the rest of the night."""
+    league = make_league(alice, members=members, table_size=5, hands_per_night=3)
+    real = leagues._start_ready_hands
+    calls = {"n": 0}
+
+    def leave_after_the_first_hand(night: Night) -> list[Hand]:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            leagues.member_leave(league_id=league.pk, user=alice, index=1)
+        return real(night)
+
+    monkeypatch.setattr(leagues, "_start_ready_hands", leave_after_the_first_hand)
+    night = play_night(league, alice)
+    assert night.status == "finished"
+    first, *later = hands_of(night)
+    assert 1 in first.seats
+    for hand in later:
+        if members == 5:
+            assert len(hand.seats) == 4 and 1 not in hand.seats
+            assert 1 not in hand.order_after
+        else:
+            seat = hand.seats.index(1)
+            assert Match.objects.get(pk=hand.match_id).seats.get(number=seat).forfeited
+            assert hand.points[seat] == 0 and hand.order_after[-1] == 1
+    league.refresh_from_db()
+    if members == 5:
+        assert 1 not in league.order
+
+
 def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> None:
     league = make_league(alice, members=8, table_size=4)
     night = play_night(league, alice)
