@@ -78,6 +78,12 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
         match = Match.objects.get(pk=after.match_id)
         assert match.options["initial_order"] == list(range(5)) and match.options["hands"] == 1
         assert match.result["ranks"] == after.finish
+        events = [e for entry in MatchEvent.objects.filter(match=match) for e in entry.events]
+        taxes = [e for e in events if e["type"] == "taxation"]
+        if not any(e["type"] == "revolution" for e in events):  # GD-5: no taxation then
+            # GD-4: the last out of the previous hand (now at seat 4) pays the first out.
+            assert {"from": 4, "to": 0, "count": 2} in taxes[0]["exchanges"]
+            assert {"from": 3, "to": 1, "count": 1} in taxes[0]["exchanges"]
     for hand in hands:
         assert sorted(hand.points) == [0, 1, 2, 3, 4], "GD-9: 1 point per player still in"
         assert hand.order_after == sorted(hand.seats,
