@@ -1,5 +1,6 @@
-"""Who takes part in a tournament or a league: a webhook bot, a reference bot or a person
-polling the API, from the spec an organiser gives, and the games seat spec it sits in."""
+"""Who takes part in a tournament or a league, and at what table: a webhook bot, a reference
+bot or a person polling the API, from the spec an organiser gives, the games seat spec it sits
+in, and the game, table size and options checked by the engine."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
+from games.engine import BadOptions, get_game
 from games.seats import PLAYER, get_seat_kind
 
 from .models import Participant
@@ -44,3 +46,20 @@ def seat_spec(participant: Participant | Any) -> dict[str, Any]:
     if participant.kind == Participant.Kind.PLAYER:
         return {"kind": PLAYER}
     return {"kind": participant.kind, "bot": participant.bot}
+
+
+def game_table(game: str, table_size: int | None, options: Mapping[str, Any] | None, *,
+               default: str) -> tuple[Any, int, dict[str, Any]]:
+    """(the engine, the table size, the options merged over the game's defaults) of a
+    tournament or league; ``table_size`` None takes the engine's ``default`` attribute
+    (``"default_players"``, ``"max_players"``). Raises ``ValueError`` with the reason."""
+    engine = get_game(game)  # BadOptions is a ValueError
+    size = table_size or getattr(engine, default)
+    if not engine.min_players <= size <= engine.max_players:
+        raise ValueError(f"{game} is played by {engine.min_players} to {engine.max_players} "
+                         f"players, not {size}")
+    try:
+        merged = engine.new_match(players=size, seed=0, options=dict(options or {})).options
+    except BadOptions as exc:
+        raise ValueError(str(exc)) from None
+    return engine, size, merged

@@ -29,13 +29,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from games.engine import BadOptions, get_game
+from games.engine import get_game
 from games.models import Match, MatchEvent, Seat
 from games.seats import PLAYER, get_seat_kind
 from games.services import NewMatch, matches_create
 
 from . import league_rules
-from .entrants import entrant_fields, seat_spec
+from .entrants import entrant_fields, game_table, seat_spec
 from .errors import BadLeague, LeagueNotFound, NotYourLeague
 from .models import Hand, League, Member, Night
 
@@ -59,21 +59,13 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     """Check everything and create the league with its members. Recurring nights: ``weekday``
     (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
     ``season_end``; one-off nights are added with :func:`night_schedule`."""
-    try:
-        engine = get_game(game)
-    except BadOptions as exc:
-        raise BadLeague(str(exc)) from None
-    size = table_size or engine.max_players
-    if not engine.min_players <= size <= engine.max_players:
-        raise BadLeague(f"{game} is played by {engine.min_players} to {engine.max_players} "
-                            f"players, not {size}")
     league_options = dict(options or {})
     if "hands" in league_options or "initial_order" in league_options:
-        raise BadLeague("hands and initial_order are set by the league (one hand per "
-                            "match, the order carried over): use hands_per_night")
+        raise BadLeague("hands and initial_order are set by the league (one hand per match, "
+                        "the order carried over): use hands_per_night")
     try:
-        engine.new_match(players=size, seed=0, options=league_options)
-    except BadOptions as exc:
+        _, size, _ = game_table(game, table_size, league_options, default="max_players")
+    except ValueError as exc:
         raise BadLeague(str(exc)) from None
     if not 1 <= hands_per_night <= settings.LEAGUE_MAX_HANDS_PER_NIGHT:
         raise BadLeague(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")

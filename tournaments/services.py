@@ -29,13 +29,12 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games.engine import BadOptions, get_game
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
 from games.services import NewMatch, match_stop, matches_create, matches_unseal
 
-from .entrants import entrant_fields, seat_spec
+from .entrants import entrant_fields, game_table, seat_spec
 from .errors import (
     BadTournament,
     NotYourTournament,
@@ -73,16 +72,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     swapped); more seats: ``meetings`` rounds of balanced tables.
     """
     try:
-        engine = get_game(game)
-    except BadOptions as exc:
-        raise BadTournament(str(exc)) from None
-    size = table_size or engine.default_players
-    if not engine.min_players <= size <= engine.max_players:
-        raise BadTournament(f"{game} is played by {engine.min_players} to {engine.max_players} "
-                            f"players, not {size}")
-    try:
-        merged = engine.new_match(players=size, seed=0, options=dict(options or {})).options
-    except BadOptions as exc:
+        _, size, merged = game_table(game, table_size, options, default="default_players")
+    except ValueError as exc:
         raise BadTournament(str(exc)) from None
     count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS

@@ -37,3 +37,19 @@ def inline_tasks(monkeypatch: Any) -> list[tuple[str, int]]:
 
 
 REFERENCE = [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"}]
+
+
+@pytest.fixture
+def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
+    """League tasks run at once in this process (as a worker would run them), recorded."""
+    from tournaments import leagues, tasks
+
+    ran: list[tuple[str, int]] = []
+
+    def run(task: str, object_id: int) -> None:
+        ran.append((task, object_id))
+        getattr(tasks, task).apply(args=[object_id])
+
+    monkeypatch.setattr(leagues, "_enqueue", run)
+    return ran
+

@@ -62,21 +62,6 @@ def league(alice_api: APIClient) -> dict[str, Any]:
     return response.json()
 
 
-@pytest.fixture
-def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
-    """League tasks run at once in this process, as a worker would run them."""
-    from tournaments import tasks
-
-    ran: list[tuple[str, int]] = []
-
-    def run(task: str, object_id: int) -> None:
-        ran.append((task, object_id))
-        getattr(tasks, task).apply(args=[object_id])
-
-    monkeypatch.setattr(leagues, "_enqueue", run)
-    return ran
-
-
 def schedule_now(client: APIClient, league_id: int) -> Any:
     return client.post(f"{URL}{league_id}/nights/", {"starts_at": iso(timezone.now())},
                        format="json")

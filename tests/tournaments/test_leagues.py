@@ -21,21 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 UTC = dt_timezone.utc
 
 
-@pytest.fixture
-def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
-    """League tasks run at once in this process, as a worker would run them."""
-    from tournaments import tasks
-
-    ran: list[tuple[str, int]] = []
-
-    def run(task: str, object_id: int) -> None:
-        ran.append((task, object_id))
-        getattr(tasks, task).apply(args=[object_id])
-
-    monkeypatch.setattr(leagues, "_enqueue", run)
-    return ran
-
-
 def refs(count: int) -> list[dict[str, Any]]:
     names = ["heuristic", "random"]
     return [{"kind": "reference", "bot": names[i % 2], "name": f"ref{i}"} for i in range(count)]
