@@ -180,7 +180,10 @@ class MatchDriver:
             except IllegalAction as exc:
                 log.info("match %s seat %s chose an illegal action: %s", self.table.match_id,
                          seat, exc)
-                strike, detail = strike or ILLEGAL_ACTION, str(exc)
+                if answer.ours:  # the platform's own bot: our bug, not the seat's
+                    strike, detail = None, f"platform error: reference bot: {exc!r}"
+                else:
+                    strike, detail = strike or ILLEGAL_ACTION, str(exc)
         self.act(seat, state.default_action(seat), kind=DEFAULT, strike=strike, detail=detail)
         if strike:
             self._strike(seat, forfeit_reason="strikes")

@@ -71,13 +71,15 @@ class SeatAnswer:
     ``action`` None: no usable answer, the seat gets the game's default action. ``strike``: the
     seat itself is at fault (a short reason such as ``"timeout"``): it also gets a strike, and
     reaching the match's ``strike_limit`` forfeits it. ``action`` given but refused by the engine
-    counts as a strike with reason ``"illegal_action"``. No action and no strike is a platform
-    failure: the default action, no strike.
+    counts as a strike with reason ``"illegal_action"``, unless ``ours`` (the platform's own bot
+    chose it: our bug, a platform failure). No action and no strike is a platform failure: the
+    default action, no strike.
     """
 
     action: JSON | None = None
     strike: str | None = None
     detail: str = ""
+    ours: bool = False
 
 
 class SeatSession(Protocol):
@@ -147,11 +149,10 @@ class ReferenceBotSession:
                                      self.table.seed * 7919 + version)
             try:
                 action = bot.choose(state.view(number), state.legal_actions(number))
-                state.validate(number, action)
-            except Exception as exc:  # noqa: BLE001 - our bot's bug, IllegalAction included
+            except Exception as exc:  # noqa: BLE001 - our bot's bug
                 answers[number] = SeatAnswer(detail=f"platform error: reference bot: {exc!r}")
-            else:
-                answers[number] = SeatAnswer(action=action)
+            else:  # the engine checks it once, when it is applied; an illegal one is ours
+                answers[number] = SeatAnswer(action=action, ours=True)
         return answers
 
     def flush(self, moves: Sequence[Any], applied: bool) -> None:

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import get_game
@@ -338,9 +338,9 @@ def _start_ready_hands(night: Night) -> list[Hand]:
                                           if members[i].kind == PLAYER},
                               forfeited=[n for n, i in enumerate(plan.seats) if i in out])
                      for table, number, plan in group])
-        finished = [m.pk for m in matches if m.status == Match.Status.FINISHED]
+        finished = [m for m in matches if m.status == Match.Status.FINISHED]
         out_orders = _out_orders(league, finished)
-        forfeits = _forfeited_seats(finished)
+        forfeits = _forfeited_seats([m.pk for m in finished])
         for (table, number, plan), match in zip(group, matches):
             hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
                         match=match)
@@ -403,17 +403,17 @@ def _fill_result(hand: Hand, league: League, plan: Any, result: Mapping[str, Any
     hand.order_after = list(outcome.order)
 
 
-def _out_orders(league: League, match_ids: Sequence[int]) -> dict[int, list[int]]:
+def _out_orders(league: League, matches: Sequence[Match]) -> dict[int, list[int]]:
     """Dalmuti hands: the seats in going-out order of each finished match (its ``hand_end``
-    event, GD-2), read from each match's last log entry in one query. With the philanthropic
-    bonus (GD-9) the ranks alone may not tell who went out first."""
-    if league.game not in league_rules.ORDER_CARRYING_GAMES or not match_ids:
+    event, GD-2), read from each match's last log entry (``n`` = its version) in one query.
+    With the philanthropic bonus (GD-9) the ranks alone may not tell who went out first."""
+    if league.game not in league_rules.ORDER_CARRYING_GAMES or not matches:
         return {}
-    last = MatchEvent.objects.filter(match_id=OuterRef("match_id")).order_by("-n").values("n")
+    last = Q()
+    for match in matches:
+        last |= Q(match_id=match.pk, n=match.version)
     found = {}
-    for match_id, events in (MatchEvent.objects.filter(match_id__in=match_ids,
-                                                       n=Subquery(last[:1]))
-                             .values_list("match_id", "events")):
+    for match_id, events in MatchEvent.objects.filter(last).values_list("match_id", "events"):
         ends = [e["out_order"] for e in events if e.get("type") == "hand_end"]
         if ends:
             found[match_id] = list(ends[-1])
@@ -433,7 +433,7 @@ def hand_record(*, match_id: int) -> bool:
             return False
         plan = league_rules.HandPlan(seats=tuple(hand.seats), options=dict(match.options))
         league = hand.night.league
-        _fill_result(hand, league, plan, match.result, _out_orders(league, [match_id]).get(
+        _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
             match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id = hand.night_id

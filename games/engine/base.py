@@ -32,6 +32,12 @@ FORMAT_VERSION = 1
 ALL_SEATS = object()
 
 
+def copy_data(data: Any) -> Any:
+    """A deep copy of plain data (dicts, lists, tuples, scalars): a pickle round trip, several
+    times faster than ``copy.deepcopy`` on a state's dump."""
+    return pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+
+
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
 
@@ -227,7 +233,7 @@ class Game:
             state._events_offset = data.get("events_offset", 0)
             state._events = [(e, {int(k): v for k, v in p.items()} if p else None)
                              for e, p in data["events"]]
-            state.load(copy.deepcopy(data["state"]))
+            state.load(copy_data(data["state"]))
         except EngineError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -443,7 +449,7 @@ class State:
         answers ``events_since(n)`` for ``n >= event_count`` only."""
         log = ([[e, {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
                if events else [])
-        return copy.deepcopy({
+        return copy_data({
             "game": self.game.id,
             "format": FORMAT_VERSION,
             "players": self.players,
@@ -472,7 +478,7 @@ class State:
         else:
             new._events = [(e, {private_of: p[private_of]} if p and private_of in p else None)
                            for e, p in self._events]
-        new.load(pickle.loads(pickle.dumps(self.dump(), pickle.HIGHEST_PROTOCOL)))
+        new.load(copy_data(self.dump()))
         return new
 
     def copy(self) -> State:

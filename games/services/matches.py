@@ -173,14 +173,16 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             raise BadMatchOptions(str(exc)) from None
         match = Match(
             game=engine.id, options=state.options, seed=seed, players=len(new.seats),
-            state=state.to_json(), created_by=created_by, sealed=sealed,
+            created_by=created_by, sealed=sealed,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit)
         seats = _seats(match, new, created_by, join, now)
         driver = None
         if not any(seat.is_open for seat in seats):
             match.status, match.started_at = Match.Status.RUNNING, now
-            driver = _started_driver(match, state, seats, new.forfeited)
+            driver = _started_driver(match, state, seats, new.forfeited)  # save_new stores it
+        else:
+            match.state = state.to_json()
         built.append((match, seats, driver))
     with transaction.atomic():
         save_new(built, now=now)
