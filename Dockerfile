@@ -7,6 +7,7 @@ COPY games ./games
 COPY bots ./bots
 COPY tournaments ./tournaments
 COPY manage.py ./
+COPY docs ./docs
 RUN pip install --no-cache-dir . && python manage.py collectstatic --noinput
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--config", "config/gunicorn.conf.py"]

@@ -71,7 +71,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "config" / "templates"],  # the site's base page and home
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -104,6 +104,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "config" / "static"]  # the site's stylesheet (no build step)
+#: The rules pages render docs/rules/<game>.md.
+RULES_DIR = BASE_DIR / "docs" / "rules"
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise expects it; collectstatic fills it for production
 WHITENOISE_USE_FINDERS = DEBUG

@@ -1,0 +1,139 @@
+"""The site's pages: home, each game's rules, a tournament, a league. Server-rendered and
+public; they show what the public API shows (never a seed), and render in a real browser
+without console errors, on a phone's width too. The browser test saves a screenshot of every
+page under ``var/screenshots/`` (README: "Screenshots of the pages")."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from games.engine import game_ids, get_game
+from games.pages import rules_html
+from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
+from tournaments import leagues, services
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
+REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
+        for i in range(4)]
+
+
+@pytest.fixture
+def site(alice: Any, monkeypatch: Any) -> dict[str, Any]:
+    """A finished tournament, a scheduled one, and a league with a finished night and a
+    recurring next one, all played in-process."""
+    from tournaments import tasks
+
+    def run(task: str, object_id: int) -> None:
+        getattr(tasks, task).apply(args=[object_id])
+
+    monkeypatch.setattr(services, "_enqueue", run)
+    monkeypatch.setattr(leagues, "_enqueue", run)
+    cup = services.tournament_create(organiser=alice, name="Friday cup", game="dice_cup",
+                                      participants=REFS, table_size=2, seed=424242424242)
+    later = services.tournament_create(organiser=alice, name="Next cup", game="dot",
+                                       participants=REFS[:2], table_size=2,
+                                       starts_at=timezone.now() + timedelta(days=2))
+    now = timezone.now()
+    club = leagues.league_create(
+        organiser=alice, name="Thursday club", game="great_dalmuti", members=REFS + REFS[:1],
+        table_size=5, hands_per_night=2, season_start=now - timedelta(days=1),
+        season_end=now + timedelta(days=30), weekday=3, night_time=now.time().replace(
+            microsecond=0), timezone_name="Europe/Paris", seed=515151515151)
+    leagues.night_schedule(league_id=club.pk, user=alice, starts_at=now)
+    leagues.nights_start_due()
+    return {"cup": cup, "later": later, "club": club}
+
+
+def pages(site: dict[str, Any]) -> dict[str, str]:
+    return {
+        "home": "/",
+        **{f"rules-{game}": f"/games/{game}/rules/" for game in game_ids()},
+        "tournament": f"/tournaments/{site['cup'].pk}/",
+        "tournament-scheduled": f"/tournaments/{site['later'].pk}/",
+        "league": f"/leagues/{site['club'].pk}/",
+    }
+
+
+def test_the_home_page_lists_games_tournaments_and_league_nights(client, site) -> None:
+    html = client.get("/").content.decode()
+    for game in game_ids():
+        assert f'href="/games/{game}/rules/"' in html and get_game(game).name in html
+    assert "Next cup" in html and f'href="/tournaments/{site["later"].pk}/"' in html
+    assert "Friday cup" not in html, "finished tournaments are not running or upcoming"
+    assert "Thursday club" in html and f'href="/leagues/{site["club"].pk}/"' in html
+    assert 'href="/api/docs/"' in html
+
+
+def test_a_rules_page_renders_its_markdown_and_escapes_raw_html(client, tmp_path,
+                                                                  settings) -> None:
+    html = client.get("/games/great_dalmuti/rules/").content.decode()
+    assert "<h1>" in html and "<table>" in html and "GD-12" in html
+    assert client.get("/games/chess/rules/").status_code == 404
+    settings.RULES_DIR = tmp_path
+    (tmp_path / "dot.md").write_text("# D.O.T\n\n<script>alert(1)</script>\n")
+    rules_html.cache_clear()
+    try:
+        rendered = str(rules_html("dot"))
+    finally:
+        rules_html.cache_clear()
+    assert "<script>" not in rendered and "&lt;script&gt;" in rendered
+
+
+def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches(
+        client, site) -> None:
+    cup = site["cup"]
+    html = client.get(f"/tournaments/{cup.pk}/").content.decode()
+    assert "Friday cup" in html and "6 of 6 matches done" in html
+    assert html.count('class="range"') == 4 and html.count('class="mark"') == 4
+    for ref in REFS:
+        assert ref["name"] in html
+    assert len(re.findall(r'href="/api/matches/\d+/"', html)) == 6
+    assert "424242424242" not in html, "no seed on a page"
+    assert client.get("/tournaments/999999/").status_code == 404
+
+
+def test_the_league_page_shows_the_season_table_nights_and_next_night(client, site) -> None:
+    club = site["club"]
+    html = client.get(f"/leagues/{club.pk}/").content.decode()
+    assert "Thursday club" in html and "Season table" in html and "Next night" in html
+    assert re.search(r"Next night: <time[^>]*>[^<]*(CET|CEST)</time>", html), \
+        "in the league's own time zone"
+    assert html.count("<tr>") >= 1 + 5 + 1 + 1, "a row per member and the night"
+    assert "finished" in html
+    assert "515151515151" not in html, "no seed on a page"
+    assert client.get("/leagues/999999/").status_code == 404
+
+
+def _chromium(url: str, screenshot: Path, width: int) -> str:
+    """Render ``url`` headless, save a screenshot, return what the browser logged."""
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}",
+             f"--window-size={width},1400", f"--screenshot={screenshot}", url],
+            capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr
+
+
+@pytest.mark.browser
+def test_every_page_renders_in_a_browser_without_console_errors(live_server, site) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name, path in pages(site).items():
+        for width, suffix in ((1280, ""), (390, "-phone")):
+            shot = SCREENSHOTS / f"{name}{suffix}.png"
+            log = _chromium(live_server.url + path, shot, width)
+            console = [line for line in log.splitlines() if ":CONSOLE" in line]
+            assert not console, f"{path}: {console}"
+            assert shot.stat().st_size > 5000, f"{path}: an empty screenshot"

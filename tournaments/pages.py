@@ -1,0 +1,69 @@
+"""Pages of tournaments and leagues: what spectators look at.
+
+Read-only and public, built from the same selectors as the API (so they show what the API
+shows, never a seed). Confidence intervals of the standings are drawn as bars: the range of
+a participant's bootstrap interval of mean points (0..1) and a mark at its points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from . import selectors
+from .errors import LeagueNotFound, TournamentNotFound
+from .models import TournamentMatch
+
+
+def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    try:
+        found = selectors.tournament_get(tournament_id=tournament_id)
+    except TournamentNotFound:
+        raise Http404("no such tournament") from None
+    progress = selectors.tournament_progress(tournament=found)
+    names = {p.index: p.name for p in selectors.tournament_participants(tournament=found)}
+    matches = [{"number": row.number + 1, "round": row.round + 1, "status": row.status,
+                "seats": [names.get(i, i) for i in row.seats], "match_id": row.match_id}
+               for row in selectors.tournament_matches(tournament=found)
+               .exclude(status=TournamentMatch.Status.CANCELLED)]
+    return render(request, "tournaments/tournament.html", {
+        "tournament": found, "progress": progress,
+        "done_percent": round(100 * progress["done"] / progress["total"]) if progress["total"]
+        else 0,
+        "standings": [_with_bar(row) for row in selectors.tournament_standings(tournament=found)],
+        "matches": matches,
+    })
+
+
+def _with_bar(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with its interval as percentages of the 0..1 points scale, for the bar."""
+    bar = None
+    if row["interval"] is not None and row["points"] is not None:
+        low, high = row["interval"]
+        bar = {"left": 100 * low, "width": max(100 * (high - low), 0.5),
+               "mark": 100 * row["points"]}
+    ahead = row["ahead_of_next"]
+    return {**row, "bar": bar, "ahead_percent": None if ahead is None else round(100 * ahead)}
+
+
+def league(request: HttpRequest, league_id: int) -> HttpResponse:
+    try:
+        found = selectors.league_get(league_id=league_id)
+    except LeagueNotFound:
+        raise Http404("no such league") from None
+    names = dict(found.members.values_list("index", "name"))
+    rated = selectors.league_ratings(league_id=found.pk)
+    table = [{"row": row, "name": names.get(row.member, row.member),
+              "rating": rated.get(row.member)}
+             for row in selectors.league_table(league_id=found.pk)]
+    live = selectors.league_live_night(league=found)
+    if live is not None:
+        for seated in live["tables"]:
+            seated["names"] = [names.get(m, m) for m in seated["members"]]
+    return render(request, "tournaments/league.html", {
+        "league": found, "table": table, "live": live,
+        "next_night": selectors.league_next_night(league=found),
+        "nights": selectors.league_nights(league=found)[:20],
+    })
