@@ -104,6 +104,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The site's sign-in page (people; programs use API tokens).
+LOGIN_URL = "sign-in"
+LOGIN_REDIRECT_URL = "my-bots"
+LOGOUT_REDIRECT_URL = "home"
 STATICFILES_DIRS = [BASE_DIR / "config" / "static"]  # the site's stylesheet (no build step)
 #: The rules pages render docs/rules/<game>.md.
 RULES_DIR = BASE_DIR / "docs" / "rules"

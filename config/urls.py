@@ -2,11 +2,13 @@
 health check."""
 
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from games import converters  # noqa: F401 - registers <id:...> for the page URLs
-from games.pages import rules
+from bots import pages as bot_pages
+from games.pages import rules, sign_up
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -21,6 +23,12 @@ urlpatterns = [
     path("games/<str:game>/rules/", rules, name="game-rules"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
+    path("sign-in/", auth_views.LoginView.as_view(), name="sign-in"),
+    path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),
+    path("sign-up/", sign_up, name="sign-up"),
+    path("bots/", bot_pages.my_bots, name="my-bots"),
+    path("bots/<id:bot_id>/", bot_pages.bot_page, name="bot-page"),
+    path("bots/<id:bot_id>/rotate-secret/", bot_pages.rotate_secret, name="bot-rotate-secret"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("games.urls")),

@@ -1,4 +1,5 @@
-"""Pages of the games: each game's rules as implemented, rendered from docs/rules/<game>.md.
+"""Pages of the games and of people's accounts: each game's rules as implemented, rendered
+from docs/rules/<game>.md; sign-up (sign-in and out are Django's own views).
 
 Markdown is rendered by markdown-it-py with raw HTML escaped, so a rules file can never put
 markup or scripts into the page.
@@ -10,12 +11,16 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.forms import UserCreationForm
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from .engine import game_ids, get_game
+from .services.accounts import user_sign_up
 
 
 def game_cards() -> list[dict[str, Any]]:
@@ -37,3 +42,26 @@ def rules(request: HttpRequest, game: str) -> HttpResponse:
         raise Http404("no such game")
     engine = get_game(game)
     return render(request, "games/rules.html", {"game": engine, "rules": rules_html(game)})
+
+
+class SignUpForm(UserCreationForm):
+    """A person's account (the API's tokens come with it: ``user_sign_up``)."""
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
+
+    def save(self, commit: bool = True) -> Any:
+        user, _ = user_sign_up(username=self.cleaned_data["username"],
+                               password=self.cleaned_data["password1"])
+        return user
+
+
+def sign_up(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("my-bots")
+    return render(request, "games/sign_up.html", {"form": form})

@@ -61,6 +61,8 @@ def pages(site: dict[str, Any]) -> dict[str, str]:
         "tournament": f"/tournaments/{site['cup'].pk}/",
         "tournament-scheduled": f"/tournaments/{site['later'].pk}/",
         "league": f"/leagues/{site['club'].pk}/",
+        "sign-in": "/sign-in/",
+        "sign-up": "/sign-up/",
     }
 
 
@@ -100,6 +102,17 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
     assert len(re.findall(r'href="/api/matches/\d+/"', html)) == 6
     assert "424242424242" not in html, "no seed on a page"
     assert client.get("/tournaments/999999/").status_code == 404
+
+
+def test_running_pages_refresh_themselves_and_finished_ones_do_not(client, site, alice,
+                                                                  monkeypatch) -> None:
+    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: None)
+    running = services.tournament_create(organiser=alice, name="Live cup", game="dice_cup",
+                                         participants=REFS[:2], table_size=2)
+    assert 'data-live="5"' in client.get(f"/tournaments/{running.pk}/").content.decode()
+    done = client.get(f"/tournaments/{site['cup'].pk}/").content.decode()
+    assert "data-live" not in done and "live.js" in done
+    assert client.get("/static/live.js").status_code == 200
 
 
 def test_the_league_page_shows_the_season_table_nights_and_next_night(client, site) -> None:

@@ -1,0 +1,20 @@
+// Live pages (a running tournament, a league night being played): every few seconds the page
+// is fetched again and its <main> swapped in, until it is no longer live. No framework.
+(function () {
+  "use strict";
+  var seconds = Number(document.body.dataset.live || 0);
+  if (!seconds) { return; }
+  function refresh() {
+    fetch(window.location.href, { headers: { "Accept": "text/html" }, cache: "no-store" })
+      .then(function (answer) { return answer.ok ? answer.text() : null; })
+      .then(function (html) {
+        if (!html) { return; }
+        var page = new DOMParser().parseFromString(html, "text/html");
+        var fresh = page.querySelector("main");
+        if (fresh) { document.querySelector("main").innerHTML = fresh.innerHTML; }
+        if (page.body.dataset.live) { window.setTimeout(refresh, seconds * 1000); }
+      })
+      .catch(function () { window.setTimeout(refresh, seconds * 2000); });
+  }
+  window.setTimeout(refresh, seconds * 1000);
+})();

@@ -1,0 +1,85 @@
+"""A developer's bot pages: sign up and in as a person, the list of my bots, and one bot's
+debugging page (strikes per day, latency chart, last errors with the bot's own log line,
+secret rotation); another user's bot is a 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from bots.models import Bot, BotCall
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def web() -> Client:
+    """A person's browser session (``client`` is the bot HTTP client in tests/bots)."""
+    return Client()
+
+
+@pytest.fixture
+def bot(django_user_model: Any) -> Bot:
+    owner = django_user_model.objects.create_user("dev", password="pw-123-long-enough")
+    row = Bot.objects.create(owner=owner, name="sly", url="http://127.0.0.1:9/",
+                             secret="whsec_" + "A" * 32, games=["dice_cup"], handshake_ok=True)
+    for i in range(30):
+        BotCall.objects.create(bot=row, path="move", turn=i, elapsed_ms=5.0 + i, status=200)
+    BotCall.objects.create(bot=row, path="move", turn=31, elapsed_ms=900.0, reason="timeout",
+                           strike=True, detail="no answer within 1000 ms")
+    BotCall.objects.create(bot=row, path="move", turn=32, elapsed_ms=3.0,
+                           reason="illegal_action", strike=True, detail="bid too low",
+                           log="thinking: bid 2 fives")
+    return row
+
+
+def test_a_person_signs_up_and_lands_on_their_bots(web) -> None:
+    page = web.get("/sign-up/")
+    assert page.status_code == 200 and b"Create my account" in page.content
+    answer = web.post("/sign-up/", {"username": "newdev", "password1": "a-long-pass-123",
+                                       "password2": "a-long-pass-123"})
+    assert answer.status_code == 302 and answer["Location"] == "/bots/"
+    mine = web.get("/bots/").content.decode()
+    assert "My bots" in mine and "No bot yet" in mine and "Sign out" in mine
+    from rest_framework.authtoken.models import Token
+
+    assert Token.objects.filter(user__username="newdev").exists(), "the API token comes too"
+
+
+def test_my_bots_needs_signing_in(web, bot) -> None:
+    answer = web.get("/bots/")
+    assert answer.status_code == 302 and answer["Location"].startswith("/sign-in/")
+    assert web.post("/sign-in/", {"username": "dev", "password": "pw-123-long-enough"}
+                       ).status_code == 302
+    assert f'href="/bots/{bot.pk}/"' in web.get("/bots/").content.decode()
+
+
+def test_a_bot_page_shows_strikes_latency_and_the_last_errors_with_the_log_line(
+        web, bot) -> None:
+    web.force_login(bot.owner)
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "<polyline" in html and "The last 32 /move calls" in html
+    assert "illegal_action" in html and "timeout" in html, "strike reasons per day"
+    assert "thinking: bid 2 fives" in html and "bid too low" in html
+    assert bot.secret not in html, "the secret is never shown"
+
+
+def test_another_users_bot_is_not_found(web, bot, django_user_model) -> None:
+    web.force_login(django_user_model.objects.create_user("other", password="x"))
+    assert web.get(f"/bots/{bot.pk}/").status_code == 404
+    assert web.post(f"/bots/{bot.pk}/rotate-secret/").status_code == 404
+    bot.refresh_from_db()
+    assert bot.previous_secret == ""
+
+
+def test_rotating_the_secret_shows_the_new_one_once(web, bot) -> None:
+    web.force_login(bot.owner)
+    old = bot.secret
+    html = web.post(f"/bots/{bot.pk}/rotate-secret/").content.decode()
+    bot.refresh_from_db()
+    assert bot.secret != old and bot.previous_secret == old
+    assert f'<code id="new-secret">{bot.secret}</code>' in html
+    assert bot.secret not in web.get(f"/bots/{bot.pk}/").content.decode()
+    assert web.get(f"/bots/{bot.pk}/rotate-secret/").status_code == 405
