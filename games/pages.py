@@ -1,5 +1,5 @@
 """Pages of the games and of people's accounts: each game's rules as implemented, rendered
-from docs/rules/<game>.md; sign-up (sign-in and out are Django's own views).
+from docs/rules/<game>.md; a match's replay; sign-up (sign-in and out are Django's own views).
 
 Markdown is rendered by markdown-it-py with raw HTML escaped, so a rules file can never put
 markup or scripts into the page.
@@ -7,6 +7,7 @@ markup or scripts into the page.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -19,8 +20,11 @@ from django.shortcuts import redirect, render
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from . import selectors
 from .engine import game_ids, get_game
+from .errors import MatchNotFound
 from .services.accounts import user_sign_up
+from .view_html import view_html
 
 
 def game_cards() -> list[dict[str, Any]]:
@@ -65,3 +69,43 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("my-bots")
     return render(request, "games/sign_up.html", {"form": form})
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The replay viewer: the table after log entry ``?turn=N`` (default: now), stepped by
+    buttons, keys and deep links. While a match is not disclosed (running, or a sealed
+    duplicate deal) it shows only what a spectator saw at each turn (the public view, no
+    action, which may be a sealed choice); once over, every seat's view and action."""
+    try:
+        match = selectors.match_get(match_id=match_id)
+    except MatchNotFound:
+        raise Http404("no such match") from None
+    labels = _seat_labels(match)
+    context: dict[str, Any] = {"match": match, "seats": labels, "last": match.version}
+    if match.sealed:
+        return render(request, "games/match.html", context)
+    try:
+        turn = min(max(int(request.GET.get("turn", match.version)), 0), match.version)
+    except ValueError:
+        turn = match.version
+    state, entries = selectors.match_state_at(match=match, turn=turn)
+    entry = entries[-1] if entries else None
+    disclosed = match.disclosed
+    context.update({
+        "turn": turn, "entry": entry, "disclosed": disclosed, "to_act": state.to_act(),
+        "action": json.dumps(entry.action) if entry is not None and disclosed else None,
+        "public": view_html(state.public_view(), match.players),
+        "views": [(labels[seat], view_html(state.view(seat), match.players))
+                  for seat in range(match.players)] if disclosed else [],
+        "previous": max(turn - 1, 0), "next": min(turn + 1, match.version),
+    })
+    template = "games/_frame.html" if request.GET.get("partial") else "games/match.html"
+    return render(request, template, context)
+
+
+def _seat_labels(match: Any) -> list[str]:
+    labels = []
+    for seat in sorted(match.seats.all(), key=lambda s: s.number):
+        who = seat.user.get_username() if seat.user_id else (seat.bot_name or "open")
+        labels.append(f"{seat.number}: {who} ({seat.kind})")
+    return labels

@@ -280,3 +280,18 @@ def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
     for entry in (match.events.filter(n__gte=max(since, 0)).order_by("n")
                   .iterator(chunk_size=500)):
         yield _public_entry(entry, complete)
+
+
+def match_state_at(*, match: Match, turn: int) -> tuple[State, list[MatchEvent]]:
+    """The match replayed by the engine up to and including log entry ``turn`` (0 = the deal),
+    from its seed and logged actions, and the entries so far. For the replay page: the caller
+    shows only what may be shown (the public view while the match is not disclosed)."""
+    state = get_game(match.game).new_match(players=match.players, seed=match.seed,
+                                           options=match.options)
+    entries = list(match.events.filter(n__lte=turn).order_by("n"))
+    for entry in entries:
+        if entry.kind in ("action", "timeout", "default"):
+            state.apply(entry.seat, entry.action)
+        elif entry.kind == "resign":
+            state.forfeit(entry.seat, (entry.action or {}).get("reason", "resigned"))
+    return state, entries

@@ -61,6 +61,7 @@ def pages(site: dict[str, Any]) -> dict[str, str]:
         "tournament": f"/tournaments/{site['cup'].pk}/",
         "tournament-scheduled": f"/tournaments/{site['later'].pk}/",
         "league": f"/leagues/{site['club'].pk}/",
+        "replay": f"/matches/{site['cup'].matches.first().match_id}/?turn=10",
         "sign-in": "/sign-in/",
         "sign-up": "/sign-up/",
     }
@@ -99,7 +100,7 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
     assert html.count('class="range"') == 4 and html.count('class="mark"') == 4
     for ref in REFS:
         assert ref["name"] in html
-    assert len(re.findall(r'href="/api/matches/\d+/"', html)) == 6
+    assert len(re.findall(r'href="/matches/\d+/"', html)) == 6, "each match's replay"
     assert "424242424242" not in html, "no seed on a page"
     assert client.get("/tournaments/999999/").status_code == 404
 

@@ -1,0 +1,61 @@
+"""The replay page: it steps through a match's log with the engine, drawing the table after
+each entry; while the match is not disclosed it shows only the public view (no actions, no
+seat's view), once over every seat's view; a sealed duplicate deal shows nothing; deep links
+and the partial frames the viewer fetches."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from games import services
+from games.models import Match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def finished(alice: Any) -> Match:
+    return services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                 seats=[{"kind": "reference", "bot": "heuristic"},
+                                        {"kind": "reference", "bot": "random"}])
+
+
+def test_a_finished_match_shows_every_seats_view_and_the_action_at_each_turn(
+        client, finished) -> None:
+    assert finished.status == "finished" and finished.version > 5
+    html = client.get(f"/matches/{finished.pk}/?turn=3").content.decode()
+    assert 'value="3"' in html and f'max="{finished.version}"' in html
+    assert "Every seat's view" in html and html.count('class="card"') >= 2
+    assert "by seat" in html and "<code>" in html, "the action of entry 3"
+    assert 'class="die"' in html, "dice drawn as dice"
+    first = client.get(f"/matches/{finished.pk}/?turn=0&partial=1").content.decode()
+    assert first.startswith('<div class="frame" data-turn="0"') and "<html" not in first
+    clamp = client.get(f"/matches/{finished.pk}/?turn=999999&partial=1").content.decode()
+    assert f'data-turn="{finished.version}"' in clamp
+    assert client.get("/matches/999999/").status_code == 404
+
+
+def test_a_running_match_shows_only_what_a_spectator_saw(client, alice, bob) -> None:
+    from games.services import match_join
+    from games.states import load_state
+
+    match = services.match_create(game="dice_cup", created_by=alice, seed=5, join=True,
+                                  seats=[{"kind": "player"}, {"kind": "player"}])
+    match_join(match_id=match.pk, user=bob)
+    match.refresh_from_db()
+    state = load_state(match)
+    roller = state.view(state.public_view()["roller"])
+    assert roller["dice"] and not roller["dice_revealed"], "the roller holds hidden dice"
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "The table" in html and "only what a spectator sees" in html
+    assert "Every seat's view" not in html and 'class="die"' not in html, \
+        "the roller's hidden dice never reach a spectator's page"
+
+
+def test_a_sealed_deal_shows_nothing(client, finished) -> None:
+    Match.objects.filter(pk=finished.pk).update(sealed=True)
+    html = client.get(f"/matches/{finished.pk}/?turn=2").content.decode()
+    assert "stays out of sight" in html and 'class="frame"' not in html
