@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from games import converters  # noqa: F401 - registers <id:...> for the page URLs
 from bots import pages as bot_pages
-from games.pages import match_page, rules, sign_up
+from games.pages import match_page, play_page, rules, sign_up
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -22,6 +22,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("games/<str:game>/rules/", rules, name="game-rules"),
     path("matches/<id:match_id>/", match_page, name="match-page"),
+    path("matches/<id:match_id>/play/", play_page, name="play-page"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
     path("sign-in/", auth_views.LoginView.as_view(), name="sign-in"),

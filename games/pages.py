@@ -1,5 +1,6 @@
 """Pages of the games and of people's accounts: each game's rules as implemented, rendered
-from docs/rules/<game>.md; a match's replay; sign-up (sign-in and out are Django's own views).
+from docs/rules/<game>.md; a match's replay; playing a seat in the browser; sign-up (sign-in
+and out are Django's own views).
 
 Markdown is rendered by markdown-it-py with raw HTML escaped, so a rules file can never put
 markup or scripts into the page.
@@ -13,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
@@ -23,6 +25,7 @@ from markdown_it import MarkdownIt
 from . import selectors
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
+from .models import Match
 from .services.accounts import user_sign_up
 from .view_html import view_html
 
@@ -109,3 +112,35 @@ def _seat_labels(match: Any) -> list[str]:
         who = seat.user.get_username() if seat.user_id else (seat.bot_name or "open")
         labels.append(f"{seat.number}: {who} ({seat.kind})")
     return labels
+
+
+@login_required
+def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Play a match in the browser: the signed-in person's seat, its view and legal actions.
+    The page acts and waits through the same polling API as any client (play.js: join, poll
+    with ``?wait=``, post an action with the version it saw); this view only draws the seat
+    (``?partial=1``: the part play.js swaps in). A person sees only their own seat."""
+    try:
+        match = selectors.match_get(match_id=match_id)
+    except MatchNotFound:
+        raise Http404("no such match") from None
+    seat = next((s for s in match.seats.all() if s.user_id == request.user.pk), None)
+    context: dict[str, Any] = {"match": match, "seats": _seat_labels(match), "seat": seat,
+                               "open_seat": any(s.is_open for s in match.seats.all())}
+    if seat is not None and match.status != Match.Status.OPEN:
+        answer, _ = selectors.seat_view(match_id=match.pk, seat_number=seat.number,
+                                        user=request.user)
+        legal = answer["legal_actions"] or []
+        context.update({
+            "answer": answer, "view": view_html(answer["view"], match.players),
+            "actions": [{"label": _action_label(a), "json": json.dumps(a)} for a in legal],
+        })
+    template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
+    return render(request, template, context)
+
+
+def _action_label(action: dict[str, Any]) -> str:
+    """An action as a button says it: its type, then its other fields."""
+    rest = ", ".join(f"{k.replace('_', ' ')} {json.dumps(v)}" for k, v in action.items()
+                     if k != "type")
+    return f"{action.get('type', 'act')}{': ' + rest if rest else ''}"

@@ -1,0 +1,84 @@
+"""Playing in the browser: the play page draws the signed-in person's seat with its legal
+actions, and acts and joins through the polling API as play.js does (session + CSRF). A
+person sees only their own seat; one full match of every game can be played this way."""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.engine import game_ids, get_game
+
+pytestmark = pytest.mark.django_db
+
+
+def actions_on(page: str) -> list[dict[str, Any]]:
+    found = re.findall(r'data-action="([^"]*)"', page) or \
+        re.findall(r'<option value="([^"]*)"', page)
+    return [json.loads(html_lib.unescape(a)) for a in found]
+
+
+def version_on(page: str) -> int:
+    return int(re.search(r'data-version="(\d+)"', page).group(1))
+
+
+def play_through_the_page(web: Client, match_id: int, seat: int, limit: int = 5000) -> str:
+    """What a person does on the page: pick the first action shown, post it to the API with
+    the version shown, until the match is over; returns the last page."""
+    for _ in range(limit):
+        page = web.get(f"/matches/{match_id}/play/?partial=1").content.decode()
+        if 'data-status="finished"' in page:
+            return page
+        actions = actions_on(page)
+        assert actions, f"the page offers no action while the match runs:\n{page[:2000]}"
+        answer = web.post(f"/api/matches/{match_id}/seats/{seat}/actions/",
+                          {"version": version_on(page), "action": actions[0]},
+                          content_type="application/json")
+        assert answer.status_code == 200, answer.json()
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("game", sorted(game_ids()))
+def test_a_person_plays_a_whole_match_of_each_game_on_the_page(alice, game) -> None:
+    engine = get_game(game)
+    others = [{"kind": "reference", "bot": "random"}] * (engine.min_players - 1)
+    options = {"hands": 1} if game == "great_dalmuti" else {}
+    match = services.match_create(game=game, created_by=alice, join=True, seed=9,
+                                  options=options, seats=[{"kind": "player"}, *others])
+    web = Client()
+    web.force_login(alice)
+    page = web.get(f"/matches/{match.pk}/play/").content.decode()
+    assert "Your view" in page and "play.js" in page
+    last = play_through_the_page(web, match.pk, seat=0)
+    assert "The match is over" in last
+    match.refresh_from_db()
+    assert match.status == "finished"
+
+
+def test_a_person_takes_an_open_seat_through_the_api_and_sees_only_it(alice, bob,
+                                                                      make_user) -> None:
+    match = services.match_create(game="dot", created_by=alice, join=True,
+                                  seats=[{"kind": "player"}, {"kind": "player"}])
+    web = Client()
+    web.force_login(bob)
+    page = web.get(f"/matches/{match.pk}/play/").content.decode()
+    assert 'data-join="1"' in page and "Your view" not in page
+    assert web.post(f"/api/matches/{match.pk}/join/", {},
+                    content_type="application/json").status_code == 200
+    mine = web.get(f"/matches/{match.pk}/play/").content.decode()
+    assert "Seat 1" in mine and "Your view" in mine
+    carol = Client()
+    carol.force_login(make_user("carol"))
+    theirs = carol.get(f"/matches/{match.pk}/play/").content.decode()
+    assert "Every seat is taken" in theirs and "Your view" not in theirs
+
+
+def test_the_play_page_needs_signing_in(client) -> None:
+    answer = client.get("/matches/1/play/")
+    assert answer.status_code == 302 and answer["Location"].startswith("/sign-in/")
