@@ -44,8 +44,8 @@ def _missing_service(marker_name: str) -> str | None:
         if engine != "django.db.backends.postgresql":
             return "needs PostgreSQL: set DATABASE_URL=postgres://... (this run uses SQLite)"
     elif marker_name == "browser":
-        if not shutil.which("chromium"):
-            return "needs headless Chromium: apt-get install chromium"
+        if not shutil.which("chromium") or not shutil.which("chromedriver"):
+            return "needs headless Chromium: apt-get install chromium chromium-driver"
     elif marker_name == "redis":
         if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
             return "needs Redis: set CELERY_BROKER_URL=redis://... (this run uses the embedded broker)"
