@@ -21,10 +21,10 @@ from tests.games.conftest import (  # noqa: F401 - fixtures
 )
 
 
-@pytest.fixture
-def inline_tasks(monkeypatch: Any) -> list[tuple[str, int]]:
-    """Tournament tasks run at once in this process (as a worker would run them), recorded."""
-    from tournaments import services, tasks
+def run_inline(monkeypatch: Any, module: Any) -> list[tuple[str, int]]:
+    """``module``'s queued tasks run at once in this process (as a worker would run them);
+    returns the list they are recorded in."""
+    from tournaments import tasks
 
     ran: list[tuple[str, int]] = []
 
@@ -32,24 +32,24 @@ def inline_tasks(monkeypatch: Any) -> list[tuple[str, int]]:
         ran.append((task, object_id))
         getattr(tasks, task).apply(args=[object_id])
 
-    monkeypatch.setattr(services, "_enqueue", run)
+    monkeypatch.setattr(module, "_enqueue", run)
     return ran
 
 
-REFERENCE = [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"}]
+@pytest.fixture
+def inline_tasks(monkeypatch: Any) -> list[tuple[str, int]]:
+    """Tournament tasks run at once in this process, recorded."""
+    from tournaments import services
+
+    return run_inline(monkeypatch, services)
 
 
 @pytest.fixture
 def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
-    """League tasks run at once in this process (as a worker would run them), recorded."""
-    from tournaments import leagues, tasks
+    """League tasks run at once in this process, recorded."""
+    from tournaments import leagues
 
-    ran: list[tuple[str, int]] = []
+    return run_inline(monkeypatch, leagues)
 
-    def run(task: str, object_id: int) -> None:
-        ran.append((task, object_id))
-        getattr(tasks, task).apply(args=[object_id])
 
-    monkeypatch.setattr(leagues, "_enqueue", run)
-    return ran
-
+REFERENCE = [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"}]
