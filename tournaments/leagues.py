@@ -23,6 +23,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -498,6 +499,6 @@ def _lease() -> timedelta:
 
 
 def _enqueue(task: str, object_id: int) -> None:
-    from . import tasks
-
-    getattr(tasks, task).delay(object_id)
+    """Queue ``tournaments.<task>`` by name (routed to its queue by CELERY_TASK_ROUTES): the
+    tasks module calls these services, so they never import it back."""
+    current_app.send_task(f"tournaments.{task}", args=[object_id])

@@ -341,3 +341,20 @@ def test_league_rules_interface_is_what_the_services_use() -> None:
     plan = league_rules.hand_plan("great_dalmuti", [4, 2, 0, 1, 3], hand_number=2, options={},
                                   ordered=True, first_of_season=False)
     assert plan.seats == (4, 2, 0, 1, 3) and plan.options["initial_order"] == [0, 1, 2, 3, 4]
+
+
+def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue(
+        alice, monkeypatch) -> None:
+    from celery import current_app
+    from django.conf import settings as django_settings
+
+    sent: list[tuple[str, list[int]]] = []
+    monkeypatch.setattr(current_app, "send_task",
+                        lambda name, args: sent.append((name, args)))
+    league = make_league(alice)
+    night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
+    assert leagues.nights_start_due() == 1
+    assert sent == [("tournaments.advance_night", [night.pk])]
+    assert "tournaments.advance_night" in current_app.tasks
+    assert django_settings.CELERY_TASK_ROUTES["tournaments.advance_night"] == {
+        "queue": django_settings.QUEUE_MATCHES}
