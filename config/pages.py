@@ -24,8 +24,10 @@ def home(request: HttpRequest) -> HttpResponse:
     upcoming = selectors.tournament_list(status=Tournament.Status.SCHEDULED)[:SHOWN]
     now = timezone.now()
     nights = []
+    playing = set(Night.objects.filter(status=Night.Status.RUNNING)
+                  .values_list("league_id", flat=True))
     for league in League.objects.filter(season_end__gte=now).order_by("season_start")[:50]:
-        live = league.nights.filter(status=Night.Status.RUNNING).exists()
+        live = league.pk in playing
         starts = selectors.league_next_night(league=league, now=now)
         if live or starts is not None:
             nights.append({"league": league, "live": live, "starts_at": starts})

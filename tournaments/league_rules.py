@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from games.engine import get_game
@@ -353,3 +354,21 @@ def season_table(
 def _check_distinct(members: Sequence[Any], what: str) -> None:
     if len(set(members)) != len(members):
         raise ValueError(f"{what} names a member twice: {list(members)!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Recurring nights
+# --------------------------------------------------------------------------------------------
+
+
+def latest_weekly_start(*, weekday: int, at: time, zone: tzinfo, now: datetime) -> datetime:
+    """The latest ``weekday`` (0 = Monday) at local wall time ``at`` in ``zone`` that is at or
+    before ``now``: 20:00 Europe/Paris stays 20:00 across a daylight-saving change (18:00
+    UTC in summer, 19:00 in winter)."""
+    local = now.astimezone(zone)
+    day = local.date() - timedelta(days=(local.weekday() - weekday) % 7)
+    start = datetime.combine(day, at, tzinfo=zone)
+    if start > now:
+        start = datetime.combine(day - timedelta(days=7), at, tzinfo=zone)
+    return start
+

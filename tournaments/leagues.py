@@ -39,6 +39,7 @@ from . import league_rules
 from .entrants import entrant_fields, game_table, seat_spec
 from .errors import BadLeague, LeagueNotFound, NotYourLeague
 from .models import Hand, League, Member, Night
+from .selectors import latest_recurring_start
 
 log = logging.getLogger(__name__)
 SEED_BITS = 63
@@ -172,24 +173,6 @@ def _next_number(league: League) -> int:
 # --------------------------------------------------------------------------------------------
 # Starting nights when due
 # --------------------------------------------------------------------------------------------
-
-
-def latest_recurring_start(league: League, now: datetime) -> datetime | None:
-    """The latest start of the league's recurring night at or before ``now`` (local wall
-    time in its zone, so 20:00 Europe/Paris stays 20:00 across a daylight-saving change), or
-    None if it is not recurring or that start is outside the season or before the league was
-    created (a league made on Friday does not start last Thursday's night)."""
-    if league.weekday is None or league.night_time is None:
-        return None
-    zone = _zone(league.timezone)
-    local = now.astimezone(zone)
-    day = local.date() - timedelta(days=(local.weekday() - league.weekday) % 7)
-    start = datetime.combine(day, league.night_time, tzinfo=zone)
-    if start > now:
-        start = datetime.combine(day - timedelta(days=7), league.night_time, tzinfo=zone)
-    if not (league.season_start <= start <= league.season_end and start >= league.created_at):
-        return None
-    return start
 
 
 def nights_start_due(*, now: datetime | None = None) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from games.engine import game_ids
 
-from . import league_rules, leagues
+from . import league_rules
 from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
 from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
@@ -199,6 +200,20 @@ def league_ratings(*, league_id: int) -> dict[int, Rating]:
 _WEEK = timedelta(days=7)
 
 
+def latest_recurring_start(league: League, now: datetime) -> datetime | None:
+    """The latest start of the league's recurring night at or before ``now``
+    (``league_rules.latest_weekly_start``), or None if it is not recurring or that start is
+    outside the season or before the league was created (a league made on Friday does not
+    start last Thursday's night)."""
+    if league.weekday is None or league.night_time is None:
+        return None
+    start = league_rules.latest_weekly_start(weekday=league.weekday, at=league.night_time,
+                                             zone=ZoneInfo(league.timezone), now=now)
+    if not (league.season_start <= start <= league.season_end and start >= league.created_at):
+        return None
+    return start
+
+
 def league_get(*, league_id: int) -> League:
     league = League.objects.select_related("organiser").filter(pk=league_id).first()
     if league is None:
@@ -232,7 +247,7 @@ def league_next_night(*, league: League, now: datetime | None = None) -> datetim
                  .values_list("starts_at", flat=True).first())
     if scheduled is not None:
         candidates.append(scheduled)
-    recurring = leagues.latest_recurring_start(league, now + _WEEK)
+    recurring = latest_recurring_start(league, now + _WEEK)
     if recurring is not None and recurring > now:
         candidates.append(recurring)
     return min(candidates) if candidates else None
