@@ -355,6 +355,7 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
     assert leagues.nights_start_due() == 1
     assert sent == [("tournaments.advance_night", [night.pk])]
+    current_app.loader.import_default_modules()  # as a worker starts: autodiscovered tasks
     assert "tournaments.advance_night" in current_app.tasks
     assert django_settings.CELERY_TASK_ROUTES["tournaments.advance_night"] == {
         "queue": django_settings.QUEUE_MATCHES}
