@@ -19,6 +19,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from games.charts import line_chart
 from games.errors import DomainError
 
 from . import selectors, services
@@ -79,14 +80,8 @@ def strikes_per_day(bot: Bot) -> dict[str, Any]:
 
 
 def latency_chart(bot: Bot) -> dict[str, Any] | None:
-    """The last ``LATENCY_CALLS`` /move calls' times as an SVG polyline (oldest left)."""
+    """The last ``LATENCY_CALLS`` /move calls' times as a line from 0 ms (oldest left)."""
     times = list(BotCall.objects.filter(bot=bot, path=BotCall.Path.MOVE)
                  .order_by("-id").values_list("elapsed_ms", flat=True)[:LATENCY_CALLS])[::-1]
-    if len(times) < 2:
-        return None
-    top = max(times) or 1.0
-    step = CHART_W / (len(times) - 1)
-    points = " ".join(f"{i * step:.1f},{CHART_H - CHART_H * t / top:.1f}"
-                      for i, t in enumerate(times))
-    return {"points": points, "width": CHART_W, "height": CHART_H, "max_ms": top,
-            "count": len(times)}
+    chart = line_chart({"latency (ms)": times}, width=CHART_W, height=CHART_H, low=0)
+    return chart and {**chart, "count": len(times)}

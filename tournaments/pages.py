@@ -2,7 +2,8 @@
 
 Read-only and public, built from the same selectors as the API (so they show what the API
 shows, never a seed). Confidence intervals of the standings are drawn as bars: the range of
-a participant's bootstrap interval of mean points (0..1) and a mark at its points.
+a participant's bootstrap interval of mean points (0..1) and a mark at its points. A league's
+season points and social order night by night are drawn as line charts (``games.charts``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+
+from games.charts import line_chart
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
@@ -62,8 +65,13 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
     if live is not None:
         for seated in live["tables"]:
             seated["names"] = [names.get(m, m) for m in seated["members"]]
+    history = selectors.league_history(league_id=found.pk)
+    label = {m: names.get(m, str(m)) for m in history["points"]}
     return render(request, "tournaments/league.html", {
         "league": found, "table": table, "live": live,
+        "points_chart": line_chart(history["points"], labels=label),
+        "order_chart": line_chart(history["positions"], labels=label, low=1, downward=True),
+        "nights_played": history["nights"],
         "next_night": selectors.league_next_night(league=found),
         "nights": selectors.league_nights(league=found)[:20],
     })

@@ -179,6 +179,34 @@ def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
     return league_rules.season_table(league.game, records, order=order, previous_order=last)
 
 
+def league_history(*, league_id: int) -> JSON:
+    """Each member's season points and place in the social order night by night, for the
+    league page's charts: ``nights`` (the numbers of the nights played, in order), and per
+    member ``points`` (season total at the start and after each of those nights) and
+    ``positions`` (place in the order, 1 = top, at the same moments; None once it left)."""
+    league = League.objects.get(pk=league_id)
+    played = list(league.nights.filter(status__in=(Night.Status.RUNNING, Night.Status.FINISHED))
+                  .order_by("number").values_list("number", "order_before"))
+    per_night: dict[int, Counter[int]] = {number: Counter() for number, _ in played}
+    for number, seats, points in (Hand.objects.filter(night__league=league,
+                                                      status=Hand.Status.DONE)
+                                  .values_list("night__number", "seats", "points")):
+        per_night[number].update(dict(zip(seats, points)))
+    orders = [order for _, order in played][1:] + [list(league.order)]
+    orders = [played[0][1], *orders] if played else []
+    members = list(league.members.order_by("index").values_list("index", flat=True))
+    totals = Counter({m: 0 for m in members})
+    points: dict[int, list[int]] = {m: [0] for m in members}
+    for number, _ in played:
+        totals.update(per_night[number])
+        for member in members:
+            points[member].append(totals[member])
+    positions = {m: [order.index(m) + 1 if m in order else None for order in orders]
+                 for m in members}
+    return {"nights": [number for number, _ in played], "points": points,
+            "positions": positions}
+
+
 def league_ratings(*, league_id: int) -> dict[int, Rating]:
     """Each member's OpenSkill rating (PlackettLuce, as tournaments rate) from every recorded
     hand in play order (night, hand, table), its finishing places as the ranks."""

@@ -125,6 +125,9 @@ def test_the_league_page_shows_the_season_table_nights_and_next_night(client, si
     assert html.count("<tr>") >= 1 + 5 + 1 + 1, "a row per member and the night"
     assert "finished" in html
     assert "515151515151" not in html, "no seed on a page"
+    assert "Season points" in html and "Place in the social order" in html
+    assert html.count("<polyline") == 2 * 5, "a line per member in each chart"
+    assert html.count("<title>ref0</title>") == 2 * 2 and 'class="legend"' in html
     assert client.get("/leagues/999999/").status_code == 404
 
 

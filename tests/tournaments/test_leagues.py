@@ -86,6 +86,17 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
     top, bottom = table[0].member, table[-1].member
     assert rated[top].mu > rated[bottom].mu, "the season's winner is rated above its last"
 
+    # The league page's charts: season points and place in the order, night by night.
+    league.refresh_from_db()
+    history = selectors.league_history(league_id=league.pk)
+    assert history["nights"] == [1, 2]
+    for row in table:
+        first_night = sum(h.points[h.seats.index(row.member)] for h in hands)
+        assert history["points"][row.member] == [0, first_night, row.points]
+    by_place = [sorted(history["positions"], key=lambda m: history["positions"][m][moment])
+                for moment in range(3)]
+    assert by_place == [first.order_before, second.order_before, league.order]
+
 
 def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -> None:
     league = make_league(alice, options={"philanthropic": True}, hands_per_night=4)
@@ -124,6 +135,9 @@ def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_nigh
     second = play_night(league, alice)
     assert second.status == "finished" and gone not in second.order_before
     assert all(gone not in h.seats for h in hands_of(second))
+    first = league.nights.get(number=1)
+    assert selectors.league_history(league_id=league.pk)["positions"][gone] == \
+        [first.order_before.index(gone) + 1, None, None], "no place once it left"
 
 
 @pytest.mark.parametrize("members", [5, 4])
