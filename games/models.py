@@ -49,6 +49,11 @@ class Match(models.Model):
                                                 "calls) that forfeit a seat; 0 = never.")
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     result = models.JSONField(null=True, blank=True)
+    series = models.CharField(
+        max_length=32, blank=True, default="",
+        help_text="What the match is part of, '' for a match on its own: set by the app that "
+                  "created it ('tournament', 'league'), so that the receivers of "
+                  "match_finished pick their own matches without a query.")
     sealed = models.BooleanField(
         default=False, help_text="Even once over, its seed, actions and hidden details stay out "
                                  "of sight until it is unsealed (a duplicate tournament's deal "

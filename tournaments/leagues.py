@@ -42,6 +42,9 @@ from .models import Hand, League, Member, Night
 from .selectors import latest_recurring_start
 
 log = logging.getLogger(__name__)
+
+#: ``Match.series`` of league hands.
+SERIES = "league"
 SEED_BITS = 63
 
 
@@ -316,7 +319,7 @@ def _start_ready_hands(night: Night) -> list[Hand]:
         matches = matches_create(
             game=league.game, created_by=league.organiser, options=options,
             move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
+            series=SERIES, matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
                               seed=_hand_seed(league, night, table, number),
                               seat_users={n: members[i].user for n, i in enumerate(plan.seats)
                                           if members[i].kind == PLAYER},
@@ -425,10 +428,14 @@ def hand_record(*, match_id: int) -> bool:
     return True
 
 
-def on_match_finished(sender: Any, match_ids: Sequence[int], **kwargs: Any) -> None:
+def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
+                      **kwargs: Any) -> None:
     """Receiver of ``games.signals.match_finished`` for league hands (never fails the caller;
-    the reaper records what this misses)."""
-    waiting = Hand.objects.filter(match_id__in=match_ids, status=Hand.Status.RUNNING)
+    the reaper records what this misses; other series' matches cost no query)."""
+    ours = [match_id for match_id in match_ids if series.get(match_id) == SERIES]
+    if not ours:
+        return
+    waiting = Hand.objects.filter(match_id__in=ours, status=Hand.Status.RUNNING)
     for match_id in waiting.values_list("match_id", flat=True):
         try:
             hand_record(match_id=match_id)

@@ -48,6 +48,9 @@ from .standings import forfeit_result
 
 log = logging.getLogger(__name__)
 
+#: ``Match.series`` of a tournament's matches.
+SERIES = "tournament"
+
 SEED_BITS = 63
 OPEN = (TournamentMatch.Status.PENDING, TournamentMatch.Status.RUNNING)
 
@@ -311,7 +314,7 @@ def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
         move_time_limit=tournament.move_time_limit, strike_limit=tournament.strike_limit,
         # A duplicate deal is played once per rotation: no finished rotation may show it
         # while another is still to play.
-        sealed=tournament.duplicate,
+        sealed=tournament.duplicate, series=SERIES,
         matches=[NewMatch(seats=[seat_spec(people[i]) for i in row.seats], seed=row.seed,
                           seat_users={n: people[i].user for n, i in enumerate(row.seats)
                                       if people[i].kind == PLAYER})
@@ -375,10 +378,14 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
     return True
 
 
-def on_match_finished(sender: Any, match_ids: Sequence[int], **kwargs: Any) -> None:
+def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
+                      **kwargs: Any) -> None:
     """Receiver of ``games.signals.match_finished``: never fails the caller that finished the
-    matches (the reaper records what this misses)."""
-    waiting = TournamentMatch.objects.filter(match_id__in=match_ids,
+    matches (the reaper records what this misses); other series' matches cost no query."""
+    ours = [match_id for match_id in match_ids if series.get(match_id) == SERIES]
+    if not ours:
+        return
+    waiting = TournamentMatch.objects.filter(match_id__in=ours,
                                              status=TournamentMatch.Status.RUNNING)
     for match_id in waiting.values_list("match_id", flat=True):
         try:

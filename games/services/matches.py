@@ -111,18 +111,19 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
 def matches_create(*, game: str, created_by: AbstractBaseUser | None,
                    matches: Sequence[NewMatch], options: Mapping[str, Any] | None = None,
                    move_time_limit: int | None = None, strike_limit: int | None = None,
-                   sealed: bool = False) -> list[Match]:
+                   sealed: bool = False, series: str = "") -> list[Match]:
     """Create many matches of one game at once, as :func:`match_create` would one by one (each
     bot checked once), in a few statements whatever their number: matches whose seats are
     all in-process bots are played to the end right here. ``sealed``: their seeds, actions and
-    private details stay hidden even once over, until :func:`matches_unseal`."""
+    private details stay hidden even once over, until :func:`matches_unseal`. ``series``: what
+    they are part of (``Match.series``), handed to the receivers of ``match_finished``."""
     engine = _engine(game)
     checked: set[tuple[str, str]] = set()
     for new in matches:
         _check_seats(game, new.seats, created_by, checked)
     return _create(engine, created_by, matches, options=options,
                    move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
-                   sealed=sealed)
+                   sealed=sealed, series=series)
 
 
 def matches_unseal(*, match_ids: Sequence[int]) -> int:
@@ -161,7 +162,8 @@ def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
 
 def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             options: Mapping[str, Any] | None, move_time_limit: int | None,
-            strike_limit: int | None, join: bool, sealed: bool = False) -> list[Match]:
+            strike_limit: int | None, join: bool, sealed: bool = False,
+            series: str = "") -> list[Match]:
     now = timezone.now()
     built = []
     for new in matches:
@@ -173,7 +175,7 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             raise BadMatchOptions(str(exc)) from None
         match = Match(
             game=engine.id, options=state.options, seed=seed, players=len(new.seats),
-            created_by=created_by, sealed=sealed,
+            created_by=created_by, sealed=sealed, series=series,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit)
         seats = _seats(match, new, created_by, join, now)

@@ -182,9 +182,10 @@ def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue:
         # From here on these State objects are never changed: readers may share them.
         states = [(match, driver.state) for match, driver, _ in stored]
         transaction.on_commit(lambda: [remember_state(m, s) for m, s in states])
-    finished = [match.pk for match, _, finishing in stored if finishing]
+    finished = {match.pk: match.series for match, _, finishing in stored if finishing}
     if finished:
-        transaction.on_commit(lambda: match_finished.send(sender=Match, match_ids=finished))
+        transaction.on_commit(lambda: match_finished.send(
+            sender=Match, match_ids=list(finished), series=finished))
 
 
 def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool) -> None:

@@ -62,6 +62,7 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
         assert after.seats == before.order_after
         match = Match.objects.get(pk=after.match_id)
         assert match.options["initial_order"] == list(range(5)) and match.options["hands"] == 1
+        assert match.series == "league"
         assert match.result["ranks"] == after.finish
         events = [e for entry in MatchEvent.objects.filter(match=match) for e in entry.events]
         taxes = [e for e in events if e["type"] == "taxation"]

@@ -252,3 +252,25 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
     assert not errors and holder == [1, 1]
     tournament.refresh_from_db()
     assert tournament.status == "finished"
+
+
+def test_a_finished_match_is_recorded_by_its_own_series_receiver_only(alice, inline_tasks
+                                                                      ) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import services as games
+    from games.signals import match_finished
+
+    tournament = create(alice, participants=[{"kind": "player", "user": "alice"}, *refs(1)])
+    row = TournamentMatch.objects.get(tournament=tournament)
+    assert Match.objects.get(pk=row.match_id).series == "tournament"
+    games.match_resign(match_id=row.match_id, seat_number=row.seats.index(0), user=alice)
+    row.refresh_from_db()
+    assert row.status == "done", "recorded when the match finished, not by the reaper"
+
+    alone = games.match_create(game="dot", created_by=alice, seats=refs(2))
+    assert alone.status == "finished" and alone.series == ""
+    with CaptureQueriesContext(connection) as queries:
+        match_finished.send(sender=Match, match_ids=[alone.pk], series={alone.pk: ""})
+    assert len(queries) == 0, "a match on its own costs tournaments and leagues no query"
