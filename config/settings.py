@@ -149,7 +149,8 @@ QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
                       "tournaments.play_matches": {"queue": QUEUE_MATCHES},
-                      "tournaments.advance_night": {"queue": QUEUE_MATCHES}}
+                      "tournaments.advance_night": {"queue": QUEUE_MATCHES},
+                      "tournaments.advance_table": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler

@@ -3,14 +3,15 @@ night hand by hand on the workers (docs/leagues.md).
 
 How a night runs: when it is due, one conditional UPDATE claims it (scheduled -> running), so
 two beat processes or two workers racing start it once. It cuts the league's social order
-into tables (``league_rules.split_tables``) and :func:`night_advance` starts the next hand of
-every table that is ready, each as an ordinary games match (so every rule, strike, log and
-replay of matches applies). Hands of in-process bots finish inside that call and are recorded
-at once; hands with webhook bots or players go on in the games workers and are recorded when
-their match finishes (``games.signals.match_finished``), which queues the next advance. Every
-step is one short transaction holding the night row lock, so a crash loses at most the hand
-being played: a finished hand is never played again, and the reaper advances a night whose
-lease expired.
+into tables (``league_rules.split_tables``), and each table goes on by itself, on any worker:
+:func:`table_advance` starts the table's next hand as an ordinary games match (so every rule,
+strike, log and replay of matches applies). Hands of in-process bots finish inside that call
+and are recorded at once; hands with webhook bots or players go on in the games workers and
+are recorded when their match finishes (``games.signals.match_finished``), which queues the
+table's next advance. Every hand is one short transaction holding its table's last hand row,
+so a crash loses at most the hand being played: a finished hand is never played again, and
+the reaper advances every table of a night whose lease expired. The last table to finish
+finishes the night, under the night row lock.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
             log.info("league %s night %s could not start: %s", league.pk, night.number, exc)
             return True
         Night.objects.filter(pk=night_id).update(tables=tables, order_before=order)
-        transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+        transaction.on_commit(lambda: night_advance(night_id=night_id))
     return True
 
 
@@ -252,100 +253,96 @@ def _check_seatable(league: League, members: Sequence[Member]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def night_advance(*, night_id: int, max_seconds: float = 60.0) -> int:
-    """Start the next hand at every table of a running night whose last hand is done;
-    record at once the hands that finish here (in-process bots) and go on while they do;
-    finish the night when every table has played its hands. Idempotent (the night row is
-    locked while hands are started, and a table with a running hand is left alone).
-    Returns how many hands it started."""
+def night_advance(*, night_id: int) -> int:
+    """Queue the advance of every table of a running night (its start, and the reaper's
+    wake-up after a crash): the tables play their hands independently, on any worker.
+    Returns how many tables were queued."""
+    tables = (Night.objects.filter(pk=night_id, status=Night.Status.RUNNING)
+              .values_list("tables", flat=True).first())
+    for table in range(len(tables or ())):
+        _enqueue("advance_table", night_id, table)
+    return len(tables or ())
+
+
+def table_advance(*, night_id: int, table: int, max_seconds: float = 60.0) -> int:
+    """Start the next hand of one table of a running night if its last hand is done; record
+    it at once when it finishes here (in-process bots) and go on while hands do; once the
+    table has played its hands, finish the night if every table has. Idempotent: the table's
+    last hand row is locked while the next hand is started and (night, table, number) is
+    unique, so two workers on one table start each hand once. Returns how many hands it
+    started."""
     started = 0
     stop_at = timezone.now() + timedelta(seconds=max_seconds)
     while True:
-        with transaction.atomic():
-            night = (Night.objects.select_for_update().select_related("league__organiser")
-                     .filter(pk=night_id, status=Night.Status.RUNNING).first())
-            if night is None:
-                return started
-            new_hands = _start_ready_hands(night)
-            started += len(new_hands)
-            finished_here = [hand for hand in new_hands if hand.status == Hand.Status.DONE]
-            if not new_hands:
-                _finish_if_done(night)
-            Night.objects.filter(pk=night_id).update(lease_until=timezone.now() + _lease())
-        if not finished_here:
-            return started
+        try:
+            with transaction.atomic():
+                night = (Night.objects.select_related("league__organiser")
+                         .filter(pk=night_id, status=Night.Status.RUNNING).first())
+                if night is None:
+                    return started
+                hand = _start_next_hand(night, table)
+        except IntegrityError:
+            return started  # another worker started this hand meanwhile
+        if hand is None:
+            break
+        started += 1
+        Night.objects.filter(pk=night_id).update(lease_until=timezone.now() + _lease())
+        if hand.status != Hand.Status.DONE:
+            return started  # recorded when its match finishes (hand_record)
         if timezone.now() > stop_at:
-            transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+            _enqueue("advance_table", night_id, table)
             return started
+    with transaction.atomic():
+        night = (Night.objects.select_for_update().select_related("league")
+                 .filter(pk=night_id, status=Night.Status.RUNNING).first())
+        if night is not None:
+            _finish_if_done(night)
+    return started
 
 
-def _start_ready_hands(night: Night) -> list[Hand]:
-    """Create the next hand (its match and row) of every table that is ready; in-process
-    hands come back done."""
+def _start_next_hand(night: Night, table: int) -> Hand | None:
+    """Create the table's next hand (its match and row), or None if its last hand is still
+    running or was its last of the night; an in-process hand comes back done."""
     league = night.league
-    last: dict[int, Hand] = {}
-    for hand in night.hands.order_by("number"):
-        last[hand.table] = hand
+    previous = (Hand.objects.select_for_update().filter(night=night, table=table)
+                .order_by("-number").first())
+    if previous is None:
+        order, number = night.tables[table], 1
+    elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
+        return None
+    else:
+        # The Great Dalmuti carries the social order hand to hand (GD-2); the other games keep
+        # the table's seating and rotate who plays first (league_rules.hand_plan).
+        carried = league.game in league_rules.ORDER_CARRYING_GAMES
+        order = previous.order_after if carried else night.tables[table]
+        number = previous.number + 1
     members = {m.index: m for m in league.members.all()}
     left = {index for index, member in members.items() if member.left_at is not None}
-    fewest = get_game(league.game).min_players
+    # A member who left the league is removed between hands, while the table can still be
+    # played without it; else it stays seated, forfeited (out of the night, below).
+    staying = league_rules.without_leavers(order, left)
+    if len(staying) >= get_game(league.game).min_players:
+        order = staying
     first_night = night.number == _first_night_number(league)
-    plans = []
-    for table, seated in enumerate(night.tables):
-        previous = last.get(table)
-        if previous is None:
-            order, number = seated, 1
-        elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
-            continue
-        else:
-            # The Great Dalmuti carries the social order hand to hand (GD-2); the other games
-            # keep the table's seating and rotate who plays first (league_rules.hand_plan).
-            carried = league.game in league_rules.ORDER_CARRYING_GAMES
-            order, number = (previous.order_after if carried else seated), previous.number + 1
-        # A member who left the league is removed between hands, while the table can still
-        # be played without it; else it stays seated, forfeited (out of the night, below).
-        staying = league_rules.without_leavers(order, left)
-        if len(staying) >= fewest:
-            order = staying
-        plan = league_rules.hand_plan(
-            league.game, order, hand_number=number, options=league.options,
-            ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
-        plans.append((table, number, plan))
-    if not plans:
-        return []
+    plan = league_rules.hand_plan(
+        league.game, order, hand_number=number, options=league.options,
+        ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
     out = out_of_night(night) | left
-    hands = []
-    for options, group in _by_options(plans):
-        matches = matches_create(
-            game=league.game, created_by=league.organiser, options=options,
-            move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-            series=SERIES, matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
-                              seed=_hand_seed(league, night, table, number),
-                              seat_users={n: members[i].user for n, i in enumerate(plan.seats)
-                                          if members[i].kind == PLAYER},
-                              forfeited=[n for n, i in enumerate(plan.seats) if i in out])
-                     for table, number, plan in group])
-        finished = [m for m in matches if m.status == Match.Status.FINISHED]
-        out_orders = _out_orders(league, finished)
-        forfeits = _forfeited_seats([m.pk for m in finished])
-        for (table, number, plan), match in zip(group, matches):
-            hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
-                        match=match)
-            if match.status == Match.Status.FINISHED:
-                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk),
-                             forfeits.get(match.pk, ()))
-            hands.append(hand)
-    Hand.objects.bulk_create(hands)
-    return hands
-
-
-def _by_options(plans: Sequence[tuple[int, int, Any]]) -> list[tuple[dict, list]]:
-    """Plans grouped by their engine options (one ``matches_create`` per group)."""
-    groups: dict[str, tuple[dict, list]] = {}
-    for item in plans:
-        key = repr(sorted(item[2].options.items()))
-        groups.setdefault(key, (dict(item[2].options), []))[1].append(item)
-    return list(groups.values())
+    [match] = matches_create(
+        game=league.game, created_by=league.organiser, options=plan.options,
+        move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
+        series=SERIES, matches=[NewMatch(
+            seats=[seat_spec(members[i]) for i in plan.seats],
+            seed=_hand_seed(league, night, table, number),
+            seat_users={n: members[i].user for n, i in enumerate(plan.seats)
+                        if members[i].kind == PLAYER},
+            forfeited=[n for n, i in enumerate(plan.seats) if i in out])])
+    hand = Hand(night=night, table=table, number=number, seats=list(plan.seats), match=match)
+    if match.status == Match.Status.FINISHED:
+        _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
+            match.pk), _forfeited_seats([match.pk]).get(match.pk, ()))
+    hand.save(force_insert=True)
+    return hand
 
 
 def _first_night_number(league: League) -> int:
@@ -423,8 +420,8 @@ def hand_record(*, match_id: int) -> bool:
         _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
             match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
-        night_id = hand.night_id
-        transaction.on_commit(lambda: _enqueue("advance_night", night_id))
+        night_id, table = hand.night_id, hand.table
+        transaction.on_commit(lambda: _enqueue("advance_table", night_id, table))
     return True
 
 
@@ -479,7 +476,7 @@ def nights_reap(*, now: datetime | None = None) -> int:
     stale = Night.objects.filter(status=Night.Status.RUNNING, lease_until__lt=now)
     for night_id in stale.values_list("pk", flat=True):
         Night.objects.filter(pk=night_id).update(lease_until=now + _lease())
-        _enqueue("advance_night", night_id)
+        night_advance(night_id=night_id)
         fixed += 1
     return fixed
 
@@ -488,7 +485,7 @@ def _lease() -> timedelta:
     return timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
 
 
-def _enqueue(task: str, object_id: int) -> None:
+def _enqueue(task: str, *args: int) -> None:
     """Queue ``tournaments.<task>`` by name (routed to its queue by CELERY_TASK_ROUTES): the
     tasks module calls these services, so they never import it back."""
-    current_app.send_task(f"tournaments.{task}", args=[object_id])
+    current_app.send_task(f"tournaments.{task}", args=list(args))

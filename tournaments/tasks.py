@@ -49,7 +49,15 @@ def start_due_nights() -> int:
 
 
 @shared_task(name="tournaments.advance_night", ignore_result=True, acks_late=True,
-             reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
+             reject_on_worker_lost=True, time_limit=120, soft_time_limit=100)
 def advance_night(night_id: int) -> int:
-    """Start the next hands of a running league night (run twice, it starts them once)."""
+    """Queue the advance of every table of a running league night."""
     return leagues.night_advance(night_id=night_id)
+
+
+@shared_task(name="tournaments.advance_table", ignore_result=True, acks_late=True,
+             reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
+def advance_table(night_id: int, table: int) -> int:
+    """Play the next hands of one table of a running league night (run twice, it starts
+    each hand once)."""
+    return leagues.table_advance(night_id=night_id, table=table)

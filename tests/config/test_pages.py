@@ -33,8 +33,8 @@ def site(alice: Any, monkeypatch: Any) -> dict[str, Any]:
     recurring next one, all played in-process."""
     from tournaments import tasks
 
-    def run(task: str, object_id: int) -> None:
-        getattr(tasks, task).apply(args=[object_id])
+    def run(task: str, *args: int) -> None:
+        getattr(tasks, task).apply(args=list(args))
 
     monkeypatch.setattr(services, "_enqueue", run)
     monkeypatch.setattr(leagues, "_enqueue", run)

@@ -21,16 +21,16 @@ from tests.games.conftest import (  # noqa: F401 - fixtures
 )
 
 
-def run_inline(monkeypatch: Any, module: Any) -> list[tuple[str, int]]:
+def run_inline(monkeypatch: Any, module: Any) -> list[tuple[Any, ...]]:
     """``module``'s queued tasks run at once in this process (as a worker would run them);
     returns the list they are recorded in."""
     from tournaments import tasks
 
-    ran: list[tuple[str, int]] = []
+    ran: list[tuple[Any, ...]] = []
 
-    def run(task: str, object_id: int) -> None:
-        ran.append((task, object_id))
-        getattr(tasks, task).apply(args=[object_id])
+    def run(task: str, *args: int) -> None:
+        ran.append((task, *args))
+        getattr(tasks, task).apply(args=list(args))
 
     monkeypatch.setattr(module, "_enqueue", run)
     return ran

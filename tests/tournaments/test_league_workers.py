@@ -126,8 +126,8 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
     assert [h.number for h in hands] == [1, 2, 3, 4], "every hand once"
     assert Match.objects.filter(league_hand__night=night).count() == 4, "no hand played twice"
 
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, object_id: transaction.on_commit(
-        lambda: getattr(__import__("tournaments.tasks").tasks, task).apply(args=[object_id])))
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: transaction.on_commit(
+        lambda: getattr(__import__("tournaments.tasks").tasks, task).apply(args=list(args))))
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
         lambda: match_advance_automatic_seats(match_id=match_id)))
     calm = _league(alice, bot_ids, seed=8)

@@ -148,16 +148,16 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
     seated, forfeited, for the rest of the night."""
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = leagues._start_ready_hands
+    real = leagues._start_next_hand
     calls = {"n": 0}
 
-    def leave_after_the_first_hand(night: Night) -> list[Hand]:
+    def leave_after_the_first_hand(night: Night, table: int) -> Hand | None:
         calls["n"] += 1
         if calls["n"] == 2:
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
-        return real(night)
+        return real(night, table)
 
-    monkeypatch.setattr(leagues, "_start_ready_hands", leave_after_the_first_hand)
+    monkeypatch.setattr(leagues, "_start_next_hand", leave_after_the_first_hand)
     night = play_night(league, alice)
     assert night.status == "finished"
     first, *later = hands_of(night)
@@ -245,21 +245,21 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = leagues._start_ready_hands
+    real = leagues._start_next_hand
     calls = {"n": 0}
 
-    def crash_on_third(night: Night) -> list[Hand]:
+    def crash_on_third(night: Night, table: int) -> Hand | None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise SystemExit("worker killed")
-        return real(night)
+        return real(night, table)
 
-    monkeypatch.setattr(leagues, "_start_ready_hands", crash_on_third)
+    monkeypatch.setattr(leagues, "_start_next_hand", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
     assert night.status == "running" and night.hands.count() == 2, "hands 1-2 kept, 3 lost"
-    monkeypatch.setattr(leagues, "_start_ready_hands", real)
+    monkeypatch.setattr(leagues, "_start_next_hand", real)
     assert leagues.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
@@ -269,6 +269,61 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
 
 
 # ---- scheduling ------------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch) -> None:
+    """Worker A starts a table's second hand and is held before it commits; worker B, on the
+    same table meanwhile, waits on the table's last hand row, then finds the hand taken (the
+    unique (night, table, number)) and stops. The other table goes on by itself; the last
+    table to finish finishes the night."""
+    import threading
+
+    from django.db import connection
+
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)  # no worker
+    league = make_league(alice, members=8, table_size=4, hands_per_night=3)
+    night = play_night(league, alice)
+    assert night.status == "running" and len(night.tables) == 2
+    real, held, go_on = leagues._start_next_hand, threading.Event(), threading.Event()
+
+    def hold_a(night: Night, table: int) -> Hand | None:
+        hand = real(night, table)
+        if threading.current_thread().name == "A" and hand is not None and hand.number == 2:
+            held.set()
+            assert go_on.wait(20)
+        return hand
+
+    monkeypatch.setattr(leagues, "_start_next_hand", hold_a)
+    started: dict[str, int] = {}
+    errors: list[BaseException] = []
+
+    def advance(name: str, table: int) -> None:
+        try:
+            started[name] = leagues.table_advance(night_id=night.pk, table=table)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    a = threading.Thread(target=advance, args=("A", 0), name="A")
+    b = threading.Thread(target=advance, args=("B", 0), name="B")
+    a.start()
+    assert held.wait(20)
+    b.start()
+    b.join(1)  # B waits on hand 1's row, locked by A
+    go_on.set()
+    a.join(20)
+    b.join(20)
+    assert not errors and started == {"A": 3, "B": 0}
+    night.refresh_from_db()
+    assert night.status == "running", "table 1 has not played yet"
+    assert leagues.table_advance(night_id=night.pk, table=1) == 3
+    night.refresh_from_db()
+    assert night.status == "finished"
+    assert sorted(night.hands.values_list("table", "number")) == [
+        (t, n) for t in (0, 1) for n in (1, 2, 3)]
+    assert Match.objects.filter(series="league").count() == 6, "B's hand was rolled back"
 
 
 def recurring(organiser: Any, **kwargs: Any) -> League:
@@ -301,7 +356,7 @@ def test_recurring_nights_start_at_local_time_across_daylight_saving(alice) -> N
 
 def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> None:
     started: list[int] = []
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, night_id: started.append(night_id))
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: started.append(args))
     league = recurring(alice)
     at = datetime(2026, 10, 29, 19, 0, 5, tzinfo=UTC)
     assert leagues.nights_start_due(now=at) == 1
@@ -309,13 +364,14 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     assert leagues.nights_start_due(now=at + timedelta(minutes=1)) == 0
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
-    assert night.status == "running" and started == [night.pk]
+    assert night.status == "running"
+    assert started == [(night.pk, table) for table in range(len(night.tables))]
     assert leagues.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
 
 
 def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, night_id: None)
+    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=timezone.now() + timedelta(hours=2))
@@ -369,8 +425,9 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
     assert leagues.nights_start_due() == 1
-    assert sent == [("tournaments.advance_night", [night.pk])]
+    assert sent == [("tournaments.advance_table", [night.pk, 0])], "its one table"
     current_app.loader.import_default_modules()  # as a worker starts: autodiscovered tasks
-    assert "tournaments.advance_night" in current_app.tasks
-    assert django_settings.CELERY_TASK_ROUTES["tournaments.advance_night"] == {
-        "queue": django_settings.QUEUE_MATCHES}
+    for name in ("tournaments.advance_table", "tournaments.advance_night"):
+        assert name in current_app.tasks
+        assert django_settings.CELERY_TASK_ROUTES[name] == {
+            "queue": django_settings.QUEUE_MATCHES}
