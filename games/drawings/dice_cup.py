@@ -54,8 +54,8 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
                       names=names)
 
 
-def _last(last: dict[str, Any]) -> str:
-    """The last turn as a sentence."""
+def _last(last: dict[str, Any], phase: str) -> str:
+    """The last turn (in the give step, this one) as a sentence."""
     if last["kind"] == "trade":
         given = ", ".join(map(str, last["give"]))
         return f"seat {last['roller']} traded chips {given} for chip {last['take']}"
@@ -66,6 +66,8 @@ def _last(last: dict[str, Any]) -> str:
         said += f"; seat {last['scorer']} takes chip {last['number']}"
     if last.get("gave") is not None:
         said += f"; seat {last['roller']} gives chip {last['gave']}"
+    elif phase == "give":
+        said += f"; seat {last['target']} keeps its chip and seat {last['roller']} gives it one"
     return said
 
 
@@ -78,5 +80,5 @@ def _middle(view: dict[str, Any]) -> SafeString:
     parts = [area("middle", chips(view["middle"]), "middle")]
     last = view.get("last")
     if last:
-        parts.append(area("last", dice(last["dice"]), _last(last)))
+        parts.append(area("last", dice(last["dice"]), _last(last, view["phase"])))
     return format_html("{}{}", join(state), join(parts))

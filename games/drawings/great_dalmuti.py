@@ -9,6 +9,8 @@ from typing import Any
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from games.engine.great_dalmuti import KEY
+
 from .parts import EMPTY, area, backs, bubble, expand, face, join, tag, token
 from .table import draw_table
 
@@ -55,7 +57,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
             view["hand_sizes"][s])
         said = EMPTY
         if trick and trick["seat"] == s:
-            said = bubble(f"plays {trick['count']} × {trick['rank']}")
+            said = bubble(f"plays {trick['count']} × {KEY[trick['rank']]}")
         if s == me and view.get("my_answer"):
             said = bubble(_answer(view["my_answer"]))
         scores = format_html("{}{}", token(view["points"][s], cls="points", title="points"),

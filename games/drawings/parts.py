@@ -35,6 +35,8 @@ def expand(counts: Mapping[str, int]) -> list[str]:
 
 def backs(count: int, title: str = "hidden cards") -> SafeString:
     """A hidden hand: one card back per card, fanned (tighter when many), and how many."""
+    if not count:
+        return format_html('<span class="count" title="{}">0</span>', title)
     fan = format_html_join("", "{}", ((BACK,) for _ in range(count)))
     return format_html('<span class="fan{}" title="{}">{}</span><span class="count">{}</span>',
                        " many" if count > 8 else "", title, fan, count)
