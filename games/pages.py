@@ -23,11 +23,11 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from . import selectors
+from .drawings import draw_view
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
 from .services.accounts import user_sign_up
-from .drawings import draw_view
 
 
 def game_cards() -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 
 from games.engine.dice_cup import POINTS
 
-from .parts import area, bubble, dice, hidden_dice, join, tag, token
+from .parts import area, bubble, dice, hidden_dice, join, phase, tag, token
 from .table import draw_table
 
 USED = ("phase", "roller", "turn", "turn_cap", "target_points", "middle", "chips", "points",
@@ -72,7 +72,7 @@ def _last(last: dict[str, Any], phase: str) -> str:
 
 
 def _middle(view: dict[str, Any]) -> SafeString:
-    state = [tag(f"turn {view['turn']} of {view['turn_cap']}"), tag(f"phase: {view['phase']}", "phase")]
+    state = [tag(f"turn {view['turn']} of {view['turn_cap']}"), phase(view)]
     if view.get("target_points") is not None:
         state.append(tag(f"first to {view['target_points']} points"))
     if view.get("end_reason"):

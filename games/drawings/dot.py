@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from .parts import area, backs, bubble, join, stack, tag, token
+from .parts import area, backs, bubble, join, phase, stack, tag, token
 from .table import draw_table
 
 USED = ("round", "phase", "rule", "pot", "supply", "unclaimed", "tokens", "token_totals",
@@ -79,7 +79,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
 
 def _middle(view: dict[str, Any]) -> SafeString:
     state = [tag(f"round {view['round']} of {ROUNDS}"),
-             tag(f"{view['rule']} difference wins", "claim"), tag(f"phase: {view['phase']}", "phase")]
+             tag(f"{view['rule']} difference wins", "claim"), phase(view)]
     parts = [area("pot", tokens(view["pot"], "on offer"), "tokens on offer"),
              area("supply", tokens(view["supply"], "in the supply"), "supply")]
     if any(view["unclaimed"]):

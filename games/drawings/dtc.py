@@ -10,7 +10,7 @@ from typing import Any
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .parts import EMPTY, area, backs, bubble, count_words, expand, face, join, stack, tag
+from .parts import EMPTY, area, backs, bubble, count_words, expand, face, join, phase, stack, tag
 from .table import draw_table
 
 USED = ("phase", "first_player", "variant_2a", "hand_sizes", "pile", "penalty",
@@ -61,7 +61,7 @@ def _middle(view: dict[str, Any]) -> SafeString:
                           f"seat {last['challenger']} called seat {last['giver']}'s "
                           f"{count_words(last['count'], last['value'])}: {verdict}, "
                           f"seat {last['taker']} takes them"))
-    state = [tag(f"phase: {view['phase']}", "phase")]
+    state = [phase(view)]
     if view.get("variant_2a"):
         state.append(tag("variant 2a"))
     if view.get("ended"):

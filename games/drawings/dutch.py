@@ -10,7 +10,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from .parts import BACK, area, bubble, face, join, stack, tag, token
+from .parts import BACK, area, bubble, face, join, phase, stack, tag, token
 from .table import draw_table
 
 USED = ("round", "rounds", "first_player", "phase", "current", "hands", "pile", "discard",
@@ -77,10 +77,10 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
 
 
 def _middle(view: dict[str, Any]) -> SafeString:
-    state = [tag(f"round {view['round']} of {view['rounds']}"), tag(f"phase: {view['phase']}", "phase")]
+    state = [tag(f"round {view['round']} of {view['rounds']}"), phase(view)]
     if view.get("discard_top_dead"):
         state.append(tag("top discard is dead", "bad"))
-    discard = join((card(name, "stacked") for name in view["discard"]))
+    discard = join(card(name, "stacked") for name in view["discard"])
     parts = [area("pile", stack(view["pile"], "draw pile"), "draw pile"),
              area("discard", discard, f"discard ({len(view['discard'])}, top last)")]
     return format_html("{}{}", join(state), join(parts))

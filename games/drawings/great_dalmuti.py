@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 
 from games.engine.great_dalmuti import KEY
 
-from .parts import EMPTY, area, backs, bubble, expand, face, join, tag, token
+from .parts import EMPTY, area, backs, bubble, expand, face, join, phase, tag, token
 from .table import draw_table
 
 USED = ("hand_number", "hands", "phase", "order", "positions", "titles", "hand_sizes", "points",
@@ -82,7 +82,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
 
 def _middle(view: dict[str, Any]) -> SafeString:
     trick = view.get("trick")
-    state = [tag(f"hand {view['hand_number']} of {view['hands']}"), tag(f"phase: {view['phase']}", "phase")]
+    state = [tag(f"hand {view['hand_number']} of {view['hands']}"), phase(view)]
     if view.get("turn") is not None:
         state.append(tag(f"turn: seat {view['turn']}"))
     if view["passes"]:

@@ -79,6 +79,11 @@ def tag(text: object, cls: str = "") -> SafeString:
     return format_html('<span class="tag{}">{}</span>', f" {cls}" if cls else "", text)
 
 
+def phase(view: Mapping[str, object]) -> SafeString:
+    """The step of the game under way, as a tag in the middle."""
+    return tag(f"phase: {view.get('phase')}", "phase")
+
+
 def area(name: str, body: SafeString, label: str = "") -> SafeString:
     """A labelled spot of the table (a hand, a pile, a pool); ``data-area`` names it."""
     return format_html('<div class="area" data-area="{}">{}{}</div>', name,

@@ -55,14 +55,14 @@ def drawings(state: State) -> Iterator[tuple[int | None, dict[str, Any], str]]:
 
 def place(html: str, seat: int) -> str:
     found = re.findall(rf'<section class="place[^"]*" data-seat="{seat}">(.*?)</section>',
-                       html, re.S)
+                       html, re.DOTALL)
     assert len(found) == 1, f"seat {seat} has one place"
     return found[0]
 
 
 def areas(html: str, name: str) -> list[str]:
     """The contents of every area of that name (areas hold only spans: no nested div)."""
-    return re.findall(rf'<div class="area" data-area="{name}">(.*?)</div>', html, re.S)
+    return re.findall(rf'<div class="area" data-area="{name}">(.*?)</div>', html, re.DOTALL)
 
 
 def area(html: str, name: str) -> str:
@@ -73,7 +73,7 @@ def area(html: str, name: str) -> str:
 
 def middle(html: str) -> str:
     return re.search(r'<div class="felt">(.*?)</div><div class="table-row bottom">', html,
-                     re.S).group(1)
+                     re.DOTALL).group(1)
 
 
 def faces(html: str) -> int:
@@ -181,8 +181,7 @@ def test_great_dalmuti_hands_and_the_trick(players: int, seed: int) -> None:
 def test_dutch_slots_show_only_the_cards_the_view_knows(players: int, seed: int) -> None:
     held_hidden = 0
     for state in frames("dutch", players, seed):
-        views = {viewer: (view, html) for viewer, view, html in drawings(state)}
-        for viewer, (view, html) in views.items():
+        for _, view, html in drawings(state):
             for hand in view["hands"]:
                 mine = place(html, hand["seat"])
                 for slot in hand["slots"]:
@@ -212,7 +211,7 @@ def test_dice_cup_dice_show_only_where_the_view_holds_them(players: int, seed: i
     for state in frames("dice_cup", players, seed):
         views = {viewer: (view, html) for viewer, view, html in drawings(state)}
         roller_view = views[state.public_view()["roller"]][0]
-        for viewer, (view, html) in views.items():
+        for view, html in views.values():
             for seat in range(players):
                 chips = area(place(html, seat), "chips")
                 assert chips.count('class="token chip-token"') == len(view["chips"][seat])
