@@ -23,11 +23,11 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from . import selectors
+from .drawings import draw_view
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
 from .services.accounts import user_sign_up
-from .view_html import view_html
 
 
 def game_cards() -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
         raise Http404("no such match") from None
-    labels = _seat_labels(match)
+    labels, names = _seat_labels(match), _seat_names(match)
     context: dict[str, Any] = {"match": match, "seats": labels, "last": match.version}
     if match.sealed:
         return render(request, "games/match.html", context)
@@ -97,8 +97,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     context.update({
         "turn": turn, "entry": entry, "disclosed": disclosed, "to_act": state.to_act(),
         "action": json.dumps(entry.action) if entry is not None and disclosed else None,
-        "public": view_html(state.public_view(), match.players),
-        "views": [(labels[seat], view_html(state.view(seat), match.players))
+        "public": draw_view(match.game, state.public_view(), match.players, names),
+        "views": [(labels[seat], draw_view(match.game, state.view(seat), match.players, names))
                   for seat in range(match.players)] if disclosed else [],
         "previous": max(turn - 1, 0), "next": min(turn + 1, match.version),
     })
@@ -106,12 +106,15 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
+def _seat_names(match: Any) -> list[str]:
+    """Who sits at each seat, in seat order: a person's name, a bot's, or "open"."""
+    return [seat.user.get_username() if seat.user_id else (seat.bot_name or "open")
+            for seat in sorted(match.seats.all(), key=lambda s: s.number)]
+
+
 def _seat_labels(match: Any) -> list[str]:
-    labels = []
-    for seat in sorted(match.seats.all(), key=lambda s: s.number):
-        who = seat.user.get_username() if seat.user_id else (seat.bot_name or "open")
-        labels.append(f"{seat.number}: {who} ({seat.kind})")
-    return labels
+    seats = sorted(match.seats.all(), key=lambda s: s.number)
+    return [f"{seat.number}: {who} ({seat.kind})" for seat, who in zip(seats, _seat_names(match))]
 
 
 @login_required
@@ -132,7 +135,8 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
                                         user=request.user)
         legal = answer["legal_actions"] or []
         context.update({
-            "answer": answer, "view": view_html(answer["view"], match.players),
+            "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
+                                         _seat_names(match)),
             "actions": [{"label": _action_label(a), "json": json.dumps(a)} for a in legal],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"

@@ -154,3 +154,29 @@ def test_every_page_renders_in_a_browser_without_console_errors(live_server, sit
             console = [line for line in log.splitlines() if ":CONSOLE" in line]
             assert not console, f"{path}: {console}"
             assert shot.stat().st_size > 5000, f"{path}: an empty screenshot"
+
+
+#: Players per game in the replay screenshots (a table of a typical size).
+TABLE_SIZES = {"dtc": 4, "great_dalmuti": 5, "dutch": 3, "dice_cup": 3, "dot": 2}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("game", game_ids())
+def test_a_replay_mid_match_draws_the_games_table(live_server, alice, game) -> None:
+    """Each game's table halfway through a finished match, on a desktop and a phone's width:
+    saved as ``replay-<game>.png`` to look at, and drawn without console errors."""
+    from games import services as matches
+
+    match = matches.match_create(
+        game=game, created_by=alice, seed=777,
+        seats=[{"kind": "reference", "bot": ("heuristic", "random")[i % 2]}
+               for i in range(TABLE_SIZES[game])])
+    assert match.status == "finished"
+    path = f"/matches/{match.pk}/?turn={match.version // 2}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width, suffix in ((1280, ""), (375, "-phone")):
+        shot = SCREENSHOTS / f"replay-{game}{suffix}.png"
+        console = [line for line in _chromium(live_server.url + path, shot, width).splitlines()
+                   if ":CONSOLE" in line]
+        assert not console, f"{path}: {console}"
+        assert shot.stat().st_size > 20000, f"{path}: an empty screenshot"

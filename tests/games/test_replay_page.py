@@ -28,9 +28,10 @@ def test_a_finished_match_shows_every_seats_view_and_the_action_at_each_turn(
     assert finished.status == "finished" and finished.version > 5
     html = client.get(f"/matches/{finished.pk}/?turn=3").content.decode()
     assert 'value="3"' in html and f'max="{finished.version}"' in html
-    assert "Every seat's view" in html and html.count('class="card"') >= 2
+    assert "Every seat's view" in html and html.count('class="card seat-view"') == 2
     assert "by seat" in html and "<code>" in html, "the action of entry 3"
-    assert 'class="die"' in html, "dice drawn as dice"
+    assert 'class="die pips-' in html, "dice drawn as dice"
+    assert html.count('class="game-table" data-game="dice_cup"') == 3, "the table and 2 seats"
     first = client.get(f"/matches/{finished.pk}/?turn=0&partial=1").content.decode()
     assert first.startswith('<div class="frame" data-turn="0"') and "<html" not in first
     clamp = client.get(f"/matches/{finished.pk}/?turn=999999&partial=1").content.decode()
@@ -51,7 +52,8 @@ def test_a_running_match_shows_only_what_a_spectator_saw(client, alice, bob) -> 
     assert roller["dice"] and not roller["dice_revealed"], "the roller holds hidden dice"
     html = client.get(f"/matches/{match.pk}/").content.decode()
     assert "The table" in html and "only what a spectator sees" in html
-    assert "Every seat's view" not in html and 'class="die"' not in html, \
+    assert 'class="die hidden"' in html, "the roller's cup, its dice unseen"
+    assert "Every seat's view" not in html and 'class="die pips-' not in html, \
         "the roller's hidden dice never reach a spectator's page"
 
 

@@ -1,6 +1,6 @@
-"""A seat's or a spectator's view drawn as HTML for the replay page: any game's view (plain
-JSON) as labelled parts of a table, with dice as dice faces, card counts as cards and
-per-seat lists as rows of seats. Every value is escaped."""
+"""Any view (plain JSON) drawn as labelled parts, with dice as dice, card counts as cards and
+per-seat lists as rows of seats: the drawing of a game without its own, and of the keys a game's
+drawing does not place (so nothing a seat may see is lost). Every value is escaped."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from .parts import dice
+
 #: Keys every view has; the page shows them in its header instead.
 HEADER_KEYS = {"game", "players", "seat", "moves", "to_act", "is_over"}
 DICE_KEYS = {"dice", "my_dice", "roll"}
-DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
 def view_html(view: dict[str, Any], players: int) -> SafeString:
@@ -36,8 +37,7 @@ def _value(key: str, value: Any, players: int) -> SafeString:
         return escape(value)
     if key in DICE_KEYS and isinstance(value, list) and all(
             isinstance(d, int) and 1 <= d <= 6 for d in value):
-        return format_html_join("", '<span class="die" title="{}">{}</span>',
-                                ((d, DIE_FACES[d - 1]) for d in value))
+        return dice(value)
     if isinstance(value, dict):
         if value and all(isinstance(v, int) and not isinstance(v, bool)
                          for v in value.values()):
