@@ -5,12 +5,14 @@
 
 In each of ``--rounds`` rounds a Dalmuti league of ``--members`` reference bots (heuristic and
 random in turn, the same seed) is created with ``tournaments.leagues.league_create`` (what the
-API calls) and one night is scheduled now; the night is started as beat starts it (``leagues.nights_start_due``) and played by one
-``matches`` worker process (solo pool) plus one ``housekeeping`` worker, started as `make run`
-starts them, on a fresh bench database and the configured broker (``CELERY_BROKER_URL``, else
-an embedded one). Wall time from the start to the night's end, next to the engine alone
-playing the same hands (same tables, seats, options, seeds and reference bots, each hand's
-order from the last, as the league plays them) in this process, right after it. The medians
+API calls) and one night is scheduled now; the night is started as beat starts it
+(``leagues.nights_start_due``) and played by one ``matches`` worker (solo pool, as `make run`
+starts it; ``--concurrency N``: a prefork pool of N processes, as docker-compose's worker runs
+on an N-core machine: the night's tables then play in parallel) plus one ``housekeeping``
+worker, on a fresh bench database and the configured broker (``CELERY_BROKER_URL``, else an
+embedded one). Wall time from the start to the night's end, next to the engine alone playing
+the same hands (same tables, seats, options, seeds and reference bots, each hand's order from
+the last, as the league plays them) in this process, right after it. The medians
 are compared. Target: at least 0.5x.
 """
 
@@ -62,6 +64,8 @@ def main() -> int:
     parser.add_argument("--members", type=int, default=64)
     parser.add_argument("--table-size", type=int, default=8)
     parser.add_argument("--hands", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="processes of the matches worker (1: solo pool)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="nights played (each a new league, the same seeds); medians")
     args = parser.parse_args()
@@ -83,8 +87,10 @@ def main() -> int:
     organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
     walls, alones = [], []
     purge_queues()
+    pool = (("--pool", "solo") if args.concurrency == 1
+            else ("--pool", "prefork", "--concurrency", str(args.concurrency)))
     workers = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo"),
-               start_worker(settings.QUEUE_MATCHES, "--pool", "solo")]
+               start_worker(settings.QUEUE_MATCHES, *pool)]
     try:
         time.sleep(3)  # the workers connect to the broker
         for _ in range(args.rounds):
@@ -114,7 +120,8 @@ def main() -> int:
     hands = night.hands.count()
     print(f"Python {sys.version.split()[0]}; {GAME}; broker and database as configured")
     print(f"league night, {args.members} reference bots, {len(night.tables)} tables of up to "
-          f"{args.table_size}, {args.hands} hands ({hands} hand matches), median of "
+          f"{args.table_size}, {args.hands} hands ({hands} hand matches), matches worker: "
+          f"{args.concurrency} process{'es' if args.concurrency > 1 else ''}, median of "
           f"{args.rounds} nights: workers {wall:.2f} s, the engine alone {alone:.2f} s: "
           f"{alone / wall:.2f}x (target >= 0.5x); rounds: "
           f"{', '.join(f'{a / w:.2f}x' for a, w in zip(alones, walls))}")

@@ -186,6 +186,24 @@ class CallSerializer(serializers.Serializer):
                   "deadline), so this answer was not used and the bot was asked again.")
 
 
+class BotMatchSerializer(serializers.Serializer):
+    match = serializers.IntegerField(source="match_id")
+    game = serializers.CharField(source="match.game")
+    seat = serializers.IntegerField(source="number")
+    status = serializers.CharField(source="match.status",
+                                   help_text="open, running or finished.")
+    rank = serializers.SerializerMethodField(
+        help_text="The seat's rank (1 = best) once the match is over; null before, and while "
+                  "a duplicate tournament keeps the deal sealed.")
+    strikes = serializers.DictField(child=serializers.IntegerField(),
+                                    help_text="Strikes the bot earned there, by reason.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When /start was sent.")
+    ended_at = serializers.DateTimeField(allow_null=True, help_text="When /end was sent.")
+
+    def get_rank(self, seat: Any) -> int | None:
+        return selectors.seat_rank(seat)
+
+
 @extend_schema_serializer(component_name="BotDetail")
 class BotDetailSerializer(BotSerializer):
     stats = StatsSerializer()
@@ -351,15 +369,15 @@ class BotCheckApi(_BotActionApi):
         return Response(_detail(services.bot_check_owned(bot_id=bot_id, user=request.user)))
 
 
+class BotPagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 500
+
+
 class BotCallsApi(APIView):
     permission_classes = [IsAuthenticated]
-
-    class Pagination(LimitOffsetPagination):
-        default_limit = 50
-        max_limit = 500
-
     #: Read by drf-spectacular, so the schema shows the paginated envelope.
-    pagination_class = Pagination
+    pagination_class = BotPagination
 
     class FilterSerializer(serializers.Serializer):
         path = serializers.ChoiceField(choices=BotCall.Path.values, required=False)
@@ -388,6 +406,26 @@ class BotCallsApi(APIView):
         page = paginator.paginate_queryset(selectors.bot_calls(bot=bot, **filters.validated_data),
                                            request, view=self)
         return paginator.get_paginated_response(CallSerializer(page, many=True).data)
+
+
+class BotMatchesApi(APIView):
+    permission_classes = [IsAuthenticated]
+    pagination_class = BotPagination
+
+    @extend_schema(tags=["bots"], operation_id="bots_matches",
+                   summary="Your bot's matches, newest first",
+                   description="Every match the bot was seated in: its seat, the match's "
+                               "status, the seat's rank once over, the strikes it earned there "
+                               "and when /start and /end were sent. The match's log and replay "
+                               "are at /api/matches/{match}/ and /matches/{match}/.",
+                   parameters=[BOT_ID],
+                   responses={200: BotMatchSerializer(many=True), 401: E401, 403: E403,
+                              404: E404, 429: E429})
+    def get(self, request: Request, bot_id: int) -> Response:
+        bot = selectors.bot_get_owned(bot_id=bot_id, user=request.user)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.bot_matches(bot=bot), request, view=self)
+        return paginator.get_paginated_response(BotMatchSerializer(page, many=True).data)
 
 
 def _name_nested_serializers() -> None:

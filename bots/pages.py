@@ -25,9 +25,10 @@ from games.errors import DomainError
 from . import selectors, services
 from .models import Bot, BotCall
 
-#: Days of strikes shown per reason, and move calls drawn in the latency chart.
+#: Days of strikes shown per reason, move calls drawn in the latency chart, matches listed.
 STRIKE_DAYS = 14
 LATENCY_CALLS = 200
+MATCHES_SHOWN = 20
 CHART_W, CHART_H = 600, 120
 
 
@@ -44,6 +45,8 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None) -
         "bot": bot, "stats": selectors.bot_stats(bot=bot), "new_secret": new_secret,
         "strikes": strikes_per_day(bot), "chart": latency_chart(bot),
         "errors": selectors.bot_calls(bot=bot, failed=True)[:10],
+        "matches": [{"seat": seat, "rank": selectors.seat_rank(seat)}
+                    for seat in selectors.bot_matches(bot=bot)[:MATCHES_SHOWN]],
     })
 
 

@@ -74,6 +74,21 @@ def bot_stats(*, bot: Bot) -> JSON:
     }
 
 
+def bot_matches(*, bot: Bot) -> QuerySet[BotSeat]:
+    """The bot's seats in matches, newest match first, each with its match."""
+    return BotSeat.objects.filter(bot=bot).select_related("match").order_by("-match_id",
+                                                                            "number")
+
+
+def seat_rank(seat: BotSeat) -> int | None:
+    """The seat's rank (1 = best) once its match is over and may be shown (a sealed duplicate
+    deal shows nothing until its tournament is over), else None."""
+    match = seat.match
+    if match.status != match.Status.FINISHED or match.sealed or not match.result:
+        return None
+    return match.result["ranks"][seat.number]
+
+
 def bot_recent_calls(*, bot: Bot, limit: int = 20) -> list[BotCall]:
     return list(bot_calls(bot=bot)[:limit])
 

@@ -17,4 +17,5 @@ urlpatterns = [
          name="bot-rotate-secret"),
     path("bots/<id:bot_id>/check/", apis.BotCheckApi.as_view(), name="bot-check"),
     path("bots/<id:bot_id>/calls/", apis.BotCallsApi.as_view(), name="bot-calls"),
+    path("bots/<id:bot_id>/matches/", apis.BotMatchesApi.as_view(), name="bot-matches"),
 ]

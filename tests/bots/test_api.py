@@ -116,7 +116,7 @@ def test_owner_only(alice_api, charlie_api, anon_api, open_ref_server) -> None:
     bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
     for method, path in [("get", ""), ("patch", ""), ("delete", ""), ("post", "enable/"),
                          ("post", "disable/"), ("post", "rotate-secret/"), ("post", "check/"),
-                         ("get", "calls/")]:
+                         ("get", "calls/"), ("get", "matches/")]:
         response = getattr(charlie_api, method)(f"/api/bots/{bot_id}/{path}", {}, format="json")
         assert response.status_code == 403, (method, path)
         assert response.json()["code"] == "not_your_bot"
@@ -270,3 +270,33 @@ def test_the_call_log_is_paginated_newest_first_and_filtered(alice, alice_api,
     ref = schema["components"]["schemas"]["PaginatedBotCallList"]["properties"]["results"]
     assert ref["items"]["$ref"].endswith("/BotCall") and set(call) == set(
         schema["components"]["schemas"]["BotCall"]["properties"])
+
+
+def test_a_bots_matches_newest_first_with_rank_strikes_and_notices(alice, alice_api,
+                                                                   open_ref_server) -> None:
+    from bots.models import BotSeat
+    from games.models import Match
+
+    bot_id = register(alice_api, open_ref_server.base_url + "/random").json()["id"]
+
+    def seat(status: str, number: int, *, sealed: bool = False, **fields: Any) -> int:
+        match = Match.objects.create(game="dice_cup", seed=1, players=2, status=status, state={},
+                                     sealed=sealed, result={"ranks": [2, 1]}
+                                     if status == "finished" else None)
+        BotSeat.objects.create(match=match, number=number, bot_id=bot_id, **fields)
+        return match.pk
+
+    won = seat("finished", 1, strikes={"timeout": 2}, started_at=timezone.now(),
+               ended_at=timezone.now())
+    running = seat("running", 0, started_at=timezone.now())
+    sealed = seat("finished", 0, sealed=True)
+    page = alice_api.get(f"/api/bots/{bot_id}/matches/").json()
+    assert page["count"] == 3
+    rows = {row["match"]: row for row in page["results"]}
+    assert [row["match"] for row in page["results"]] == [sealed, running, won], "newest first"
+    assert rows[won]["rank"] == 1 and rows[won]["strikes"] == {"timeout": 2}
+    assert rows[won]["seat"] == 1 and rows[won]["game"] == "dice_cup" and rows[won]["ended_at"]
+    assert rows[running]["rank"] is None and rows[running]["status"] == "running"
+    assert rows[sealed]["rank"] is None, "a sealed deal's result stays hidden"
+    one = alice_api.get(f"/api/bots/{bot_id}/matches/?limit=1&offset=1").json()
+    assert [row["match"] for row in one["results"]] == [running] and one["next"]

@@ -64,6 +64,20 @@ def test_a_bot_page_shows_strikes_latency_and_the_last_errors_with_the_log_line(
     assert "illegal_action" in html and "timeout" in html, "strike reasons per day"
     assert "thinking: bid 2 fives" in html and "bid too low" in html
     assert bot.secret not in html, "the secret is never shown"
+    assert "Not seated in any match yet" in html
+
+
+def test_a_bot_page_lists_its_matches_with_links_ranks_and_strikes(web, bot) -> None:
+    from bots.models import BotSeat
+    from games.models import Match
+
+    match = Match.objects.create(game="dice_cup", seed=1, players=2, status="finished", state={},
+                                 result={"ranks": [2, 1]})
+    BotSeat.objects.create(match=match, number=0, bot=bot, strikes={"timeout": 3})
+    web.force_login(bot.owner)
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert f'href="/matches/{match.pk}/"' in html and "timeout ×3" in html
+    assert '<td class="num">2</td>' in html, "its rank"
 
 
 def test_another_users_bot_is_not_found(web, bot, django_user_model) -> None:
