@@ -288,7 +288,9 @@ def match_state_at(*, match: Match, turn: int) -> tuple[State, list[MatchEvent]]
     shows only what may be shown (the public view while the match is not disclosed)."""
     state = get_game(match.game).new_match(players=match.players, seed=match.seed,
                                            options=match.options)
-    entries = list(match.events.filter(n__lte=turn).order_by("n"))
+    # Only what replaying needs: the events the engine logged are made again by the replay.
+    entries = list(match.events.filter(n__lte=turn).order_by("n")
+                   .only("n", "kind", "seat", "action"))
     for entry in entries:
         if entry.kind in ("action", "timeout", "default"):
             state.apply(entry.seat, entry.action)
