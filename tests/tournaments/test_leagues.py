@@ -239,8 +239,13 @@ def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights
     assert not night.hands.exists()
 
 
+@pytest.mark.parametrize("batch_seconds, kept", [(0, 2), (60, 0)])
 def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nights,
-                                                               monkeypatch) -> None:
+                                                               monkeypatch, batch_seconds,
+                                                               kept) -> None:
+    """A hand per transaction: hands 1-2 were stored and stay, 3 is lost. Hands batched in
+    one transaction (HANDS_BATCH_SECONDS): the whole batch is lost and played again."""
+    monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", batch_seconds)
     calm = make_league(alice, seed=5, hands_per_night=4)
     calm_night = play_night(calm, alice)
 
@@ -258,7 +263,7 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
-    assert night.status == "running" and night.hands.count() == 2, "hands 1-2 kept, 3 lost"
+    assert night.status == "running" and night.hands.count() == kept
     monkeypatch.setattr(leagues, "_start_next_hand", real)
     assert leagues.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
@@ -282,6 +287,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch) -> Non
     from django.db import connection
 
     monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)  # no worker
+    monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
