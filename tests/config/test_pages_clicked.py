@@ -97,8 +97,8 @@ def play_by_clicks(driver: Any, game: str, rng: random.Random, timeout: float = 
 @pytest.mark.parametrize("game", game_ids())
 def test_a_person_signs_in_and_plays_a_whole_match_by_clicks(
         game, live_server, browser, one_request_at_a_time, django_user_model, settings) -> None:
-    # The test server answers a long poll held for 25 s before anything else on SQLite (one
-    # shared connection; see one_request_at_a_time). Real servers answer in parallel.
+    # Long polls end within a second: one still waiting when the test ends does not keep a
+    # test server thread (and, on SQLite, the shared connection) for 25 s more.
     settings.BLUFF_POLL_MAX_WAIT = 1
     alice = django_user_model.objects.create_user("alice", password=PASSWORD)
     bots = [{"kind": "reference", "bot": name} for name in ("heuristic", "random", "heuristic")]
