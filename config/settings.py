@@ -200,6 +200,8 @@ BLUFF_DEFAULT_MOVE_TIME_LIMIT = env_int("BLUFF_DEFAULT_MOVE_TIME_LIMIT", 24 * 36
 BLUFF_MAX_STRIKES = env_int("BLUFF_MAX_STRIKES", 3, minimum=0)
 # Upper bound of the long-poll ``?wait=N`` (seconds): it holds a worker while it waits.
 BLUFF_POLL_MAX_WAIT = env_int("BLUFF_POLL_MAX_WAIT", 30, minimum=0)
+# How often a live page (a running tournament, a league night being played) fetches itself again.
+BLUFF_LIVE_REFRESH_SECONDS = env_int("BLUFF_LIVE_REFRESH_SECONDS", 5, minimum=1)
 # Loaded engine states kept per process for polls (0 disables the cache).
 BLUFF_STATE_CACHE_SIZE = env_int("BLUFF_STATE_CACHE_SIZE", 256, minimum=0)
 # A running match whose due out-of-process seat (a webhook bot) has not moved for this long is

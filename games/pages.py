@@ -138,13 +138,57 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
                                          _seat_names(match)),
             "actions": [{"label": _action_label(a), "json": json.dumps(a)} for a in legal],
+            "action_groups": action_groups(legal) if len(legal) > FEW_ACTIONS else [],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
     return render(request, template, context)
 
 
+#: Up to this many legal actions are one row of buttons; more are grouped by type (a group
+#: this long becomes a list to filter and pick from).
+FEW_ACTIONS = 24
+
+
+def action_groups(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The legal actions by type, in the order the types first come: one group per type, its
+    actions labelled by their other fields only (the group names the type). A long list (a
+    D.T.C offer: hundreds of card sets and values) is one group a person can filter."""
+    groups: dict[str, dict[str, Any]] = {}
+    for action in legal:
+        kind = str(action.get("type", "act"))
+        group = groups.setdefault(kind, {"type": kind, "label": _words(kind), "actions": []})
+        group["actions"].append({"label": _action_fields(action) or _words(kind),
+                                 "json": json.dumps(action)})
+    for group in groups.values():
+        group["choose"] = len(group["actions"]) > FEW_ACTIONS
+    return list(groups.values())
+
+
 def _action_label(action: dict[str, Any]) -> str:
-    """An action as a button says it: its type, then its other fields."""
-    rest = ", ".join(f"{k.replace('_', ' ')} {json.dumps(v)}" for k, v in action.items()
-                     if k != "type")
-    return f"{action.get('type', 'act')}{': ' + rest if rest else ''}"
+    """An action as a button says it: its type first, then its other fields in words."""
+    kind, rest = _words(str(action.get("type", "act"))), _action_fields(action)
+    return f"{kind}: {rest}" if rest else kind
+
+
+def _action_fields(action: dict[str, Any]) -> str:
+    return " · ".join(f"{_words(k)} {_value_words(v)}" for k, v in action.items() if k != "type")
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _value_words(value: Any) -> str:
+    """A field's value as a person reads it (house rule G-6): a face-down card's slot handle
+    as "seat 1 slot 2", equal-rank cards given as counts as the cards ("4 ×2, joker"), a list
+    as its items."""
+    if isinstance(value, dict):
+        if value.keys() <= {"seat", "slot"}:
+            return " ".join(f"{k} {_value_words(v)}" for k, v in value.items())
+        return ", ".join(f"{rank} ×{count}" if count != 1 else str(rank)
+                         for rank, count in value.items())
+    if isinstance(value, list):
+        return ", ".join(_value_words(v) for v in value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)

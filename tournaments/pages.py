@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -36,7 +37,7 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "done_percent": round(100 * progress["done"] / progress["total"]) if progress["total"]
         else 0,
         "standings": [_with_bar(row) for row in selectors.tournament_standings(tournament=found)],
-        "matches": matches,
+        "matches": matches, "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
     })
 
 
@@ -74,4 +75,5 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
         "nights_played": history["nights"],
         "next_night": selectors.league_next_night(league=found),
         "nights": selectors.league_nights(league=found)[:20],
+        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
     })

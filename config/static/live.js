@@ -1,5 +1,6 @@
 // Live pages (a running tournament, a league night being played): every few seconds the page
-// is fetched again and its <main> swapped in, until it is no longer live. No framework.
+// is fetched again and its <main> swapped in, until it is no longer live. No framework, and
+// nothing fetched but the page itself (same origin).
 (function () {
   "use strict";
   var seconds = Number(document.body.dataset.live || 0);
@@ -8,11 +9,12 @@
     fetch(window.location.href, { headers: { "Accept": "text/html" }, cache: "no-store" })
       .then(function (answer) { return answer.ok ? answer.text() : null; })
       .then(function (html) {
-        if (!html) { return; }
+        if (!html) { window.setTimeout(refresh, seconds * 2000); return; }  // try again later
         var page = new DOMParser().parseFromString(html, "text/html");
         var fresh = page.querySelector("main");
         if (fresh) { document.querySelector("main").innerHTML = fresh.innerHTML; }
         if (page.body.dataset.live) { window.setTimeout(refresh, seconds * 1000); }
+        else { delete document.body.dataset.live; }  // over: no more refreshing
       })
       .catch(function () { window.setTimeout(refresh, seconds * 2000); });
   }

@@ -45,7 +45,29 @@
   });
   box.addEventListener("submit", function (event) {
     event.preventDefault();
-    act(event.target.querySelector("select").value);
+    var chosen = event.target.querySelector("select").value;
+    if (chosen) { act(chosen); }
+  });
+  // A long list of one type of action: show only the options holding every word typed, and
+  // keep one of them chosen, so Enter or Play plays what is seen.
+  box.addEventListener("input", function (event) {
+    if (!event.target.matches("[data-filter]")) { return; }
+    var form = event.target.closest("form");
+    var select = form.querySelector("select");
+    var words = event.target.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var shown = 0;
+    Array.prototype.forEach.call(select.options, function (option) {
+      var text = option.text.toLowerCase();
+      option.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; });
+      if (!option.hidden) { shown += 1; }
+    });
+    var current = select.selectedOptions[0];
+    if (!current || current.hidden) {
+      var first = Array.prototype.find.call(select.options, function (o) { return !o.hidden; });
+      select.value = first ? first.value : "";
+    }
+    form.querySelector("[data-shown]").textContent =
+      shown + " of " + select.options.length + " shown";
   });
   function poll() {
     var frame = box.querySelector(".seat-frame");

@@ -1,113 +1,126 @@
 """The pages used as a person uses them, in Debian's headless Chromium driven by Selenium
-(its own chromedriver; nothing downloaded): sign in, take a seat and play a D.O.T match to
-the end by clicks (simultaneous commits included), step the replay with the keyboard, and
-no page logs a console error. Screenshots of the signed-in pages go to var/screenshots/."""
+(its own chromedriver; nothing downloaded): sign in, take a seat and play one full match of
+every game to the end by clicks (choosing among what the page offers: buttons, or a long list
+filtered by typing; simultaneous steps included), step the replay with the keyboard, and no
+page logs a console error. Screenshots of the signed-in pages go to var/screenshots/."""
 
 from __future__ import annotations
 
+import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 
 from games import services
+from games.engine import game_ids, get_game
+from tests.browser import (  # noqa: F401 - fixtures
+    PASSWORD,
+    SCREENSHOTS,
+    browser,
+    console_errors,
+    one_request_at_a_time,
+    sign_in,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
-PASSWORD = "a long passphrase 42"
+
+#: Options that keep a whole match short enough to click through (still a full match).
+SHORT = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}, "dice_cup": {"target_points": 10}}
+OFFERED = ".seat-frame [data-action], .seat-frame form.chooser option"
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1400",
-                 "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.implicitly_wait(0)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def wait_for(condition: Any, timeout: float = 20) -> Any:
-    limit = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > limit:
-            raise AssertionError("timed out")
-        time.sleep(0.1)
-
-
-def console_errors(driver: Any) -> list[str]:
-    return [entry["message"] for entry in driver.get_log("browser")
-            if entry["level"] in ("SEVERE", "WARNING")]
-
-
-def sign_in(driver: Any, base: str, username: str) -> None:
+def choose(driver: Any, element: Any, typed: bool) -> None:
+    """Play what ``element`` offers as a person would: click a button; or pick an option of a
+    long list (``typed``: first type its words into the list's filter, then pick it among
+    those left) and press Play."""
     from selenium.webdriver.common.by import By
 
-    driver.get(base + "/sign-in/")
-    driver.find_element(By.NAME, "username").send_keys(username)
-    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
-    driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]").click()
-    wait_for(lambda: "/bots/" in driver.current_url)
+    if element.tag_name == "button":
+        element.click()
+        return
+    form = element.find_element(By.XPATH, "./ancestor::form")
+    if typed:
+        value, label = element.get_attribute("value"), element.get_attribute("textContent")
+        total = driver.execute_script("return arguments[0].querySelectorAll('option').length",
+                                      form)
+        form.find_element(By.CSS_SELECTOR, "[data-filter]").send_keys(label)
+        left = form.find_elements(By.CSS_SELECTOR, "option:not([hidden])")
+        assert 1 <= len(left) < total, f"the filter {label!r} left {len(left)} of {total}"
+        assert f"{len(left)} of {total} shown" in form.text
+        element = next(o for o in left if o.get_attribute("value") == value)
+    element.click()
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
 
 
-def test_a_person_signs_in_and_plays_a_match_to_the_end_by_clicks(
-        live_server, browser, django_user_model, settings) -> None:
-    # The test server shares one SQLite connection between its threads: a long poll held
-    # for 25 s would hold every other request too. Real servers answer in parallel.
-    settings.BLUFF_POLL_MAX_WAIT = 1
-    from selenium.common.exceptions import StaleElementReferenceException
+def play_by_clicks(driver: Any, game: str, rng: random.Random, timeout: float = 60) -> int:
+    """Click a random offered action whenever the seat is asked, until the match is over;
+    returns the number of moves played. Every third pick from a long list is typed into
+    its filter first. A screenshot of the first long list."""
+    from selenium.common.exceptions import (
+        ElementNotInteractableException,
+        StaleElementReferenceException,
+    )
     from selenium.webdriver.common.by import By
-
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    match = services.match_create(game="dot", created_by=alice, join=True, seed=4,
-                                  seats=[{"kind": "player"},
-                                         {"kind": "reference", "bot": "heuristic"}])
-    sign_in(browser, live_server.url, "alice")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(SCREENSHOTS / "my-bots.png"))
-    browser.get(f"{live_server.url}/matches/{match.pk}/play/")
-    browser.save_screenshot(str(SCREENSHOTS / "play.png"))
-    clicks, limit = 0, time.monotonic() + 120
 
     def version() -> str:
-        return browser.execute_script(
+        return driver.execute_script(
             "return document.querySelector('.seat-frame').dataset.version")
 
+    moves, lists, limit = 0, 0, time.monotonic() + timeout
     while time.monotonic() < limit:
-        frame = browser.find_element(By.CSS_SELECTOR, ".seat-frame")
         try:
+            frame = driver.find_element(By.CSS_SELECTOR, ".seat-frame")
             if frame.get_attribute("data-status") == "finished":
-                break
-            # Few actions are buttons; many (a D.O.T commit) are a list to pick from and Play.
-            choice = frame.find_elements(By.CSS_SELECTOR, ".actions button")
-            if not choice:
-                time.sleep(0.1)
+                return moves
+            # (Counted and picked in the page: a long list is hundreds of elements.)
+            offered = driver.execute_script(f"return document.querySelectorAll('{OFFERED}').length")
+            if not offered:  # the others' turn: the poll redraws the seat
+                time.sleep(0.05)
                 continue
-            seen = version()
-            choice[0].click()
-            clicks += 1
+            seen, pick = version(), driver.execute_script(
+                f"return document.querySelectorAll('{OFFERED}')[arguments[0]]",
+                rng.randrange(offered))
+            if pick.tag_name == "option":
+                if not lists:
+                    driver.save_screenshot(str(SCREENSHOTS / f"play-{game}-list.png"))
+                lists += 1
+            choose(driver, pick, typed=lists % 3 == 1)
+            moves += 1
             wait_for(lambda: version() != seen)
-        except StaleElementReferenceException:  # the poll redrew the seat meanwhile
-            continue
-    match.refresh_from_db()
-    assert match.status == "finished" and clicks > 0
+        except (StaleElementReferenceException, ElementNotInteractableException):
+            continue  # the poll redrew the seat meanwhile (its first answer always does)
+    raise AssertionError(f"{game}: not over after {moves} moves")
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_a_person_signs_in_and_plays_a_whole_match_by_clicks(
+        game, live_server, browser, one_request_at_a_time, django_user_model, settings) -> None:
+    # Long polls end within a second: one still waiting when the test ends does not keep a
+    # test server thread (and, on SQLite, the shared connection) for 25 s more.
+    settings.BLUFF_POLL_MAX_WAIT = 1
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    bots = [{"kind": "reference", "bot": name} for name in ("heuristic", "random", "heuristic")]
+    match = services.match_create(
+        game=game, created_by=alice, join=True, seed=4, options=SHORT.get(game, {}),
+        seats=[{"kind": "player"}, *bots[:get_game(game).min_players - 1]])
+    sign_in(browser, live_server.url, "alice")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    if game == "dot":
+        browser.save_screenshot(str(SCREENSHOTS / "my-bots.png"))
+    browser.get(f"{live_server.url}/matches/{match.pk}/play/")
+    browser.save_screenshot(str(SCREENSHOTS / f"play-{game}.png"))
+    moves = play_by_clicks(browser, game, random.Random(game))
+    with one_request_at_a_time:
+        match.refresh_from_db()
+        mine = match.events.filter(seat=0, kind="action").count()
+    assert match.status == "finished" and moves > 0
+    assert mine == moves, "every click played one move of the person's seat"
     assert "The match is over" in browser.page_source
-    assert not console_errors(browser), console_errors(browser)
+    browser.save_screenshot(str(SCREENSHOTS / f"play-{game}-over.png"))
+    errors = console_errors(browser)
+    assert not errors, errors
 
 
 def test_the_replay_steps_with_the_keyboard(live_server, browser, django_user_model) -> None:
@@ -133,4 +146,5 @@ def test_the_replay_steps_with_the_keyboard(live_server, browser, django_user_mo
     assert browser.current_url.endswith("?turn=0"), "a deep link to the turn shown"
     body.send_keys(Keys.END)
     wait_for(lambda: turn() == str(match.version))
-    assert not console_errors(browser), console_errors(browser)
+    errors = console_errors(browser)
+    assert not errors, errors

@@ -82,3 +82,39 @@ def test_a_person_takes_an_open_seat_through_the_api_and_sees_only_it(alice, bob
 def test_the_play_page_needs_signing_in(client) -> None:
     answer = client.get("/matches/1/play/")
     assert answer.status_code == 302 and answer["Location"].startswith("/sign-in/")
+
+
+def test_a_long_list_of_actions_is_grouped_by_type_with_readable_labels() -> None:
+    from games.pages import FEW_ACTIONS, action_groups
+
+    offers = [{"type": "offer", "cards": {"2": n, "joker": 1}, "value": n} for n in range(1, 31)]
+    legal = [{"type": "call"}, *offers, {"type": "give_back", "cards": {"4": 2}},
+             {"type": "jack", "a": {"seat": 0, "slot": 1}, "b": {"seat": 1, "slot": 0}}]
+    groups = action_groups(legal)
+    assert [g["type"] for g in groups] == ["call", "offer", "give_back", "jack"], "type first"
+    assert [g["choose"] for g in groups] == [False, True, False, False]
+    assert len(offers) > FEW_ACTIONS
+    assert [json.loads(a["json"]) for g in groups for a in g["actions"]] == \
+        [legal[0], *offers, *legal[-2:]], "every legal action once, as it is posted"
+    labels = [a["label"] for g in groups for a in g["actions"]]
+    assert labels[0] == "call" and labels[1] == "cards 2, joker · value 1"
+    assert labels[2] == "cards 2 ×2, joker · value 2"
+    assert labels[-2:] == ["cards 4 ×2", "a seat 0 slot 1 · b seat 1 slot 0"]
+    assert groups[2]["label"] == "give back"
+    assert not any(c in label for label in labels for c in '{}"'), "words, not JSON"
+
+
+def test_the_page_offers_a_long_list_as_a_filterable_list_of_exactly_the_legal_actions(
+        alice) -> None:
+    match = services.match_create(game="dtc", created_by=alice, join=True, seed=2,
+                                  seats=[{"kind": "player"}, {"kind": "reference",
+                                                              "bot": "heuristic"}])
+    web = Client()
+    web.force_login(alice)
+    page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
+    legal = web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
+    assert len(legal) > 24 and {a["type"] for a in legal} == {"offer"}
+    assert '<form class="chooser" data-select="1">' in page and "data-filter" in page
+    assert re.search(r"<legend>offer <span[^>]*>\(\d+\)</span></legend>", page)
+    assert actions_on(page) == legal
+    assert f"{len(legal)} of {len(legal)} shown" in page
