@@ -150,7 +150,7 @@ CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
                       "tournaments.play_matches": {"queue": QUEUE_MATCHES},
                       "tournaments.advance_night": {"queue": QUEUE_MATCHES},
-                      "tournaments.advance_table": {"queue": QUEUE_MATCHES}}
+                      "tournaments.advance_tables": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
@@ -238,6 +238,9 @@ TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
 # ---- Leagues (tournaments/leagues.py) --------------------------------------------------------
 LEAGUE_MAX_MEMBERS = env_int("LEAGUE_MAX_MEMBERS", 128, minimum=2)
 LEAGUE_MAX_HANDS_PER_NIGHT = env_int("LEAGUE_MAX_HANDS_PER_NIGHT", 100, minimum=1)
+# Tables of a league night played by one task (their hands stored together); a night's groups
+# play in parallel on as many worker processes as consume the matches queue.
+LEAGUE_TABLES_PER_TASK = env_int("LEAGUE_TABLES_PER_TASK", 4, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -3,15 +3,16 @@ night hand by hand on the workers (docs/leagues.md).
 
 How a night runs: when it is due, one conditional UPDATE claims it (scheduled -> running), so
 two beat processes or two workers racing start it once. It cuts the league's social order
-into tables (``league_rules.split_tables``), and each table goes on by itself, on any worker:
-:func:`table_advance` starts the table's next hand as an ordinary games match (so every rule,
-strike, log and replay of matches applies). Hands of in-process bots finish inside that call
-and are recorded at once; hands with webhook bots or players go on in the games workers and
-are recorded when their match finishes (``games.signals.match_finished``), which queues the
-table's next advance. Every hand is one short transaction holding its table's last hand row,
-so a crash loses at most the hand being played: a finished hand is never played again, and
-the reaper advances every table of a night whose lease expired. The last table to finish
-finishes the night, under the night row lock.
+into tables (``league_rules.split_tables``), and each group of tables (``table_groups``) goes
+on by itself, on any worker: :func:`tables_advance` starts the next hand of each of its tables
+as an ordinary games match (so every rule, strike, log and replay of matches applies). Hands
+of in-process bots finish inside that call and are recorded at once; hands with webhook bots
+or players go on in the games workers and are recorded when their match finishes
+(``games.signals.match_finished``), which queues their group's next advance. Hands are
+started in short transactions holding the group's hand rows, so a crash loses at most the
+hands not yet committed: a stored hand is never played again, and the reaper advances every
+group of a night whose lease expired. The last group to finish finishes the night, under the
+night row lock.
 """
 
 from __future__ import annotations
@@ -260,23 +261,36 @@ def _check_seatable(league: League, members: Sequence[Member]) -> None:
 
 
 def night_advance(*, night_id: int) -> int:
-    """Queue the advance of every table of a running night (its start, and the reaper's
-    wake-up after a crash): the tables play their hands independently, on any worker.
-    Returns how many tables were queued."""
+    """Queue the advance of every group of tables of a running night (its start, and the
+    reaper's wake-up after a crash): the groups play their hands independently, on any
+    worker. Returns how many groups were queued."""
     tables = (Night.objects.filter(pk=night_id, status=Night.Status.RUNNING)
               .values_list("tables", flat=True).first())
-    for table in range(len(tables or ())):
-        _enqueue("advance_table", night_id, table)
-    return len(tables or ())
+    groups = table_groups(len(tables or ()))
+    for first, count in groups:
+        _enqueue("advance_tables", night_id, first, count)
+    return len(groups)
 
 
-def table_advance(*, night_id: int, table: int, max_seconds: float = 60.0) -> int:
-    """Start the next hand of one table of a running night if its last hand is done; record
-    it at once when it finishes here (in-process bots) and go on while hands do, committing
-    such hands together every :data:`HANDS_BATCH_SECONDS`; once the table has played its
-    hands, finish the night if every table has. Idempotent: the table's last hand row is
-    locked while the next hand is started and (night, table, number) is unique, so two
-    workers on one table start each hand once. Returns how many hands it started."""
+def table_groups(tables: int) -> list[tuple[int, int]]:
+    """The night's tables cut into groups of ``LEAGUE_TABLES_PER_TASK`` (first table, how
+    many): each group is one task, so a night uses up to that many worker processes at once,
+    while the hands of a group's tables are stored together (a statement per group of
+    hands, not per hand)."""
+    size = settings.LEAGUE_TABLES_PER_TASK
+    return [(first, min(size, tables - first)) for first in range(0, tables, size)]
+
+
+def tables_advance(*, night_id: int, first: int, count: int,
+                   max_seconds: float = 60.0) -> int:
+    """Start the next hand of every table ``first .. first + count - 1`` of a running night
+    whose last hand is done; record at once the hands that finish here (in-process bots) and
+    go on while they do, storing such rounds of hands together in one transaction for at
+    most :data:`HANDS_BATCH_SECONDS`; once the group has nothing left to start, finish the
+    night if every table has played its hands. Idempotent: the group's hand rows are locked
+    while hands are started and (night, table, number) is unique, so two workers on one
+    group start each hand once. Returns how many hands it started."""
+    tables = range(first, first + count)
     started = 0
     stop_at = clock.monotonic() + max_seconds
     while True:
@@ -288,20 +302,21 @@ def table_advance(*, night_id: int, table: int, max_seconds: float = 60.0) -> in
                          .filter(pk=night_id, status=Night.Status.RUNNING).first())
                 if night is None:
                     return started
-                while (hand := _start_next_hand(night, table)) is not None:
-                    batch += 1
-                    if hand.status != Hand.Status.DONE or clock.monotonic() > batch_end:
+                while new_hands := _start_ready_hands(night, tables):
+                    batch += len(new_hands)
+                    finished_here = any(h.status == Hand.Status.DONE for h in new_hands)
+                    if not finished_here or clock.monotonic() > batch_end:
                         break
         except IntegrityError:
-            return started  # another worker started this hand meanwhile
+            return started  # another worker started these hands meanwhile
         started += batch
-        if hand is None:
+        if not new_hands:
             break
         Night.objects.filter(pk=night_id).update(lease_until=timezone.now() + _lease())
-        if hand.status != Hand.Status.DONE:
-            return started  # recorded when its match finishes (hand_record)
+        if not finished_here:
+            return started  # each is recorded when its match finishes (hand_record)
         if clock.monotonic() > stop_at:
-            _enqueue("advance_table", night_id, table)
+            _enqueue("advance_tables", night_id, first, count)
             return started
     with transaction.atomic():
         night = (Night.objects.select_for_update().select_related("league")
@@ -311,54 +326,86 @@ def table_advance(*, night_id: int, table: int, max_seconds: float = 60.0) -> in
     return started
 
 
-def _start_next_hand(night: Night, table: int) -> Hand | None:
-    """Create the table's next hand (its match and row), or None if its last hand is still
-    running or was its last of the night; an in-process hand comes back done."""
+def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
+    """Create the next hand (its match and row) of every table of ``tables`` that is ready;
+    in-process hands come back done. Locks the tables' hand rows first."""
     league = night.league
-    previous = (Hand.objects.select_for_update().filter(night=night, table=table)
-                .order_by("-number").first())
-    if previous is None:
-        order, number = night.tables[table], 1
-    elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
-        return None
-    else:
-        # The Great Dalmuti carries the social order hand to hand (GD-2); the other games keep
-        # the table's seating and rotate who plays first (league_rules.hand_plan).
-        carried = league.game in league_rules.ORDER_CARRYING_GAMES
-        order = previous.order_after if carried else night.tables[table]
-        number = previous.number + 1
+    last: dict[int, Hand] = {}
+    for hand in (Hand.objects.select_for_update().filter(night=night, table__in=tables)
+                 .order_by("table", "number")):
+        last[hand.table] = hand
     members = {m.index: m for m in league.members.all()}
     left = {index for index, member in members.items() if member.left_at is not None}
-    # A member who left the league is removed between hands, while the table can still be
-    # played without it; else it stays seated, forfeited (out of the night, below).
-    staying = league_rules.without_leavers(order, left)
-    if len(staying) >= get_game(league.game).min_players:
-        order = staying
-    first_night = night.number == _first_night_number(league)
-    plan = league_rules.hand_plan(
-        league.game, order, hand_number=number, options=league.options,
-        ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
-    out = out_of_night(night) | left
-    [match] = matches_create(
-        game=league.game, created_by=league.organiser, options=plan.options,
-        move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-        series=SERIES, matches=[NewMatch(
-            seats=[seat_spec(members[i]) for i in plan.seats],
-            seed=_hand_seed(league, night, table, number),
-            seat_users={n: members[i].user for n, i in enumerate(plan.seats)
-                        if members[i].kind == PLAYER},
-            forfeited=[n for n, i in enumerate(plan.seats) if i in out])])
-    hand = Hand(night=night, table=table, number=number, seats=list(plan.seats), match=match)
-    if match.status == Match.Status.FINISHED:
-        _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
-            match.pk), _forfeited_seats([match.pk]).get(match.pk, ()))
-    hand.save(force_insert=True)
-    return hand
+    fewest = get_game(league.game).min_players
+    first_night = len(last) < len(tables) and night.number == _first_night_number(league)
+    plans = []
+    for table in tables:
+        previous = last.get(table)
+        if previous is None:
+            order, number = night.tables[table], 1
+        elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
+            continue
+        else:
+            # The Great Dalmuti carries the social order hand to hand (GD-2); the other games
+            # keep the table's seating and rotate who plays first (league_rules.hand_plan).
+            carried = league.game in league_rules.ORDER_CARRYING_GAMES
+            order = previous.order_after if carried else night.tables[table]
+            number = previous.number + 1
+        # A member who left the league is removed between hands, while the table can still
+        # be played without it; else it stays seated, forfeited (out of the night, below).
+        staying = league_rules.without_leavers(order, left)
+        if len(staying) >= fewest:
+            order = staying
+        plan = league_rules.hand_plan(
+            league.game, order, hand_number=number, options=league.options,
+            ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
+        plans.append((table, number, plan))
+    if not plans:
+        return []
+    out = (out_of_night(night) if last else set()) | left
+    hands = []
+    for options, group in _by_options(plans):
+        matches = matches_create(
+            game=league.game, created_by=league.organiser, options=options,
+            move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
+            series=SERIES, announce=False,  # the hands that finish here are recorded here
+            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
+                              seed=_hand_seed(league, night, table, number),
+                              seat_users={n: members[i].user for n, i in enumerate(plan.seats)
+                                          if members[i].kind == PLAYER},
+                              forfeited=[n for n, i in enumerate(plan.seats) if i in out])
+                     for table, number, plan in group])
+        finished = [m for m in matches if m.status == Match.Status.FINISHED]
+        out_orders = _out_orders(league, finished)
+        forfeits = _forfeited_seats([m.pk for m in finished])
+        for (table, number, plan), match in zip(group, matches):
+            hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
+                        match=match)
+            if match.status == Match.Status.FINISHED:
+                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk),
+                             forfeits.get(match.pk, ()))
+            hands.append(hand)
+    Hand.objects.bulk_create(hands)
+    return hands
+
+
+def _by_options(plans: Sequence[tuple[int, int, Any]]) -> list[tuple[dict, list]]:
+    """Plans grouped by their engine options (one ``matches_create`` per group)."""
+    groups: dict[str, tuple[dict, list]] = {}
+    for item in plans:
+        key = repr(sorted(item[2].options.items()))
+        groups.setdefault(key, (dict(item[2].options), []))[1].append(item)
+    return list(groups.values())
 
 
 def _first_night_number(league: League) -> int:
     return (league.nights.exclude(status=Night.Status.FAILED).order_by("number")
             .values_list("number", flat=True).first() or 1)
+
+
+def _group_of(table: int, tables: int) -> tuple[int, int]:
+    """The group (:func:`table_groups`) that ``table`` is in."""
+    return next(group for group in table_groups(tables) if group[0] <= table < sum(group))
 
 
 def _hand_seed(league: League, night: Night, table: int, number: int) -> int:
@@ -431,8 +478,8 @@ def hand_record(*, match_id: int) -> bool:
         _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
             match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
-        night_id, table = hand.night_id, hand.table
-        transaction.on_commit(lambda: _enqueue("advance_table", night_id, table))
+        night_id, group = hand.night_id, _group_of(hand.table, len(hand.night.tables))
+        transaction.on_commit(lambda: _enqueue("advance_tables", night_id, *group))
     return True
 
 

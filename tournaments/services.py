@@ -314,7 +314,7 @@ def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
         move_time_limit=tournament.move_time_limit, strike_limit=tournament.strike_limit,
         # A duplicate deal is played once per rotation: no finished rotation may show it
         # while another is still to play.
-        sealed=tournament.duplicate, series=SERIES,
+        sealed=tournament.duplicate, series=SERIES, announce=False,  # recorded right here
         matches=[NewMatch(seats=[seat_spec(people[i]) for i in row.seats], seed=row.seed,
                           seat_users={n: people[i].user for n, i in enumerate(row.seats)
                                       if people[i].kind == PLAYER})

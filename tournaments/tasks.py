@@ -51,13 +51,13 @@ def start_due_nights() -> int:
 @shared_task(name="tournaments.advance_night", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=120, soft_time_limit=100)
 def advance_night(night_id: int) -> int:
-    """Queue the advance of every table of a running league night."""
+    """Queue the advance of every group of tables of a running league night."""
     return leagues.night_advance(night_id=night_id)
 
 
-@shared_task(name="tournaments.advance_table", ignore_result=True, acks_late=True,
+@shared_task(name="tournaments.advance_tables", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
-def advance_table(night_id: int, table: int) -> int:
-    """Play the next hands of one table of a running league night (run twice, it starts
-    each hand once)."""
-    return leagues.table_advance(night_id=night_id, table=table)
+def advance_tables(night_id: int, first: int, count: int) -> int:
+    """Play the next hands of a group of tables of a running league night (run twice, it
+    starts each hand once)."""
+    return leagues.tables_advance(night_id=night_id, first=first, count=count)

@@ -111,19 +111,23 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
 def matches_create(*, game: str, created_by: AbstractBaseUser | None,
                    matches: Sequence[NewMatch], options: Mapping[str, Any] | None = None,
                    move_time_limit: int | None = None, strike_limit: int | None = None,
-                   sealed: bool = False, series: str = "") -> list[Match]:
+                   sealed: bool = False, series: str = "",
+                   announce: bool = True) -> list[Match]:
     """Create many matches of one game at once, as :func:`match_create` would one by one (each
     bot checked once), in a few statements whatever their number: matches whose seats are
     all in-process bots are played to the end right here. ``sealed``: their seeds, actions and
     private details stay hidden even once over, until :func:`matches_unseal`. ``series``: what
-    they are part of (``Match.series``), handed to the receivers of ``match_finished``."""
+    they are part of (``Match.series``), handed to the receivers of ``match_finished``.
+    ``announce=False``: the caller records the matches that finish inside this call itself
+    (tournaments and leagues do, in the same transaction), so ``match_finished`` is not sent
+    for them; those that finish later are announced as always."""
     engine = _engine(game)
     checked: set[tuple[str, str]] = set()
     for new in matches:
         _check_seats(game, new.seats, created_by, checked)
     return _create(engine, created_by, matches, options=options,
                    move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
-                   sealed=sealed, series=series)
+                   sealed=sealed, series=series, announce=announce)
 
 
 def matches_unseal(*, match_ids: Sequence[int]) -> int:
@@ -163,7 +167,7 @@ def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
 def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             options: Mapping[str, Any] | None, move_time_limit: int | None,
             strike_limit: int | None, join: bool, sealed: bool = False,
-            series: str = "") -> list[Match]:
+            series: str = "", announce: bool = True) -> list[Match]:
     now = timezone.now()
     built = []
     for new in matches:
@@ -187,7 +191,7 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             match.state = state.to_json()
         built.append((match, seats, driver))
     with transaction.atomic():
-        save_new(built, now=now)
+        save_new(built, now=now, announce=announce)
     return [match for match, _, _ in built]
 
 

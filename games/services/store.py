@@ -122,7 +122,7 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
 
 
 def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]], *,
-             now: datetime | None = None) -> None:
+             now: datetime | None = None, announce: bool = True) -> None:
     """Insert new matches with their seats, and for those that started (a driver given) their
     state and first moves: a few statements whatever their number (a tournament creates many
     at once)."""
@@ -143,7 +143,7 @@ def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]]
                if driver is not None]
     insert_rows(MatchEvent, [_entry(match, move) for match, driver, _ in started
                              for move in driver.take_moves()])
-    _after_commit(started, enqueue=True, started=True, remember=True)
+    _after_commit(started, enqueue=True, started=True, remember=True, announce=announce)
 
 
 def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
@@ -171,10 +171,10 @@ def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
 
 
 def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue: bool,
-                  started: bool, remember: bool) -> None:
+                  started: bool, remember: bool, announce: bool = True) -> None:
     """Once committed: queue the task for out-of-process seats, share each final state with
     readers (when its driver will not change it again), and tell whoever listens which
-    matches finished."""
+    matches finished (unless not ``announce``: their creator records them itself)."""
     for match, driver, _ in stored:
         if enqueue and _wakes_out_of_process(driver, started):
             enqueue_advance(match.pk)
@@ -183,7 +183,7 @@ def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue:
         states = [(match, driver.state) for match, driver, _ in stored]
         transaction.on_commit(lambda: [remember_state(m, s) for m, s in states])
     finished = {match.pk: match.series for match, _, finishing in stored if finishing}
-    if finished:
+    if finished and announce:
         transaction.on_commit(lambda: match_finished.send(
             sender=Match, match_ids=list(finished), series=finished))
 

@@ -148,16 +148,16 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
     seated, forfeited, for the rest of the night."""
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = leagues._start_next_hand
+    real = leagues._start_ready_hands
     calls = {"n": 0}
 
-    def leave_after_the_first_hand(night: Night, table: int) -> Hand | None:
+    def leave_after_the_first_hand(night: Night, tables: Any) -> list[Hand]:
         calls["n"] += 1
         if calls["n"] == 2:
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
-        return real(night, table)
+        return real(night, tables)
 
-    monkeypatch.setattr(leagues, "_start_next_hand", leave_after_the_first_hand)
+    monkeypatch.setattr(leagues, "_start_ready_hands", leave_after_the_first_hand)
     night = play_night(league, alice)
     assert night.status == "finished"
     first, *later = hands_of(night)
@@ -250,21 +250,21 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = leagues._start_next_hand
+    real = leagues._start_ready_hands
     calls = {"n": 0}
 
-    def crash_on_third(night: Night, table: int) -> Hand | None:
+    def crash_on_third(night: Night, tables: Any) -> list[Hand]:
         calls["n"] += 1
         if calls["n"] == 3:
             raise SystemExit("worker killed")
-        return real(night, table)
+        return real(night, tables)
 
-    monkeypatch.setattr(leagues, "_start_next_hand", crash_on_third)
+    monkeypatch.setattr(leagues, "_start_ready_hands", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
     assert night.status == "running" and night.hands.count() == kept
-    monkeypatch.setattr(leagues, "_start_next_hand", real)
+    monkeypatch.setattr(leagues, "_start_ready_hands", real)
     assert leagues.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
@@ -277,36 +277,37 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
 
 
 @pytest.mark.postgres
-def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch) -> None:
+def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settings) -> None:
     """Worker A starts a table's second hand and is held before it commits; worker B, on the
-    same table meanwhile, waits on the table's last hand row, then finds the hand taken (the
-    unique (night, table, number)) and stops. The other table goes on by itself; the last
-    table to finish finishes the night."""
+    same table meanwhile, waits on the table's hand rows, then finds the hand taken (the
+    unique (night, table, number)) and stops. The other table (a group of its own) goes on by
+    itself; the last group to finish finishes the night."""
     import threading
 
     from django.db import connection
 
     monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)  # no worker
     monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
+    settings.LEAGUE_TABLES_PER_TASK = 1
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
-    real, held, go_on = leagues._start_next_hand, threading.Event(), threading.Event()
+    real, held, go_on = leagues._start_ready_hands, threading.Event(), threading.Event()
 
-    def hold_a(night: Night, table: int) -> Hand | None:
-        hand = real(night, table)
-        if threading.current_thread().name == "A" and hand is not None and hand.number == 2:
+    def hold_a(night: Night, tables: Any) -> list[Hand]:
+        hands = real(night, tables)
+        if threading.current_thread().name == "A" and any(h.number == 2 for h in hands):
             held.set()
             assert go_on.wait(20)
-        return hand
+        return hands
 
-    monkeypatch.setattr(leagues, "_start_next_hand", hold_a)
+    monkeypatch.setattr(leagues, "_start_ready_hands", hold_a)
     started: dict[str, int] = {}
     errors: list[BaseException] = []
 
     def advance(name: str, table: int) -> None:
         try:
-            started[name] = leagues.table_advance(night_id=night.pk, table=table)
+            started[name] = leagues.tables_advance(night_id=night.pk, first=table, count=1)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
@@ -324,7 +325,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch) -> Non
     assert not errors and started == {"A": 3, "B": 0}
     night.refresh_from_db()
     assert night.status == "running", "table 1 has not played yet"
-    assert leagues.table_advance(night_id=night.pk, table=1) == 3
+    assert leagues.tables_advance(night_id=night.pk, first=1, count=1) == 3
     night.refresh_from_db()
     assert night.status == "finished"
     assert sorted(night.hands.values_list("table", "number")) == [
@@ -371,7 +372,7 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [(night.pk, table) for table in range(len(night.tables))]
+    assert started == [(night.pk, *group) for group in leagues.table_groups(len(night.tables))]
     assert leagues.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
 
@@ -431,9 +432,9 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
     assert leagues.nights_start_due() == 1
-    assert sent == [("tournaments.advance_table", [night.pk, 0])], "its one table"
+    assert sent == [("tournaments.advance_tables", [night.pk, 0, 1])], "its one table"
     current_app.loader.import_default_modules()  # as a worker starts: autodiscovered tasks
-    for name in ("tournaments.advance_table", "tournaments.advance_night"):
+    for name in ("tournaments.advance_tables", "tournaments.advance_night"):
         assert name in current_app.tasks
         assert django_settings.CELERY_TASK_ROUTES[name] == {
             "queue": django_settings.QUEUE_MATCHES}
