@@ -1,16 +1,17 @@
 """A league night through real Celery workers and PostgreSQL, next to the engine alone.
 
     python bench/league.py [--db postgres://postgres@127.0.0.1:5432/bluff_bench_league]
-                           [--members 64] [--table-size 8] [--hands 20]
+                           [--members 64] [--table-size 8] [--hands 20] [--concurrency 1 2]
 
 In each of ``--rounds`` rounds a Dalmuti league of ``--members`` reference bots (heuristic and
 random in turn, the same seed) is created with ``tournaments.leagues.league_create`` (what the
 API calls) and one night is scheduled now; the night is started as beat starts it
-(``leagues.nights_start_due``) and played by one ``matches`` worker (solo pool, as `make run`
-starts it; ``--concurrency N``: a prefork pool of N processes, as docker-compose's worker runs
-on an N-core machine: the night's tables then play in parallel) plus one ``housekeeping``
-worker, on a fresh bench database and the configured broker (``CELERY_BROKER_URL``, else an
-embedded one). Wall time from the start to the night's end, next to the engine alone playing
+(``leagues.nights_start_due``) and played by one ``matches`` worker plus one
+``housekeeping`` worker; one figure per ``--concurrency``: 1 is a solo pool, as `make run`
+starts it, N a prefork pool of N processes, as docker-compose's worker runs on an N-core
+machine (the night's groups of ``LEAGUE_TABLES_PER_TASK`` tables then play in parallel); on
+a fresh bench database and the configured broker (``CELERY_BROKER_URL``, else an embedded
+one). Wall time from the start to the night's end, next to the engine alone playing
 the same hands (same tables, seats, options, seeds and reference bots, each hand's order from
 the last, as the league plays them) in this process, right after it. The medians
 are compared. Target: at least 0.5x.
@@ -19,6 +20,7 @@ are compared. Target: at least 0.5x.
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import statistics
 import sys
@@ -58,37 +60,20 @@ def engine_alone(league, night) -> float:
     return time.perf_counter() - started
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", default=DEFAULT_DB)
-    parser.add_argument("--members", type=int, default=64)
-    parser.add_argument("--table-size", type=int, default=8)
-    parser.add_argument("--hands", type=int, default=20)
-    parser.add_argument("--concurrency", type=int, default=1,
-                        help="processes of the matches worker (1: solo pool)")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="nights played (each a new league, the same seeds); medians")
-    args = parser.parse_args()
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
-    prepare_environment(args.db, tmp)
-    import django
-
-    django.setup()
+def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[float], object]:
+    """(wall times, engine-alone times, last night) of ``args.rounds`` nights played by a
+    matches worker of ``concurrency`` processes."""
     from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.utils import timezone
 
     from config.celery import purge_queues
     from tournaments import leagues
     from tournaments.models import Night
 
-    call_command("migrate", verbosity=0)
-    organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
     walls, alones = [], []
     purge_queues()
-    pool = (("--pool", "solo") if args.concurrency == 1
-            else ("--pool", "prefork", "--concurrency", str(args.concurrency)))
+    pool = (("--pool", "solo") if concurrency == 1
+            else ("--pool", "prefork", "--concurrency", str(concurrency)))
     workers = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo"),
                start_worker(settings.QUEUE_MATCHES, *pool)]
     try:
@@ -116,15 +101,43 @@ def main() -> int:
             process.terminate()
         for process in workers:
             process.wait(timeout=60)
-    wall, alone = statistics.median(walls), statistics.median(alones)
-    hands = night.hands.count()
-    print(f"Python {sys.version.split()[0]}; {GAME}; broker and database as configured")
-    print(f"league night, {args.members} reference bots, {len(night.tables)} tables of up to "
-          f"{args.table_size}, {args.hands} hands ({hands} hand matches), matches worker: "
-          f"{args.concurrency} process{'es' if args.concurrency > 1 else ''}, median of "
-          f"{args.rounds} nights: workers {wall:.2f} s, the engine alone {alone:.2f} s: "
-          f"{alone / wall:.2f}x (target >= 0.5x); rounds: "
-          f"{', '.join(f'{a / w:.2f}x' for a, w in zip(alones, walls))}")
+    return walls, alones, night
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--members", type=int, default=64)
+    parser.add_argument("--table-size", type=int, default=8)
+    parser.add_argument("--hands", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, os.cpu_count() or 1],
+                        help="processes of the matches worker, one figure each (1: solo "
+                             "pool); default: 1 and this machine's cores")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="nights played (each a new league, the same seeds); medians")
+    args = parser.parse_args()
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
+    prepare_environment(args.db, tmp)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
+    print(f"Python {sys.version.split()[0]}; {GAME}; broker and database as configured; "
+          f"{settings.LEAGUE_TABLES_PER_TASK} tables per task")
+    for concurrency in dict.fromkeys(args.concurrency):
+        walls, alones, night = play_nights(args, organiser, concurrency)
+        wall, alone = statistics.median(walls), statistics.median(alones)
+        print(f"league night, {args.members} reference bots, {len(night.tables)} tables of up "
+              f"to {args.table_size}, {args.hands} hands ({night.hands.count()} hand matches), "
+              f"matches worker of {concurrency} process{'es' if concurrency > 1 else ''}, "
+              f"median of {args.rounds} nights: workers {wall:.2f} s, the engine alone "
+              f"{alone:.2f} s: {alone / wall:.2f}x (target >= 0.5x); rounds: "
+              f"{', '.join(f'{a / w:.2f}x' for a, w in zip(alones, walls))}")
     return 0
 
 

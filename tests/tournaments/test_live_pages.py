@@ -65,12 +65,13 @@ def _still_the_same_page(driver: Any) -> None:
 
 
 def tournament_shown(driver: Any) -> tuple[int, int, int, str]:
-    """Matches done, of how many, standings rows with points (their interval bar), status."""
-    text = main_text(driver)
+    """Matches done, of how many, standings rows with points (their interval bar), status:
+    read in one script, so all from the same refresh (live.js swaps <main> between calls)."""
+    text, bars, status = driver.execute_script(
+        "var main = document.querySelector('main');"
+        "return [main.innerText, main.querySelectorAll('.bar').length,"
+        " main.querySelector('.badge').textContent]")
     done, total = map(int, re.search(r"(\d+) of (\d+) matches done", text).groups())
-    bars, status = driver.execute_script(
-        "return [document.querySelectorAll('main .bar').length,"
-        " document.querySelector('main .badge').textContent]")
     return done, total, bars, status
 
 
