@@ -43,14 +43,13 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import prepare_environment, start_worker  # noqa: E402
+from bench.common import setup_bench, start_worker  # noqa: E402
 
 TARGET_PER_MOVE_MS = 0.3
 TARGET_PER_MATCH_MS = 5.0
@@ -246,17 +245,11 @@ def main() -> int:
     parser.add_argument("--db", default=DEFAULT_DB,
                         help="a PostgreSQL URL (dropped and created) or 'sqlite'")
     args = parser.parse_args()
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
-    prepare_environment(args.db, tmp)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    setup_bench(args.db)
     from django.db import connection
 
     from bots.signing import new_secret
 
-    call_command("migrate", verbosity=0)
     options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}}.get(args.game)
     secret = new_secret()
     process, url = start_bot(args.bot, secret)

@@ -37,6 +37,20 @@ def prepare_environment(db: str, tmp: pathlib.Path) -> str:
     return url
 
 
+def setup_bench(db: str, **env: str) -> None:
+    """The bench process ready to measure: a fresh database (:func:`prepare_environment`, in
+    a new temporary folder), ``env`` set for it and its workers, Django set up and migrated."""
+    import tempfile
+
+    prepare_environment(db, pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-")))
+    os.environ.update(env)
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
 
 def start_worker(queue: str, *options: str, env: dict[str, str] | None = None
                  ) -> subprocess.Popen:

@@ -24,13 +24,12 @@ import os
 import pathlib
 import statistics
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import play_alone, prepare_environment, start_worker  # noqa: E402
+from bench.common import play_alone, setup_bench, start_worker  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_league"
 GAME = "great_dalmuti"
@@ -116,16 +115,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3,
                         help="nights played (each a new league, the same seeds); medians")
     args = parser.parse_args()
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
-    prepare_environment(args.db, tmp)
-    import django
-
-    django.setup()
+    setup_bench(args.db)
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
     print(f"Python {sys.version.split()[0]}; {GAME}; broker and database as configured; "
           f"{settings.LEAGUE_TABLES_PER_TASK} tables per task")

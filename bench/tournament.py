@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -43,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import (  # noqa: E402
     peak_memory_kib,
     play_alone,
-    prepare_environment,
+    setup_bench,
     start_worker,
 )
 
@@ -185,16 +183,10 @@ def main() -> int:
     if args.serve_slow_bots:
         serve_slow_bots(args.serve_slow_bots)
         return 0
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-"))
-    prepare_environment(args.db, tmp)
-    os.environ["TOURNAMENT_MAX_MEETINGS"] = "1000"  # the memory run scales meetings up
-    import django
-
-    django.setup()
+    # The memory run scales meetings up.
+    setup_bench(args.db, TOURNAMENT_MAX_MEETINGS="1000")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     organiser = get_user_model().objects.create_user("bench", password="x", is_staff=True)
     print(f"Python {sys.version.split()[0]}; dice cup; broker and database as configured",
           flush=True)

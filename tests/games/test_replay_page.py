@@ -5,7 +5,6 @@ and the partial frames the viewer fetches."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
