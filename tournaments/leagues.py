@@ -48,10 +48,10 @@ log = logging.getLogger(__name__)
 
 #: ``Match.series`` of league hands.
 SERIES = "league"
-#: Hands of in-process bots played one after another at a table are stored in one transaction
-#: for at most this long: a commit per hand was most of a night's time on PostgreSQL (each
-#: waits for the disk). A crash loses that batch only; its hands are played again from their
-#: seeds, identically.
+#: Rounds of in-process hands played one after another by a group of tables are stored in one
+#: transaction for at most this long (one commit and one lease renewal per batch, not per
+#: round). A crash loses that batch only; its hands are played again from their seeds,
+#: identically.
 HANDS_BATCH_SECONDS = 1.0
 SEED_BITS = 63
 
