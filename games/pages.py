@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -83,7 +84,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
         raise Http404("no such match") from None
-    labels, names = _seat_labels(match), _seat_names(match)
+    names = _seat_names(match)
+    labels = _seat_labels(match, names)
     context: dict[str, Any] = {"match": match, "seats": labels, "last": match.version}
     if match.sealed:
         return render(request, "games/match.html", context)
@@ -112,9 +114,10 @@ def _seat_names(match: Any) -> list[str]:
             for seat in sorted(match.seats.all(), key=lambda s: s.number)]
 
 
-def _seat_labels(match: Any) -> list[str]:
+def _seat_labels(match: Any, names: Sequence[str]) -> list[str]:
+    """Each seat as the header lists it: number, who (``_seat_names``) and kind."""
     seats = sorted(match.seats.all(), key=lambda s: s.number)
-    return [f"{seat.number}: {who} ({seat.kind})" for seat, who in zip(seats, _seat_names(match))]
+    return [f"{seat.number}: {who} ({seat.kind})" for seat, who in zip(seats, names)]
 
 
 @login_required
@@ -128,17 +131,20 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
     except MatchNotFound:
         raise Http404("no such match") from None
     seat = next((s for s in match.seats.all() if s.user_id == request.user.pk), None)
-    context: dict[str, Any] = {"match": match, "seats": _seat_labels(match), "seat": seat,
+    names = _seat_names(match)
+    context: dict[str, Any] = {"match": match, "seats": _seat_labels(match, names), "seat": seat,
                                "open_seat": any(s.is_open for s in match.seats.all())}
     if seat is not None and match.status != Match.Status.OPEN:
         answer, _ = selectors.seat_view(match_id=match.pk, seat_number=seat.number,
                                         user=request.user)
         legal = answer["legal_actions"] or []
+        grouped = len(legal) > FEW_ACTIONS  # one row of buttons, or groups (each built once)
         context.update({
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
-                                         _seat_names(match)),
-            "actions": [{"label": _action_label(a), "json": json.dumps(a)} for a in legal],
-            "action_groups": action_groups(legal) if len(legal) > FEW_ACTIONS else [],
+                                                names),
+            "actions": [] if grouped else [{"label": _action_label(a), "json": json.dumps(a)}
+                                           for a in legal],
+            "action_groups": action_groups(legal) if grouped else [],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
     return render(request, template, context)

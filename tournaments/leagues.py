@@ -405,7 +405,9 @@ def _first_night_number(league: League) -> int:
 
 def _group_of(table: int, tables: int) -> tuple[int, int]:
     """The group (:func:`table_groups`) that ``table`` is in."""
-    return next(group for group in table_groups(tables) if group[0] <= table < sum(group))
+    size = settings.LEAGUE_TABLES_PER_TASK
+    first = table - table % size
+    return first, min(size, tables - first)
 
 
 def _hand_seed(league: League, night: Night, table: int, number: int) -> int:

@@ -192,8 +192,8 @@ def league_history(*, league_id: int) -> JSON:
                                                       status=Hand.Status.DONE)
                                   .values_list("night__number", "seats", "points")):
         per_night[number].update(dict(zip(seats, points)))
-    orders = [order for _, order in played][1:] + [list(league.order)]
-    orders = [played[0][1], *orders] if played else []
+    # The order at the start of each night played, then the league's order now.
+    orders = [*(order for _, order in played), list(league.order)] if played else []
     members = list(league.members.order_by("index").values_list("index", flat=True))
     totals = Counter({m: 0 for m in members})
     points: dict[int, list[int]] = {m: [0] for m in members}

@@ -40,7 +40,8 @@ def draw_table(view: dict[str, Any], players: int, places: Sequence[SafeString],
             "", "{}", ((_place(view, s, places[s], seat_tags[s] if seat_tags else (), names),)
                        for s in seats)))
 
-    rest = {k: v for k, v in view.items() if k not in TABLE_KEYS and k not in set(used)}
+    placed = TABLE_KEYS | set(used)
+    rest = {k: v for k, v in view.items() if k not in placed}
     notes = format_html('<div class="table-notes">{}</div>', view_html(rest, players)) \
         if rest else ""
     return format_html('<div class="game-table" data-game="{}">{}<div class="felt">{}</div>'

@@ -438,3 +438,15 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
         assert name in current_app.tasks
         assert django_settings.CELERY_TASK_ROUTES[name] == {
             "queue": django_settings.QUEUE_MATCHES}
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 8])
+def test_every_table_is_in_exactly_the_group_that_advances_it(settings, size) -> None:
+    settings.LEAGUE_TABLES_PER_TASK = size
+    for tables in range(1, 20):
+        groups = leagues.table_groups(tables)
+        assert [t for first, count in groups for t in range(first, first + count)] == \
+            list(range(tables)), "each table in one group, in order"
+        assert all(count <= size for _, count in groups)
+        for table in range(tables):
+            assert leagues._group_of(table, tables) in groups
