@@ -13,6 +13,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.openapi import schema_answer as answer_of, schema_properties as properties_of
 from tournaments import services
 from tournaments.models import Tournament, TournamentMatch
 
@@ -208,52 +209,38 @@ def test_the_rating_leaderboard_of_a_game(finished, anon_api) -> None:
     assert anon_api.get("/api/ratings/dice_cup/?limit=0").json()["code"] == "invalid"
 
 
-def _properties(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
-    """The properties of a schema node, its $ref resolved (also when wrapped in an allOf to
-    carry a description)."""
-    node = node.get("allOf", [node])[0]
-    if "$ref" in node:
-        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
-    return node["properties"]
-
-
-def _answer(schema: dict[str, Any], path: str, method: str, code: str = "200") -> dict[str, Any]:
-    return schema["paths"][path][method]["responses"][code]["content"]["application/json"][
-        "schema"]
-
-
 def test_the_schema_documents_every_key_the_api_returns(finished, alice_api, anon_api) -> None:
     schema = Client().get("/api/schema/?format=json").json()
     tid = finished["id"]
-    detail = _properties(schema, _answer(schema, "/api/tournaments/{tournament_id}/", "get"))
+    detail = properties_of(schema, answer_of(schema, "/api/tournaments/{tournament_id}/", "get"))
     assert set(detail) == set(finished)
-    assert set(_properties(schema, _answer(schema, "/api/tournaments/", "post", "201"))) == set(
+    assert set(properties_of(schema, answer_of(schema, "/api/tournaments/", "post", "201"))) == set(
         finished)
-    assert set(_properties(schema, detail["participants"]["items"])) == set(
+    assert set(properties_of(schema, detail["participants"]["items"])) == set(
         finished["participants"][0])
-    assert set(_properties(schema, detail["balance"])) == set(finished["balance"])
-    assert set(_properties(schema, detail["progress"])) == set(finished["progress"])
+    assert set(properties_of(schema, detail["balance"])) == set(finished["balance"])
+    assert set(properties_of(schema, detail["progress"])) == set(finished["progress"])
 
     page = anon_api.get(URL).json()
-    listed = _properties(schema, _answer(schema, "/api/tournaments/", "get"))
+    listed = properties_of(schema, answer_of(schema, "/api/tournaments/", "get"))
     assert set(listed) == set(page) == {"count", "next", "previous", "results"}
-    assert set(_properties(schema, listed["results"]["items"])) == set(page["results"][0])
+    assert set(properties_of(schema, listed["results"]["items"])) == set(page["results"][0])
 
     matches = anon_api.get(f"{URL}{tid}/matches/").json()
-    documented = _properties(schema, _answer(schema, "/api/tournaments/{tournament_id}/matches/",
-                                             "get"))
+    documented = properties_of(schema, answer_of(
+        schema, "/api/tournaments/{tournament_id}/matches/", "get"))
     assert set(documented) == set(matches)
-    assert set(_properties(schema, documented["results"]["items"])) == set(
+    assert set(properties_of(schema, documented["results"]["items"])) == set(
         matches["results"][0])
 
     row = anon_api.get(f"{URL}{tid}/standings/").json()[0]
-    standing = _properties(schema, _answer(schema, "/api/tournaments/{tournament_id}/standings/",
-                                           "get")["items"])
+    standing = properties_of(schema, answer_of(
+        schema, "/api/tournaments/{tournament_id}/standings/", "get")["items"])
     assert set(standing) == set(row)
-    assert set(_properties(schema, standing["rating"])) == set(row["rating"])
+    assert set(properties_of(schema, standing["rating"])) == set(row["rating"])
 
     entry = anon_api.get("/api/ratings/dice_cup/").json()[0]
-    assert set(_properties(schema, _answer(schema, "/api/ratings/{game}/", "get")["items"])) \
+    assert set(properties_of(schema, answer_of(schema, "/api/ratings/{game}/", "get")["items"])) \
         == set(entry)
 
     cancel = schema["paths"]["/api/tournaments/{tournament_id}/cancel/"]["post"]["responses"]

@@ -16,6 +16,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.openapi import schema_answer as answer_of, schema_properties as properties_of
 from tournaments import leagues
 from tournaments.models import Hand, League, Night
 
@@ -298,23 +299,6 @@ def test_anyone_lists_and_filters_leagues(league, bob_api, anon_api) -> None:
         "Thursday club")
 
 
-def _properties(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
-    """The properties of a schema node, its $ref resolved (also when wrapped in an allOf or
-    a oneOf with null, to carry a description or nullability)."""
-    for key in ("allOf", "oneOf", "anyOf"):
-        if key in node:
-            node = next(n for n in node[key] if n.get("type") != "null"
-                        and n.get("enum") != [None])
-    if "$ref" in node:
-        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
-    return node["properties"]
-
-
-def _answer(schema: dict[str, Any], path: str, method: str, code: str = "200") -> dict[str, Any]:
-    return schema["paths"][path][method]["responses"][code]["content"]["application/json"][
-        "schema"]
-
-
 def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
                                                             monkeypatch) -> None:
     monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)
@@ -334,31 +318,31 @@ def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
         assert operation["operationId"] == operation_id and operation["tags"] == ["leagues"]
         assert operation["summary"]
 
-    documented = _properties(schema, _answer(schema, "/api/leagues/{league_id}/", "get"))
+    documented = properties_of(schema, answer_of(schema, "/api/leagues/{league_id}/", "get"))
     assert set(documented) == set(detail)
-    assert set(_properties(schema, _answer(schema, "/api/leagues/", "post", "201"))) == set(
+    assert set(properties_of(schema, answer_of(schema, "/api/leagues/", "post", "201"))) == set(
         detail)
-    assert set(_properties(schema, documented["members"]["items"])) == set(detail["members"][0])
-    live = _properties(schema, documented["live_night"])
+    assert set(properties_of(schema, documented["members"]["items"])) == set(detail["members"][0])
+    live = properties_of(schema, documented["live_night"])
     assert set(live) == set(detail["live_night"])
-    table = _properties(schema, live["tables"]["items"])
+    table = properties_of(schema, live["tables"]["items"])
     assert set(table) == set(detail["live_night"]["tables"][0])
-    assert set(_properties(schema, table["standings"]["items"])) == set(
+    assert set(properties_of(schema, table["standings"]["items"])) == set(
         detail["live_night"]["tables"][0]["standings"][0])
 
-    listed = _properties(schema, _answer(schema, "/api/leagues/", "get"))
+    listed = properties_of(schema, answer_of(schema, "/api/leagues/", "get"))
     page = anon_api.get(URL).json()
     assert set(listed) == set(page) == {"count", "next", "previous", "results"}
-    assert set(_properties(schema, listed["results"]["items"])) == set(page["results"][0])
+    assert set(properties_of(schema, listed["results"]["items"])) == set(page["results"][0])
 
     nights = anon_api.get(f"{URL}{league_id}/nights/").json()
-    documented = _properties(schema, _answer(schema, "/api/leagues/{league_id}/nights/", "get"))
+    documented = properties_of(schema, answer_of(schema, "/api/leagues/{league_id}/nights/", "get"))
     assert set(documented) == set(nights)
-    assert set(_properties(schema, documented["results"]["items"])) == set(
+    assert set(properties_of(schema, documented["results"]["items"])) == set(
         nights["results"][0])
 
     row = anon_api.get(f"{URL}{league_id}/table/").json()[0]
-    assert set(_properties(schema, _answer(schema, "/api/leagues/{league_id}/table/", "get")[
+    assert set(properties_of(schema, answer_of(schema, "/api/leagues/{league_id}/table/", "get")[
         "items"])) == set(row)
 
     schedule = schema["paths"]["/api/leagues/{league_id}/nights/"]["post"]["responses"]
