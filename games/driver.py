@@ -55,7 +55,7 @@ def engine_events(state: State, since: int) -> list[JSON]:
     return state.log_since(since)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Move:
     """One entry of the match log, made by the driver.
 
@@ -73,6 +73,9 @@ class Move:
     turn: int = 0
     strike: str | None = None
     detail: str = ""
+
+    # Not frozen: a frozen dataclass sets each field through object.__setattr__, a good part of
+    # the driver's own time per move. Nothing changes a Move once made.
 
     @property
     def version(self) -> int:
@@ -145,12 +148,13 @@ class MatchDriver:
         """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed)."""
         state = self.state
         since, turn = state.event_count, state.moves
-        before = set(state.to_act())
+        before = state.to_act()
         state.apply(seat, action)
         self.version += 1
         # The step goes on only while the seats left are a strict subset of those asked before:
         # a seat asked again right after its own action faces a new decision.
-        if not set(state.to_act()) < before:
+        after = state.to_act()
+        if not (len(after) < len(before) and set(after) <= set(before)):
             self.step_version = self.version
         self._log(kind, seat, action, since=since, turn=turn, strike=strike, detail=detail)
 
