@@ -46,3 +46,42 @@ def test_on_postgresql_rows_go_by_copy(make_match, django_assert_num_queries) ->
     with django_assert_num_queries(0):  # COPY is not an execute() Django counts
         insert_rows(MatchEvent, _rows(match))
     assert len(_read(match)) == 2
+
+
+def test_update_rows_gives_each_row_its_own_values(make_match, django_user_model) -> None:
+    from datetime import UTC, datetime
+
+    from games.db import update_rows
+    from games.models import Match
+
+    first, second, untouched = (make_match("dice_cup", [None, None]) for _ in range(3))
+    when = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+    carol = django_user_model.objects.create_user("carol", password="x")
+    update_rows(Match, [
+        {"pk": first.pk, "status": "finished", "result": {"ranks": [1, 2]}, "finished_at": when,
+         "created_by_id": None},
+        {"pk": second.pk, "status": "running", "result": None, "finished_at": None,
+         "created_by_id": carol.pk},  # a foreign key
+    ], fields=["status", "result", "finished_at", "created_by_id"])
+    rows = {m.pk: m for m in Match.objects.filter(pk__in=[first.pk, second.pk, untouched.pk])}
+    assert (rows[first.pk].status, rows[first.pk].result, rows[first.pk].finished_at,
+            rows[first.pk].created_by_id) == ("finished", {"ranks": [1, 2]}, when, None)
+    assert (rows[second.pk].status, rows[second.pk].result, rows[second.pk].finished_at,
+            rows[second.pk].created_by_id) == ("running", None, None, carol.pk)
+    assert Match.objects.filter(pk=second.pk, result__isnull=True).exists(), \
+        "Python None is SQL NULL, not JSON null"
+    assert (rows[untouched.pk].status, rows[untouched.pk].result) == (untouched.status,
+                                                                      untouched.result)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_update_rows_is_one_statement(make_match,
+                                                    django_assert_num_queries) -> None:
+    from games.db import update_rows
+    from games.models import Match
+
+    matches = [make_match("dice_cup", [None, None]) for _ in range(4)]
+    with django_assert_num_queries(1):
+        update_rows(Match, [{"pk": m.pk, "seed": i} for i, m in enumerate(matches)],
+                    fields=["seed"])
+    assert [Match.objects.get(pk=m.pk).seed for m in matches] == [0, 1, 2, 3]
