@@ -89,7 +89,9 @@ class BotCall(models.Model):
         MOVE = "move", "POST /move"
         END = "end", "POST /end"
 
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls")
+    # A row per bot call, so every index costs on the hottest insert path: the bot's own index
+    # is the composite one below (bot first), and failures have a partial index of their own.
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls", db_index=False)
     match = models.ForeignKey("games.Match", null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+")
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -97,7 +99,7 @@ class BotCall(models.Model):
     turn = models.PositiveIntegerField(null=True, blank=True)
     elapsed_ms = models.FloatField()
     status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="HTTP status.")
-    reason = models.CharField(max_length=32, blank=True, default="", db_index=True,
+    reason = models.CharField(max_length=32, blank=True, default="",
                               help_text="Empty: success. A strike reason (the bot's fault on "
                                         "/move), or platform_error (ours, never a strike).")
     strike = models.BooleanField(default=False)
@@ -111,7 +113,9 @@ class BotCall(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["bot", "path", "-id"], name="botcall_bot_path")]
+        indexes = [models.Index(fields=["bot", "path", "-id"], name="botcall_bot_path"),
+                   models.Index(fields=["bot", "-id"], condition=~models.Q(reason=""),
+                                name="botcall_bot_failed")]
 
     def __str__(self) -> str:
         return f"bot {self.bot_id} {self.path} {self.reason or 'ok'} {self.elapsed_ms:.1f} ms"
