@@ -43,6 +43,11 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
         if not seen or shown != seen[-1]:
             seen.append(shown)
         if ended and not driver.execute_script("return 'live' in document.body.dataset"):
+            # The last refresh may have swapped <main> between the read above and this check:
+            # read once more (the page no longer changes).
+            shown = read(driver)
+            if shown != seen[-1]:
+                seen.append(shown)
             return seen
         time.sleep(0.1)
     raise AssertionError(f"the page did not follow to the end; it showed {seen}")
