@@ -26,14 +26,13 @@ class Match(models.Model):
         RUNNING = "running", "running"
         FINISHED = "finished", "finished"
 
-    game = models.CharField(max_length=32, db_index=True, help_text="Engine game id, e.g. dtc.")
+    game = models.CharField(max_length=32, help_text="Engine game id, e.g. dtc.")
     options = models.JSONField(default=dict, blank=True,
                                help_text="The options merged over the game's defaults.")
     seed = models.BigIntegerField(help_text="Seeds every shuffle, deal and roll; secret until "
                                             "the match is over.")
     players = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN,
-                              db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     state = models.JSONField(help_text="The engine's State.to_json(events=False) once the match "
                                        "runs: the event log lives in MatchEvent rows.")
     version = models.PositiveIntegerField(default=0)
@@ -47,7 +46,7 @@ class Match(models.Model):
     strike_limit = models.PositiveSmallIntegerField(
         default=default_strike_limit, help_text="Strikes (missed deadlines, failed webhook "
                                                 "calls) that forfeit a seat; 0 = never.")
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     series = models.CharField(
         max_length=32, blank=True, default="",
@@ -68,7 +67,12 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["status", "deadline"], name="match_status_deadline")]
+        # Every batch of moves rewrites the row with a new deadline, so PostgreSQL writes an
+        # entry in each index (no HOT update): only the indexes look-ups use. (status,
+        # deadline) serves status alone and the deadline sweep; a CharField's db_index would
+        # also add a LIKE index nobody uses.
+        indexes = [models.Index(fields=["status", "deadline"], name="match_status_deadline"),
+                   models.Index(fields=["game"], name="match_game")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.game} ({self.status}, v{self.version})"
