@@ -106,6 +106,8 @@ class WebhookSession:
         self.bots: dict[int, Bot | None] = {n: found.get(bot_id) for n, bot_id in ids.items()}
         self._info: protocol.MatchInfo | None = None
         self._caller: WebhookCaller | None = None
+        #: Seats whose /end this session claimed in the transaction that ended the match.
+        self._end_claimed: list[int] | None = None
 
     @property
     def caller(self) -> WebhookCaller:
@@ -132,11 +134,20 @@ class WebhookSession:
         return answers
 
     def started(self, state: State) -> None:
-        self._notify(state, "start")
+        self._notify(state, "start", self._claim(self.table.match_id, self.bots, "started_at"))
+
+    def finishing(self, state: State) -> None:
+        """Claim /end in the transaction that stores the final moves (no statement of its
+        own): committed together, so exactly one task sends it."""
+        self._end_claimed = self._claim(self.table.match_id, self.bots, "ended_at")
 
     def finished(self, state: State) -> None:
         """Sent after the final moves are stored: the call rows are written here and now."""
-        self._notify(state, "end")
+        claimed = self._end_claimed
+        if claimed is None:  # this task found the match over: claim now
+            claimed = self._claim(self.table.match_id, self.bots, "ended_at")
+        self._end_claimed = []
+        self._notify(state, "end", claimed)
         self._write_calls(applied=True)
 
     def flush(self, moves: Sequence[Move], applied: bool) -> None:
@@ -147,12 +158,11 @@ class WebhookSession:
 
     # ---- helpers -------------------------------------------------------------------------
 
-    def _notify(self, state: State, path: str) -> None:
-        claimed = [n for n in self._claim(self.table.match_id, self.bots,
-                                          "started_at" if path == "start" else "ended_at")
-                   if n in self._available([n])]
-        if claimed:
-            self.caller.notify(state, claimed, path)
+    def _notify(self, state: State, path: str, claimed: Sequence[int]) -> None:
+        """``/start`` or ``/end`` to the ``claimed`` seats whose bot is still available."""
+        seats = [n for n in claimed if n in self._available([n])]
+        if seats:
+            self.caller.notify(state, seats, path)
 
     def _write_calls(self, *, applied: bool) -> None:
         if self._caller is None:

@@ -92,6 +92,9 @@ class SeatSession(Protocol):
     * ``started(state)`` / ``finished(state)``: the match runs / is over; called by the Celery
       task outside any transaction, at least once each (a re-run task may call again): make
       them idempotent.
+    * ``finishing(state)``: the moves this session's task is storing end the match; called
+      inside that transaction (after ``flush``), before ``finished`` on the same session once
+      it commits (a task that finds the match already over calls ``finished`` alone).
     * ``flush(moves, applied)``: write the kind's own records of the answers given since the
       last flush, inside the transaction that stores ``moves`` (``applied`` True), or after the
       match moved on meanwhile and the answers were thrown away (``applied`` False: nothing of

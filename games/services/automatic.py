@@ -100,7 +100,8 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, *, stop_at: floa
         steps += done
         with transaction.atomic():
             stored = save(match, driver, seats=seats, previous_to_act=previous,
-                          enqueue=False, guard_version=base_version, remember=False)
+                          enqueue=False, guard_version=base_version, remember=False,
+                          tells_end=True)
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:

@@ -86,7 +86,7 @@ def enqueue_advance(match_id: int) -> None:
 def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
          now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
          enqueue: bool = True, started: bool = False, guard_version: int | None = None,
-         remember: bool = True) -> bool:
+         remember: bool = True, tells_end: bool = False) -> bool:
     """Store the driver's state and moves into ``match`` (and its seats), and let each seat
     session write its own records of them. Returns False, having written nothing, when
     ``guard_version`` is given and the match is no longer at that version (or not running).
@@ -95,7 +95,9 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
     goes on (fewer of them are still asked) the deadline stays. ``enqueue``: queue the task
     for out-of-process seats now due (and, with ``started`` or at the end, to tell them).
     ``remember``: cache the state for readers once committed (only if the driver will not
-    change it again).
+    change it again). ``tells_end``: the caller tells the sessions ``finished`` itself once this
+    commits, so if these moves end the match each session's ``finishing`` hook runs in this
+    transaction (e.g. to claim the right to send /end without a statement of its own).
     """
     now = now or timezone.now()
     seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
@@ -115,7 +117,7 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
         if (seat.strikes, seat.forfeited) != (strikes, forfeited):
             seat.strikes, seat.forfeited = strikes, forfeited
             Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
-    flush(driver, moves, applied=True)
+    flush(driver, moves, applied=True, ending=tells_end and driver.state.is_over)
     _after_commit([(match, driver, finishing)], enqueue=enqueue, started=started,
                   remember=remember)
     return True
@@ -188,17 +190,23 @@ def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue:
             sender=Match, match_ids=list(finished), series=finished))
 
 
-def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool) -> None:
+def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
+          ending: bool = False) -> None:
     """Each session writes its own records (inside a transaction, in a savepoint: a failing
-    one loses only its own rows, never the moves)."""
+    one loses only its own rows, never the moves); with ``ending``, its ``finishing`` hook
+    runs too, in the same savepoint."""
     in_transaction = transaction.get_connection().in_atomic_block
     for session in driver.sessions.values():
         method = getattr(session, "flush", None)
-        if method is None:
+        finishing = getattr(session, "finishing", None) if ending else None
+        if method is None and finishing is None:
             continue
         try:
             with transaction.atomic() if in_transaction else nullcontext():
-                method(moves, applied)
+                if method is not None:
+                    method(moves, applied)
+                if finishing is not None:
+                    finishing(driver.state)
         except Exception:  # noqa: BLE001 - another app's bug must not stall or lose the moves
             log.exception("match %s: flush of %s failed", driver.table.match_id,
                           type(session).__name__)

@@ -130,3 +130,26 @@ def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server
     assert MatchEvent.objects.filter(match_id=match_id, kind="action").count() == moves
     assert not BotCall.objects.filter(match_id=match_id, path="move").exists(), \
         "the failed hook's own writes were rolled back"
+
+
+def test_the_final_batch_claims_end_in_its_own_transaction(alice, open_ref_server,
+                                                           monkeypatch) -> None:
+    """/end is claimed with the moves that end the match (no statement of its own): a worker
+    that dies right after that commit has claimed it, so no later task sends it again."""
+    from bots.models import BotSeat
+
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+
+    def dying(self: Any, state: Any) -> None:
+        raise Crash()
+
+    monkeypatch.setattr(WebhookSession, "finished", dying)
+    with pytest.raises(Crash):
+        services.match_advance_automatic_seats(match_id=match_id)
+    assert consistent(match_id).status == "finished"
+    seats = BotSeat.objects.filter(match_id=match_id)
+    assert len(seats) == 3 and all(seat.ended_at for seat in seats), "claimed at the commit"
+    monkeypatch.undo()
+    services.match_advance_automatic_seats(match_id=match_id)
+    assert not BotCall.objects.filter(match_id=match_id, path="end").exists(), \
+        "claimed once: a task that finds the match over does not send /end again"
