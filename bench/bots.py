@@ -12,15 +12,17 @@ Then, in ``--rounds`` alternating rounds (so that machine noise falls on every f
 
 1. **raw**: the HTTP round trip alone: one kept-alive stdlib ``http.client`` connection posting
    already built and signed /move bodies of real matches of the game to the bot, again and
-   again: the bot's own time, loopback, and the leanest Python client;
+   again: the bot's own time, loopback, and the leanest Python client; and a round of /start
+   notices to every seat at once (a connection per seat, every request written before any
+   answer is read: what the bot takes to answer several calls at once, its own affair);
 2. **task path**: whole matches of ``--players`` webhook seats as real matches are played:
    ``games.services.match_create`` (what ``POST /api/matches/`` calls), then the body of the
    Celery task ``games.advance_automatic_seats`` in this process (match driver, seat sessions,
    bodies, signatures, the pooled SSRF-guarded client, batches stored guarded by the version,
    the match log, the call log, /start and /end claimed once). Timed all-in per match.
 
-Platform time per move = (time of the matches - raw x the round trips they needed: every /move
-call plus one /start and one /end round) / moves, each figure the median of the rounds; the CPU
+Platform time per move = (time of the matches - the raw time of the round trips they needed:
+every /move call at the /move figure, one /start and one /end round at the notice figure) / moves, each figure the median of the rounds; the CPU
 time of this process per move is printed too (steadier when other work shares the machine). A
 least-squares line through (moves, ms) of every match splits it into a cost per match and a
 cost per move. Targets: at most 0.3 ms per move all-in, under 5 ms per match.
@@ -123,6 +125,54 @@ def bench_raw(url: str, secret: str, bodies: list[bytes], n: int) -> float:
     return elapsed * 1000 / n
 
 
+def notify_bodies(game_id: str, players: int, options) -> list[bytes]:
+    """The /start bodies of a real match, one per seat (a notice round's raw cost)."""
+    from bots import protocol
+    from games.engine import get_game
+
+    state = get_game(game_id).new_match(players=players, seed=50_000, options=options)
+    info = protocol.MatchInfo(id=1, game=game_id, options=state.options,
+                              seats=[f"p{i}" for i in range(players)], timeout_ms=1000)
+    return [protocol.encode(protocol.start_body(info, state, seat)) for seat in range(players)]
+
+
+def bench_raw_notify(url: str, secret: str, bodies: list[bytes], n: int) -> float:
+    """Mean ms of a round of /start notices to every seat at once, as the platform sends them:
+    one kept-alive stdlib connection per seat, every request written before any answer is
+    read (the bot answers them in its own time, several at once or one after another)."""
+    from bots.signing import sign_headers
+
+    parsed = http.client.urlsplit(url)
+    conns = [http.client.HTTPConnection(parsed.hostname, parsed.port) for _ in bodies]
+    signed = [(body, {**sign_headers(secret, body), "content-type": "application/json"})
+              for body in bodies]
+    elapsed = 0.0
+    for _ in range(n):
+        started = time.perf_counter()
+        for conn, (body, headers) in zip(conns, signed):
+            conn.request("POST", parsed.path + "/start", body=body, headers=headers)
+        for conn in conns:
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 200, response.status
+        elapsed += time.perf_counter() - started
+    for conn in conns:
+        conn.close()
+    return elapsed * 1000 / n
+
+
+@dataclass
+class Raw:
+    """The bot's raw round trips: one /move, and one round of notices to every seat."""
+
+    move_ms: float
+    notify_ms: float
+
+    def of(self, calls: int) -> float:
+        """Raw ms of a match that made ``calls`` /move calls (plus /start and /end rounds)."""
+        return self.move_ms * calls + self.notify_ms * NOTIFY_ROUNDS
+
+
 @dataclass
 class Run:
     """Matches played through the task path: per match (moves, /move calls, ms all-in), and
@@ -135,15 +185,14 @@ class Run:
     def moves(self) -> int:
         return sum(m for m, _, _ in self.matches)
 
-    def per_move(self, raw_ms: float) -> float:
+    def per_move(self, raw: Raw) -> float:
         """Platform ms per move on top of the bot round trips, all-in."""
-        trips = sum(calls + NOTIFY_ROUNDS for _, calls, _ in self.matches)
-        return (sum(ms for _, _, ms in self.matches) - raw_ms * trips) / self.moves
+        return sum(ms - raw.of(calls) for _, calls, ms in self.matches) / self.moves
 
-    def fit(self, raw_ms: float) -> tuple[float, float]:
+    def fit(self, raw: Raw) -> tuple[float, float]:
         """(ms per match, ms per move) on top of the round trips, from a least-squares line
         through the matches' (moves, platform ms)."""
-        platform_ms = [ms - raw_ms * (calls + NOTIFY_ROUNDS) for _, calls, ms in self.matches]
+        platform_ms = [ms - raw.of(calls) for _, calls, ms in self.matches]
         slope, intercept = statistics.linear_regression([m for m, _, _ in self.matches],
                                                         platform_ms)
         return intercept, slope
@@ -196,7 +245,7 @@ class Bench:
         return Run(out, cpu_ms=(time.process_time() - cpu) * 1000)
 
 
-def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]:
+def bench_worker(bench: Bench, count: int, raw: Raw) -> tuple[float, float]:
     """(matches/s, round-trip-bound ideal matches/s) of one real worker process playing
     ``count`` matches queued as the API queues them."""
     from django.conf import settings
@@ -228,9 +277,9 @@ def bench_worker(bench: Bench, count: int, raw_ms: float) -> tuple[float, float]
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-    trips = (BotCall.objects.filter(match_id__in=ids, path="move").count()
-             + NOTIFY_ROUNDS * count)
-    return count / elapsed, count / (trips * raw_ms / 1000)
+    ideal_ms = (raw.move_ms * BotCall.objects.filter(match_id__in=ids, path="move").count()
+                + raw.notify_ms * NOTIFY_ROUNDS * count)
+    return count / elapsed, count / (ideal_ms / 1000)
 
 
 def main() -> int:
@@ -256,12 +305,15 @@ def main() -> int:
     try:
         bench = Bench(url, secret, args.game, args.players, options)
         bodies = sample_bodies(args.game, args.players, options)
+        notices = notify_bodies(args.game, args.players, options)
         bench.task_path(range(10_000, 10_003))  # warm up
         raws, runs = [], []
         for r in range(args.rounds):
-            raws.append(bench_raw(url, secret, bodies, 1000))
+            raws.append(Raw(bench_raw(url, secret, bodies, 1000),
+                            bench_raw_notify(url, secret, notices, 200)))
             runs.append(bench.task_path(range(r * args.matches, (r + 1) * args.matches)))
-        raw = statistics.median(raws)
+        raw = Raw(statistics.median(r.move_ms for r in raws),
+                  statistics.median(r.notify_ms for r in raws))
         worker = bench_worker(bench, args.worker_matches, raw) if args.worker_matches else None
     finally:
         process.kill()
@@ -271,7 +323,9 @@ def main() -> int:
           f"seats, {args.rounds} rounds of {args.matches} matches")
     print(f"raw HTTP round trip (http.client keep-alive, {len(bodies)} real /move bodies of "
           f"{statistics.mean(map(len, bodies)):.0f} B on average): "
-          f"{raw:.3f} ms (rounds: {', '.join(f'{x:.3f}' for x in raws)})")
+          f"{raw.move_ms:.3f} ms (rounds: {', '.join(f'{x.move_ms:.3f}' for x in raws)}); a "
+          f"round of /start notices to {args.players} seats at once: {raw.notify_ms:.3f} ms "
+          f"(rounds: {', '.join(f'{x.notify_ms:.3f}' for x in raws)})")
     per_move = [run.per_move(r) for run, r in zip(runs, raws)]
     fits = [run.fit(r) for run, r in zip(runs, raws)]
     moves = statistics.mean(m for run in runs for m, _, _ in run.matches)
