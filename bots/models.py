@@ -89,11 +89,15 @@ class BotCall(models.Model):
         MOVE = "move", "POST /move"
         END = "end", "POST /end"
 
-    # A row per bot call, so every index costs on the hottest insert path: the bot's own index
-    # is the composite one below (bot first), and failures have a partial index of their own.
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls", db_index=False)
+    # A row per bot call, written by COPY, so every index and constraint costs on the hottest
+    # insert path: the bot's own index is the composite one below (bot first), failures have a
+    # partial index of their own, and neither key has a foreign key constraint (a per-row
+    # check each; the rows are written only with their match's moves, and the ORM still
+    # deletes them with their bot and clears them with their match).
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls", db_index=False,
+                            db_constraint=False)
     match = models.ForeignKey("games.Match", null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+                              related_name="+", db_constraint=False)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     path = models.CharField(max_length=16, choices=Path.choices)
     turn = models.PositiveIntegerField(null=True, blank=True)

@@ -121,10 +121,12 @@ class MatchEvent(models.Model):
         DEFAULT = "default", "default action (forfeited seat or failing bot)"
         RESIGN = "resign", "resignation"
 
-    # No index of its own: the unique (match, n) serves every look-up by match, and one index
-    # less is less work for each of the many rows a batch of moves writes.
+    # A row per move, written by COPY: no index of its own (the unique (match, n) serves every
+    # look-up by match) and no foreign key constraint, whose per-row check was a quarter of the
+    # database's time for these rows (bench/tournament.py). The rows are written only in the
+    # transaction that stores their match, and the ORM still deletes them with it.
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events",
-                              db_index=False)
+                              db_index=False, db_constraint=False)
     n = models.PositiveIntegerField(help_text="0, 1, 2, ... without gaps within a match.")
     version = models.PositiveIntegerField(help_text="The match version after this entry.")
     kind = models.CharField(max_length=16, choices=Kind.choices)
