@@ -75,7 +75,10 @@ class WebhookCaller:
 
     @property
     def client(self) -> BotClient:
-        return self._client if isinstance(self._client, BotClient) else self._client()
+        """The client given, or made by the factory given on first use (once per caller)."""
+        if not isinstance(self._client, BotClient):
+            self._client = self._client()
+        return self._client
 
     def take_records(self) -> list[CallRecord]:
         records, self.records = self.records, []

@@ -104,8 +104,10 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def classify_address(ip: IPAddress) -> str | None:
-    """Why ``ip`` must not be called (a category), or None for a public unicast address."""
+    """Why ``ip`` must not be called (a category), or None for a public unicast address
+    (remembered: every call checks its address, and the answer never changes)."""
     if ip in METADATA_ADDRESSES:
         return "cloud metadata"
     if isinstance(ip, ipaddress.IPv6Address):
