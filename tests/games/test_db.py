@@ -58,14 +58,15 @@ def test_update_rows_gives_each_row_its_own_values(make_match, django_user_model
     when = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
     carol = django_user_model.objects.create_user("carol", password="x")
     update_rows(Match, [
-        {"pk": first.pk, "status": "finished", "result": {"ranks": [1, 2]}, "finished_at": when,
-         "created_by_id": None},
+        {"pk": first.pk, "status": "finished", "finished_at": when, "created_by_id": None,
+         "result": {"ranks": [1, 2], "note": "é \" \\ {a,b} NULL\n"}},  # array-literal bait
         {"pk": second.pk, "status": "running", "result": None, "finished_at": None,
          "created_by_id": carol.pk},  # a foreign key
     ], fields=["status", "result", "finished_at", "created_by_id"])
     rows = {m.pk: m for m in Match.objects.filter(pk__in=[first.pk, second.pk, untouched.pk])}
     assert (rows[first.pk].status, rows[first.pk].result, rows[first.pk].finished_at,
-            rows[first.pk].created_by_id) == ("finished", {"ranks": [1, 2]}, when, None)
+            rows[first.pk].created_by_id) == (
+        "finished", {"ranks": [1, 2], "note": "é \" \\ {a,b} NULL\n"}, when, None)
     assert (rows[second.pk].status, rows[second.pk].result, rows[second.pk].finished_at,
             rows[second.pk].created_by_id) == ("running", None, None, carol.pk)
     assert Match.objects.filter(pk=second.pk, result__isnull=True).exists(), \
