@@ -62,6 +62,10 @@ def test_docker_compose_services_run_real_entry_points() -> None:
         words = shlex.split(services[name]["command"])
         assert words[words.index("-Q") + 1] == queue
     assert set(workers.values()) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
+    matches = shlex.split(services["worker-matches"]["command"])
+    assert matches[matches.index("--pool") + 1] == "threads" and int(
+        matches[matches.index("--concurrency") + 1]) >= 16, \
+        "the matches worker keeps many matches in flight while bots think (a thread each)"
     for name in ("web", "beat", *workers):
         command = services[name]["command"]
         words = shlex.split(command)
