@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import heapq
 import http.client
 import pathlib
@@ -73,10 +74,12 @@ def _response(body: bytes) -> bytes:
 
 
 class SlowBot(asyncio.Protocol):
-    """One connection to a slow bot: /move answers its first legal action after ``SLOW_MS``."""
+    """One connection to a slow bot: /move answers its first legal action after ``SLOW_MS``.
+    Answers go out in the order of the requests (HTTP/1.1), however they were sent."""
 
     def connection_made(self, transport) -> None:
         self.transport, self.buffer = transport, b""
+        self.answers: collections.deque[list[bytes | None]] = collections.deque()
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -89,18 +92,24 @@ class SlowBot(asyncio.Protocol):
             body, self.buffer = (self.buffer[end + 4:end + 4 + length],
                                  self.buffer[end + 4 + length:])
             method, path, _ = request_line.split(" ", 2)
+            slot: list[bytes | None] = [None]
+            self.answers.append(slot)
             if method == "GET":
-                self.transport.write(_response(_HANDSHAKE))
+                self._answer(slot, _response(_HANDSHAKE))
             elif path.endswith("/move"):
                 action = orjson.loads(body)["legal_actions"][0]
                 asyncio.get_running_loop().call_later(
-                    SLOW_MS / 1000, self._write, _response(orjson.dumps({"action": action})))
+                    SLOW_MS / 1000, self._answer, slot,
+                    _response(orjson.dumps({"action": action})))
             else:
-                self.transport.write(_response(b"{}"))
+                self._answer(slot, _response(b"{}"))
 
-    def _write(self, data: bytes) -> None:
-        if not self.transport.is_closing():
-            self.transport.write(data)
+    def _answer(self, slot: list[bytes | None], data: bytes) -> None:
+        slot[0] = data
+        while self.answers and self.answers[0][0] is not None:
+            ready = self.answers.popleft()[0]
+            if not self.transport.is_closing():
+                self.transport.write(ready)
 
 
 def serve_slow_bots(count: int) -> None:

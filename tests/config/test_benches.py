@@ -1,0 +1,92 @@
+"""The benches still run, and the parts of them that decide a figure are right: a bench that
+quietly broke, or whose ideal is wrong, would print figures nobody can trust."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bench.tournament import SLOW_MS, SlowBot, makespan
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_makespan_is_a_free_platform_with_that_many_slots() -> None:
+    assert makespan([2.0, 2.0, 2.0], 2) == 4.0, "a third match waits for a slot"
+    assert makespan([3.0, 1.0, 1.0, 1.0], 2) == 3.0, "short ones share the other slot"
+    assert makespan([5.0], 64) == 5.0
+    assert makespan([1.0] * 120, 64) == 2.0, "120 equal matches on 64 slots: two rounds"
+
+
+@pytest.fixture
+def slow_bot_port():
+    """One SlowBot on a free loopback port, served by an event loop in a thread."""
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(loop.create_server(SlowBot, "127.0.0.1", 0))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield server.sockets[0].getsockname()[1]
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    server.close()
+
+
+def _request(path: str, body: bytes) -> bytes:
+    return (b"POST %s HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % (path.encode(), len(body))) + body
+
+
+def _answers(sock: socket.socket, count: int) -> list[dict]:
+    data, answers = b"", []
+    while len(answers) < count:
+        chunk = sock.recv(65536)
+        assert chunk, "the bot closed the connection"
+        data += chunk
+        while (end := data.find(b"\r\n\r\n")) >= 0:
+            head = data[:end].decode("latin-1").lower()
+            length = int(head.split("content-length:")[1].split("\r\n")[0])
+            if len(data) < end + 4 + length:
+                break
+            answers.append(orjson.loads(data[end + 4:end + 4 + length]))
+            data = data[end + 4 + length:]
+    return answers
+
+
+def test_a_slow_bot_answers_its_first_legal_action_after_its_think_time(slow_bot_port) -> None:
+    move = orjson.dumps({"legal_actions": [{"type": "call", "n": 1}, {"type": "pass"}]})
+    with socket.create_connection(("127.0.0.1", slow_bot_port)) as sock:
+        started = time.perf_counter()
+        # Two requests in one write (a keep-alive client may send them back to back), and a
+        # notice: each gets its own answer, in order.
+        sock.sendall(_request("/move", move) + _request("/start", b"{}"))
+        first, notice = _answers(sock, 2)
+        elapsed = time.perf_counter() - started
+        sock.sendall(_request("/move", move))
+        [second] = _answers(sock, 1)
+    assert first == second == {"action": {"type": "call", "n": 1}}
+    assert notice == {}
+    assert elapsed >= SLOW_MS / 1000, "a /move waits its think time"
+
+
+def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
+    env = {**os.environ, "BLUFF_VAR_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "bench/bots.py", "--db", "sqlite", "--rounds", "1", "--matches", "2",
+         "--worker-matches", "0"], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    for figure in ("raw HTTP round trip", "a round of /start notices",
+                   "platform time per move on top of the round trips, all-in",
+                   "ms per match +", "CPU time of the platform process per move"):
+        assert figure in out, out
