@@ -37,7 +37,6 @@ cost per move. Targets: at most 0.3 ms per move all-in, under 5 ms per match.
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
 import pathlib
 import platform
@@ -51,7 +50,7 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import setup_bench, start_worker  # noqa: E402
+from bench.common import raw_round_ms, setup_bench, start_worker  # noqa: E402
 
 TARGET_PER_MOVE_MS = 0.3
 TARGET_PER_MATCH_MS = 5.0
@@ -103,28 +102,6 @@ def sample_bodies(game_id: str, players: int, options, matches: int = 5) -> list
     return bodies
 
 
-def bench_raw(url: str, secret: str, bodies: list[bytes], n: int) -> float:
-    """Mean ms of a keep-alive POST /move round trip, cycling through ``bodies`` (signatures
-    made before timing)."""
-    from bots.signing import sign_headers
-
-    parsed = http.client.urlsplit(url)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port)
-    signed = [(body, {**sign_headers(secret, body), "content-type": "application/json"})
-              for body in bodies]
-    elapsed = 0.0
-    for i in range(n):
-        body, headers = signed[i % len(signed)]
-        started = time.perf_counter()
-        conn.request("POST", parsed.path + "/move", body=body, headers=headers)
-        response = conn.getresponse()
-        response.read()
-        elapsed += time.perf_counter() - started
-        assert response.status == 200, response.status
-    conn.close()
-    return elapsed * 1000 / n
-
-
 def notify_bodies(game_id: str, players: int, options) -> list[bytes]:
     """The /start bodies of a real match, one per seat (a notice round's raw cost)."""
     from bots import protocol
@@ -134,31 +111,6 @@ def notify_bodies(game_id: str, players: int, options) -> list[bytes]:
     info = protocol.MatchInfo(id=1, game=game_id, options=state.options,
                               seats=[f"p{i}" for i in range(players)], timeout_ms=1000)
     return [protocol.encode(protocol.start_body(info, state, seat)) for seat in range(players)]
-
-
-def bench_raw_notify(url: str, secret: str, bodies: list[bytes], n: int) -> float:
-    """Mean ms of a round of /start notices to every seat at once, as the platform sends them:
-    one kept-alive stdlib connection per seat, every request written before any answer is
-    read (the bot answers them in its own time, several at once or one after another)."""
-    from bots.signing import sign_headers
-
-    parsed = http.client.urlsplit(url)
-    conns = [http.client.HTTPConnection(parsed.hostname, parsed.port) for _ in bodies]
-    signed = [(body, {**sign_headers(secret, body), "content-type": "application/json"})
-              for body in bodies]
-    elapsed = 0.0
-    for _ in range(n):
-        started = time.perf_counter()
-        for conn, (body, headers) in zip(conns, signed):
-            conn.request("POST", parsed.path + "/start", body=body, headers=headers)
-        for conn in conns:
-            response = conn.getresponse()
-            response.read()
-            assert response.status == 200, response.status
-        elapsed += time.perf_counter() - started
-    for conn in conns:
-        conn.close()
-    return elapsed * 1000 / n
 
 
 @dataclass
@@ -309,8 +261,9 @@ def main() -> int:
         bench.task_path(range(10_000, 10_003))  # warm up
         raws, runs = [], []
         for r in range(args.rounds):
-            raws.append(Raw(bench_raw(url, secret, bodies, 1000),
-                            bench_raw_notify(url, secret, notices, 200)))
+            raws.append(Raw(raw_round_ms(url, "/move", [[b] for b in bodies], 1000,
+                                         secret=secret),
+                            raw_round_ms(url, "/start", [notices], 200, secret=secret)))
             runs.append(bench.task_path(range(r * args.matches, (r + 1) * args.matches)))
         raw = Raw(statistics.median(r.move_ms for r in raws),
                   statistics.median(r.notify_ms for r in raws))

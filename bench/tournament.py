@@ -34,7 +34,6 @@ import argparse
 import asyncio
 import collections
 import heapq
-import http.client
 import pathlib
 import subprocess
 import sys
@@ -48,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import (  # noqa: E402
     peak_memory_kib,
     play_alone,
+    raw_round_ms,
     setup_bench,
     start_worker,
 )
@@ -123,20 +123,6 @@ def serve_slow_bots(count: int) -> None:
         await asyncio.Event().wait()
 
     asyncio.run(serve())
-
-
-def bot_answer_ms(url: str, calls: int = 200) -> float:
-    """The slow bot's own answer time (its 20 ms, its event loop's timer, loopback): the mean of
-    ``calls`` /move round trips, one at a time, on one kept-alive connection."""
-    body = orjson.dumps({"legal_actions": [{"type": "pass"}]})
-    parsed = http.client.urlsplit(url)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port)
-    started = time.perf_counter()
-    for _ in range(calls):
-        conn.request("POST", "/move", body=body, headers={"content-type": "application/json"})
-        conn.getresponse().read()
-    conn.close()
-    return (time.perf_counter() - started) * 1000 / calls
 
 
 def makespan(durations: list[float], slots: int) -> float:
@@ -284,7 +270,9 @@ def slow_run(organiser, meetings: int, in_flight: int, workers: int) -> None:
         from bots.signing import new_secret
 
         urls = [bots.stdout.readline().strip() for _ in range(16)]
-        answer_ms = bot_answer_ms(urls[0])
+        # The bots' own answer time (20 ms, the event loop's timer, loopback), one at a time.
+        answer_ms = raw_round_ms(urls[0], "/move", [[orjson.dumps(
+            {"legal_actions": [{"type": "pass"}]})]], 200)
         ids = [Bot.objects.create(owner=organiser, name=f"slow{i}", url=url,
                                   secret=new_secret(), games=["dice_cup"],
                                   handshake_ok=True).pk for i, url in enumerate(urls)]

@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bench.common import raw_round_ms
 from bench.tournament import SLOW_MS, SlowBot, makespan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,6 +76,14 @@ def test_a_slow_bot_answers_its_first_legal_action_after_its_think_time(slow_bot
     assert first == second == {"action": {"type": "call", "n": 1}}
     assert notice == {}
     assert elapsed >= SLOW_MS / 1000, "a /move waits its think time"
+
+
+def test_the_raw_round_is_at_least_the_bots_own_time(slow_bot_port) -> None:
+    move = orjson.dumps({"legal_actions": [{"type": "pass"}]})
+    url = f"http://127.0.0.1:{slow_bot_port}"
+    assert raw_round_ms(url, "/move", [[move]], 3) >= SLOW_MS
+    # Three at once on three connections: the bot thinks for them side by side.
+    assert SLOW_MS <= raw_round_ms(url, "/move", [[move] * 3], 3) < 3 * SLOW_MS
 
 
 def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
