@@ -126,9 +126,9 @@ class WebhookSession:
     # ---- what the match driver and the games task call ------------------------------------
 
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
-        answers = {n: SeatAnswer(strike=BOT_UNAVAILABLE, detail="the bot was deleted or disabled")
-                   for n in seats if n not in self._available(seats)}
         asked = self._available(seats)
+        answers = {n: SeatAnswer(strike=BOT_UNAVAILABLE, detail="the bot was deleted or disabled")
+                   for n in seats if n not in asked}
         if asked:
             answers.update(self.caller.ask(state, asked))
         return answers
@@ -160,7 +160,7 @@ class WebhookSession:
 
     def _notify(self, state: State, path: str, claimed: Sequence[int]) -> None:
         """``/start`` or ``/end`` to the ``claimed`` seats whose bot is still available."""
-        seats = [n for n in claimed if n in self._available([n])]
+        seats = self._available(claimed)
         if seats:
             self.caller.notify(state, seats, path)
 
