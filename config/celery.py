@@ -4,7 +4,7 @@ import gc
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import task_postrun, task_prerun, worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -23,6 +23,21 @@ def freeze_startup_objects(**kwargs: object) -> None:
     pools' process; ``worker_process_init`` each prefork child."""
     gc.collect()
     gc.freeze()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def check_database_connections(task: object = None, **kwargs: object) -> None:
+    """Keep a worker's database connection from task to task as Django keeps a web process's
+    from request to request (``CELERY_DB_REUSE_MAX`` stops Celery closing it around every task:
+    a new PostgreSQL connection cost every task about 3 ms): one older than ``CONN_MAX_AGE``,
+    or left broken by an error, is closed here, and a health check precedes its next use.
+    Eager tasks (tests) run inside their caller's transaction: left alone."""
+    if getattr(getattr(task, "request", None), "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @app.task(name="bluffleague.ping")

@@ -153,6 +153,9 @@ CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
                       "tournaments.advance_tables": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes the database connections around every task unless told to reuse
+# them; config.celery checks them between tasks instead, as Django does between requests.
+CELERY_DB_REUSE_MAX = 1000
 # One periodic "dispatch what is due" task per concern; django-celery-beat's DatabaseScheduler
 # copies these entries into its tables on start-up.
 CELERY_BEAT_SCHEDULE = {

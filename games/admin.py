@@ -13,7 +13,8 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .models import AppliedAction, Match, MatchEvent, Seat
+from .log import page_entries
+from .models import AppliedAction, Match, MatchLogPage, Seat
 
 
 class ReadOnlyMixin:
@@ -57,13 +58,25 @@ class SeatInline(ReadOnlyMixin, admin.TabularInline):
     readonly_fields = SEAT_FIELDS
 
 
-class MatchEventInline(HiddenUntilOverMixin, ReadOnlyMixin, admin.TabularInline):
-    model = MatchEvent
-    extra = 0
-    fields = ("n", "version", "kind", "seat", "action", "events", "created_at")
+class LogPageFields:
+    """A log page shown as it may be: who did what (``summary``) always, the actions and
+    engine events (``entries``, private details included) once the match is disclosed."""
+
+    fields = ("first", "last", "summary", "entries", "created_at")
     readonly_fields = fields
-    hidden_until_over = ("action", "events")
-    ordering = ("n",)
+    hidden_until_over = ("entries",)
+
+    @admin.display(description="entries (n: kind, seat)")
+    def summary(self, page: MatchLogPage) -> str:
+        return "; ".join(f"{e.n}: {e.kind}" + ("" if e.seat is None else f" seat {e.seat}")
+                         for e in page_entries(page))
+
+
+class MatchLogPageInline(LogPageFields, HiddenUntilOverMixin, ReadOnlyMixin,
+                         admin.TabularInline):
+    model = MatchLogPage
+    extra = 0
+    ordering = ("first",)
     show_change_link = True
 
 
@@ -78,7 +91,7 @@ class MatchAdmin(HiddenUntilOverMixin, admin.ModelAdmin):
                        "updated_at", "started_at", "finished_at")
     hidden_until_over = ("state", "seed")
     date_hierarchy = "created_at"
-    inlines = (SeatInline, MatchEventInline)
+    inlines = (SeatInline, MatchLogPageInline)
     list_select_related = ("created_by",)
 
 
@@ -91,13 +104,13 @@ class SeatAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_select_related = ("match", "user")
 
 
-@admin.register(MatchEvent)
-class MatchEventAdmin(HiddenUntilOverMixin, ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("match", "n", "version", "kind", "seat", "created_at")
-    list_filter = ("kind", "match__game", "created_at")
+@admin.register(MatchLogPage)
+class MatchLogPageAdmin(LogPageFields, HiddenUntilOverMixin, ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("match", "first", "last", "created_at")
+    list_filter = ("match__game", "created_at")
     search_fields = ("=match__id",)
-    readonly_fields = ("match", "n", "version", "kind", "seat", "action", "events", "created_at")
-    hidden_until_over = ("action", "events")
+    fields = ("match", *LogPageFields.fields)
+    readonly_fields = fields
 
 
 @admin.register(AppliedAction)

@@ -1,10 +1,10 @@
 """Writing many rows at once, as fast as the database allows.
 
-A batch of bot moves writes one ``MatchEvent`` and one call log row per move. On PostgreSQL
-``COPY ... FROM STDIN`` takes them 3-5x faster than ``bulk_create`` (Django builds an
+A batch of bot moves writes one call log row per move (and its match's log page). On
+PostgreSQL ``COPY ... FROM STDIN`` takes them 3-5x faster than ``bulk_create`` (Django builds an
 ``INSERT ... UNNEST`` and adapts every value through the ORM: bench/bots.py measured ~6 ms
-against ~1.7 ms for 70 match log rows), which is most of a batch's database time. Other
-databases get ``bulk_create``.
+against ~1.7 ms for 70 log rows), which is most of a batch's database time. Other databases
+get ``bulk_create``.
 
 :func:`update_rows` gives many rows different values in one ``UPDATE ... FROM UNNEST`` on
 PostgreSQL (a tournament chunk records 16 results: 16 round trips before), where Django's

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
 
-# Log entry kinds (``MatchEvent.Kind`` stores the same strings).
+# Log entry kinds (``games.log`` stores these strings).
 START = "start"
 ACTION = "action"
 DEFAULT = "default"
@@ -47,6 +47,9 @@ RESIGN = "resign"
 #: Strike reasons the driver gives itself (a seat kind names its own, e.g. ``http_status``).
 ILLEGAL_ACTION = "illegal_action"
 MISSED_DEADLINE = "timeout"
+
+
+_NO_ANSWER = SeatAnswer(detail="platform error: no answer")
 
 
 def engine_events(state: State, since: int) -> list[JSON]:
@@ -226,17 +229,17 @@ class MatchDriver:
         """Forfeited seats play their default action and inline automatic seats (reference
         bots) choose, until only polling or out-of-process seats are due or the match is over
         (the engine's move cap guarantees that it ends)."""
-        state = self.state
+        state, kinds, forfeited, seats = self.state, self.kinds, self.forfeited, self.table.seats
         while not state.is_over:
             progressed = False
             for seat in state.to_act():
                 if state.is_over or seat not in state.to_act():
                     continue
-                kind = self.kinds[seat]
-                if seat in self.forfeited:
+                kind = kinds[seat]
+                if seat in forfeited:
                     self.act(seat, state.default_action(seat), kind=DEFAULT)
                 elif kind.automatic is not None and kind.inline:
-                    self.decide(seat, self.ask([seat])[seat])
+                    self.decide(seat, self._ask_kind(seats[seat].kind, [seat])[seat])
                 else:
                     continue
                 progressed = True
@@ -263,15 +266,19 @@ class MatchDriver:
             by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
         answers: dict[int, SeatAnswer] = {}
         for name, numbers in by_kind.items():
-            try:
-                answers.update(self.session(name).ask(self.state, numbers, self.version))
-            except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match
-                log.exception("match %s: seat kind %r failed to answer", self.table.match_id,
-                              name)
-                for seat in numbers:
-                    answers.setdefault(seat, SeatAnswer(detail=f"platform error: {exc!r}"))
-        return {seat: answers.get(seat) or SeatAnswer(detail="platform error: no answer")
-                for seat in seats}
+            answers.update(self._ask_kind(name, numbers))
+        return {seat: answers[seat] for seat in seats}
+
+    def _ask_kind(self, name: str, seats: Sequence[int]) -> dict[int, SeatAnswer]:
+        """:meth:`ask` of seats all of kind ``name`` (what :meth:`settle` asks, one seat at a
+        time, without grouping by kind)."""
+        try:
+            answers = self.session(name).ask(self.state, seats, self.version)
+        except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match
+            log.exception("match %s: seat kind %r failed to answer", self.table.match_id, name)
+            failure = SeatAnswer(detail=f"platform error: {exc!r}")
+            return {seat: failure for seat in seats}
+        return {seat: answers.get(seat) or _NO_ANSWER for seat in seats}
 
     def run(self, *, max_moves: int = 1 << 30, until: float | None = None,
             max_steps: int = 1 << 30) -> tuple[int, int]:
@@ -301,7 +308,7 @@ class MatchDriver:
              turn: int | None = None, strike: str | None = None, detail: str = "") -> None:
         state = self.state
         self._moves.append(Move(n=self.version, kind=kind, seat=seat, action=action,
-                                events=engine_events(state, since),
+                                events=state.log_since(since),
                                 event_count=state.event_count,
                                 turn=state.moves if turn is None else turn, strike=strike,
                                 detail=detail))

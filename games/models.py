@@ -34,7 +34,7 @@ class Match(models.Model):
     players = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     state = models.JSONField(help_text="The engine's State.to_json(events=False) once the match "
-                                       "runs: the event log lives in MatchEvent rows.")
+                                       "runs: the event log lives in MatchLogPage rows.")
     version = models.PositiveIntegerField(default=0)
     step_version = models.PositiveIntegerField(
         default=0, help_text="The version at which the current set of seats to act began: an "
@@ -110,41 +110,31 @@ class Seat(models.Model):
         return self.kind == "player" and self.user_id is None
 
 
-class MatchEvent(models.Model):
-    """One entry of a match's audit log: an applied action (or start, timeout, resignation) and
-    the engine events it produced, public and private, so any match can be replayed."""
+class MatchLogPage(models.Model):
+    """The log entries one save of a match wrote (an action and the engine events it produced,
+    public and private, or the start, a timeout, a resignation), so any match can be replayed.
+    Written and read only through ``games.log``, which says what an entry holds."""
 
-    class Kind(models.TextChoices):
-        START = "start", "start"
-        ACTION = "action", "action"
-        TIMEOUT = "timeout", "timeout (default action and a strike)"
-        DEFAULT = "default", "default action (forfeited seat or failing bot)"
-        RESIGN = "resign", "resignation"
-
-    # A row per move, written by COPY: no index of its own (the unique (match, n) serves every
-    # look-up by match) and no foreign key constraint, whose per-row check was a quarter of the
-    # database's time for these rows (bench/tournament.py). The rows are written only in the
-    # transaction that stores their match, and the ORM still deletes them with it.
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events",
+    # No index of its own (the unique (match, first) serves every look-up by match) and no
+    # foreign key constraint: its per-row check was a quarter of the database's time for log
+    # rows (bench/tournament.py). A page is written only in the transaction that stores its
+    # match, and the ORM still deletes it with it.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="log_pages",
                               db_index=False, db_constraint=False)
-    n = models.PositiveIntegerField(help_text="0, 1, 2, ... without gaps within a match.")
-    version = models.PositiveIntegerField(help_text="The match version after this entry.")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    action = models.JSONField(null=True, blank=True)
-    events = models.JSONField(default=list, blank=True,
-                              help_text="Engine events; seat-private parts under 'private'.")
+    first = models.PositiveIntegerField(help_text="n of the page's first entry.")
+    last = models.PositiveIntegerField(help_text="n of the page's last entry.")
     event_count = models.PositiveIntegerField(
-        default=0, help_text="Engine events of the match up to and including this entry (the "
-                             "index after its last event).")
+        help_text="Engine events of the match up to and including the page's last entry.")
+    entries = models.TextField(help_text="The entries, a JSON array (games.log).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["match", "n"]
-        constraints = [models.UniqueConstraint(fields=["match", "n"], name="matchevent_unique_n")]
+        ordering = ["match", "first"]
+        constraints = [models.UniqueConstraint(fields=["match", "first"],
+                                               name="matchlogpage_unique_first")]
 
     def __str__(self) -> str:
-        return f"match {self.match_id} #{self.n} {self.kind} seat {self.seat}"
+        return f"match {self.match_id} log {self.first}..{self.last}"
 
 
 class AppliedAction(models.Model):

@@ -64,7 +64,7 @@ class Table:
         return len(self.seats)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatAnswer:
     """What an automatic seat answered for one decision.
 

@@ -20,7 +20,9 @@ from django.utils.dateparse import parse_datetime
 
 from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
-from .models import Match, MatchEvent, Seat
+from . import log
+from .log import LogEntry
+from .models import Match, Seat
 from .states import cache_state, cached_state, load_state
 
 JSON = dict[str, Any]
@@ -32,10 +34,8 @@ def match_events(*, match_id: int, since: int, seat: int | None = None) -> list[
     details under ``"private"``."""
     out = []
     key = None if seat is None else str(seat)
-    entries = (MatchEvent.objects.filter(match_id=match_id, event_count__gt=since)
-               .order_by("n").values_list("events", flat=True))
-    for events in entries:
-        for event in events:
+    for entry in log.entries(match_id, events_after=since):
+        for event in entry.events:
             if event["n"] < since:
                 continue
             private = event.get("private")
@@ -242,7 +242,7 @@ def match_public_view(*, match: Match, events_since: int | None = None) -> JSON:
     return out
 
 
-def _public_entry(entry: MatchEvent, complete: bool) -> JSON:
+def _public_entry(entry: LogEntry, complete: bool) -> JSON:
     out: JSON = {"n": entry.n, "version": entry.version, "kind": entry.kind, "seat": entry.seat,
                  "created_at": entry.created_at}
     if complete:
@@ -277,20 +277,17 @@ def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
     """The log's entries one at a time, read from the database in chunks (a long match's log
     is never all in memory), shown as :func:`match_log` shows them."""
     complete = match.disclosed
-    for entry in (match.events.filter(n__gte=max(since, 0)).order_by("n")
-                  .iterator(chunk_size=500)):
+    for entry in log.entries(match.pk, since=max(since, 0)):
         yield _public_entry(entry, complete)
 
 
-def match_state_at(*, match: Match, turn: int) -> tuple[State, list[MatchEvent]]:
+def match_state_at(*, match: Match, turn: int) -> tuple[State, list[LogEntry]]:
     """The match replayed by the engine up to and including log entry ``turn`` (0 = the deal),
     from its seed and logged actions, and the entries so far. For the replay page: the caller
     shows only what may be shown (the public view while the match is not disclosed)."""
     state = get_game(match.game).new_match(players=match.players, seed=match.seed,
                                            options=match.options)
-    # Only what replaying needs: the events the engine logged are made again by the replay.
-    entries = list(match.events.filter(n__lte=turn).order_by("n")
-                   .only("n", "kind", "seat", "action"))
+    entries = list(log.entries(match.pk, until=turn))
     for entry in entries:
         if entry.kind in ("action", "timeout", "default"):
             state.apply(entry.seat, entry.action)

@@ -30,11 +30,11 @@ from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import get_game
-from games.models import Match, MatchEvent, Seat
+from games.log import last_entries
+from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
 from games.services import NewMatch, matches_create
 
@@ -453,12 +453,9 @@ def _out_orders(league: League, matches: Sequence[Match]) -> dict[int, list[int]
     With the philanthropic bonus (GD-9) the ranks alone may not tell who went out first."""
     if league.game not in league_rules.ORDER_CARRYING_GAMES or not matches:
         return {}
-    last = Q()
-    for match in matches:
-        last |= Q(match_id=match.pk, n=match.version)
     found = {}
-    for match_id, events in MatchEvent.objects.filter(last).values_list("match_id", "events"):
-        ends = [e["out_order"] for e in events if e.get("type") == "hand_end"]
+    for match_id, entry in last_entries({match.pk: match.version for match in matches}).items():
+        ends = [e["out_order"] for e in entry.events if e.get("type") == "hand_end"]
         if ends:
             found[match_id] = list(ends[-1])
     return found

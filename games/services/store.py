@@ -1,5 +1,5 @@
 """Loading a match into the match driver and storing what the driver made: the one place where
-a driver's moves become rows (``MatchEvent``, ``Seat``, ``Match``).
+a driver's moves become rows (a log page, ``Seat``, ``Match``).
 
 Call :func:`save` inside a transaction, either holding the match row lock (the request paths)
 or with ``guard_version`` (the Celery task, which holds no lock while it asks bots: the write
@@ -21,7 +21,8 @@ from ..db import insert_rows
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
-from ..models import Match, MatchEvent, Seat
+from ..log import page_row
+from ..models import Match, MatchLogPage, Seat
 from ..seats import SeatSession, Table, TableSeat
 from ..signals import match_finished
 from ..states import remember_state
@@ -111,7 +112,8 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
         if not written:
             return False
     moves = driver.take_moves()
-    insert_rows(MatchEvent, [_entry(match, move) for move in moves])
+    if moves:
+        insert_rows(MatchLogPage, [page_row(match.pk, moves)])
     for seat in seats:
         strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
         if (seat.strikes, seat.forfeited) != (strikes, forfeited):
@@ -143,9 +145,14 @@ def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]]
     Seat.objects.bulk_create(new_seats)
     started = [(match, driver, finishing[id(match)]) for match, _, driver in matches
                if driver is not None]
-    insert_rows(MatchEvent, [_entry(match, move) for match, driver, _ in started
-                             for move in driver.take_moves()])
-    _after_commit(started, enqueue=True, started=True, remember=True, announce=announce)
+    insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
+                               if (moves := driver.take_moves())])
+    # Matches over already (a tournament's or a league's bots played them here) are not
+    # cached: their readers are web processes, not this one, and hundreds of them would only
+    # churn the cache (each holds its whole event log for the collector to walk: 0.6 ms a
+    # match of a 400-match tournament through one worker, bench/tournament.py).
+    _after_commit(started, enqueue=True, started=True, remember=True, remember_over=False,
+                  announce=announce)
 
 
 def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
@@ -173,16 +180,19 @@ def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
 
 
 def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue: bool,
-                  started: bool, remember: bool, announce: bool = True) -> None:
+                  started: bool, remember: bool, remember_over: bool = True,
+                  announce: bool = True) -> None:
     """Once committed: queue the task for out-of-process seats, share each final state with
-    readers (when its driver will not change it again), and tell whoever listens which
-    matches finished (unless not ``announce``: their creator records them itself)."""
+    readers (when its driver will not change it again; those of finished matches only if
+    ``remember_over``), and tell whoever listens which matches finished (unless not
+    ``announce``: their creator records them itself)."""
     for match, driver, _ in stored:
         if enqueue and _wakes_out_of_process(driver, started):
             enqueue_advance(match.pk)
     if remember:
         # From here on these State objects are never changed: readers may share them.
-        states = [(match, driver.state) for match, driver, _ in stored]
+        states = [(match, driver.state) for match, driver, _ in stored
+                  if remember_over or not driver.state.is_over]
         transaction.on_commit(lambda: [remember_state(m, s) for m, s in states])
     finished = {match.pk: match.series for match, _, finishing in stored if finishing}
     if finished and announce:
@@ -233,12 +243,6 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
         return True  # they are told the match started / ended
     due, _ = driver.due_out_of_process()
     return bool(due)
-
-
-def _entry(match: Match, move: Move) -> dict[str, Any]:
-    return {"match_id": match.pk, "n": move.n, "version": move.n, "kind": move.kind,
-            "seat": move.seat, "action": move.action, "events": move.events,
-            "event_count": move.event_count}
 
 
 __all__ = ["driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",

@@ -14,7 +14,8 @@ from bots.models import Bot, BotCall
 from bots.signing import new_secret
 from bots.webhook import WebhookSession
 from games import services
-from games.models import Match, MatchEvent
+from games.log import entries
+from games.models import Match
 from games.states import load_state
 from tests.games.conftest import act, poll, replay_log
 
@@ -33,9 +34,9 @@ def webhook_match(owner: Any, url: str, game: str, seats: list[dict] | None = No
 def consistent(match_id: int) -> Match:
     """The saved match and its log agree: entries 0..version, no gap, one /move row each."""
     match = Match.objects.get(pk=match_id)
-    ns = list(MatchEvent.objects.filter(match_id=match_id).values_list("n", flat=True))
-    assert ns == list(range(match.version + 1))
-    moves = MatchEvent.objects.filter(match_id=match_id, kind="action").count()
+    logged = list(entries(match_id))
+    assert [e.n for e in logged] == list(range(match.version + 1))
+    moves = sum(1 for e in logged if e.kind == "action")
     assert BotCall.objects.filter(match_id=match_id, path="move").count() == moves
     return match
 
@@ -51,8 +52,8 @@ def test_a_batch_costs_well_under_one_query_per_move(alice, open_ref_server) -> 
     assert len(saves) <= moves // 64 + 2, "the match is saved once per batch"
     assert len(sql) < moves, f"{len(sql)} queries for {moves} moves"
     log = {"game": "dice_cup", "players": 3, "seed": match.seed, "options": match.options,
-           "result": match.result, "entries": list(MatchEvent.objects.filter(
-               match_id=match_id).values("kind", "seat", "action"))}
+           "result": match.result, "entries": [
+               {"kind": e.kind, "seat": e.seat, "action": e.action} for e in entries(match_id)]}
     assert replay_log(log).result() == match.result
 
 
@@ -82,8 +83,9 @@ def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open
     match = consistent(match_id)
     assert match.status == "finished"
     replay = {"game": "dice_cup", "players": 3, "seed": match.seed, "options": match.options,
-              "result": match.result, "entries": list(MatchEvent.objects.filter(
-                  match_id=match_id).values("kind", "seat", "action"))}
+              "result": match.result, "entries": [
+                  {"kind": e.kind, "seat": e.seat, "action": e.action}
+                  for e in entries(match_id)]}
     assert replay_log(replay).result() == match.result
 
 
@@ -106,10 +108,10 @@ def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
 
     monkeypatch.setattr(WebhookSession, "ask", bob_moves_meanwhile)
     services.match_advance_automatic_seats(match_id=match_id, max_steps=1)
-    first = MatchEvent.objects.filter(match_id=match_id, kind="action").order_by("n")
+    first = [e for e in entries(match_id) if e.kind == "action"]
     assert [e.seat for e in first[:2]] == [1, 0], "bob first, then the bot's answer kept"
     assert BotCall.objects.filter(match_id=match_id, path="move", turn=0).count() == 1
-    assert not MatchEvent.objects.filter(match_id=match_id, kind="default").exists()
+    assert not any(e.kind == "default" for e in entries(match_id))
 
 
 def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server,
@@ -127,7 +129,7 @@ def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server
     moves = services.match_advance_automatic_seats(match_id=match_id)
     match = Match.objects.get(pk=match_id)
     assert match.status == "finished" and moves > 0
-    assert MatchEvent.objects.filter(match_id=match_id, kind="action").count() == moves
+    assert sum(1 for e in entries(match_id) if e.kind == "action") == moves
     assert not BotCall.objects.filter(match_id=match_id, path="move").exists(), \
         "the failed hook's own writes were rolled back"
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from games import selectors, services
-from games.models import AppliedAction, Match, MatchEvent
+from games.models import AppliedAction, Match, MatchLogPage
 
 pytestmark = pytest.mark.django_db
 
@@ -26,10 +26,10 @@ def running(make_match, alice, bob) -> Match:
 
 
 def _pages(admin_client: Any, match: Match) -> dict[str, bytes]:
-    event = MatchEvent.objects.filter(match=match).order_by("n").first()
+    page = MatchLogPage.objects.filter(match=match).order_by("first").first()  # the deal
     applied = AppliedAction.objects.get(match=match)
     paths = {"match": f"/admin/games/match/{match.pk}/change/",
-             "event": f"/admin/games/matchevent/{event.pk}/change/",
+             "log": f"/admin/games/matchlogpage/{page.pk}/change/",
              "applied": f"/admin/games/appliedaction/{applied.pk}/change/"}
     pages = {}
     for name, path in paths.items():
@@ -56,7 +56,7 @@ def test_a_finished_match_shows_everything(admin_client, running) -> None:
     _finish(running)
     pages = _pages(admin_client, running)
     assert str(SEED).encode() in pages["match"] and b"honesty" in pages["match"]
-    assert b"private" in pages["match"] and b"private" in pages["event"]
+    assert b"private" in pages["match"] and b"private" in pages["log"]
     assert b"applied_version" in pages["applied"]
 
 

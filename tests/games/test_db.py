@@ -7,36 +7,44 @@ import pytest
 from django.db import connection
 
 from games.db import insert_rows
-from games.models import MatchEvent
+from games.models import Match, MatchLogPage
 
 pytestmark = pytest.mark.django_db
 
+# COPY's text format escapes backslashes, tabs and newlines; JSON adds its own escapes.
+BAIT = 'é \\u2603 "quoted"\\n \\ \t tab \n newline {a,b} NULL \\N'
 
-def _rows(match) -> list[dict]:
-    return [
-        {"match_id": match.pk, "n": 1, "version": 1, "kind": "action", "seat": 0,
-         "action": {"type": "bid", "note": "é \\u2603 \"quoted\"\\n"},
-         "events": [{"n": 0, "private": {"0": [1, 2]}}], "event_count": 1},
-        {"match_id": match.pk, "n": 2, "version": 2, "kind": "resign", "action": None,
-         "event_count": 1},  # seat and events left out: their defaults
-    ]
+
+def _pages(match) -> list[dict]:
+    return [{"match_id": match.pk, "first": 1, "last": 2, "event_count": 3, "entries": BAIT},
+            {"match_id": match.pk, "first": 3, "last": 3, "event_count": 3, "entries": "[]"}]
 
 
 def _read(match) -> list[tuple]:
-    return list(MatchEvent.objects.filter(match=match, n__gt=0).order_by("n").values_list(
-        "n", "kind", "seat", "action", "events", "event_count"))
+    return list(MatchLogPage.objects.filter(match=match).order_by("first").values_list(
+        "first", "last", "event_count", "entries"))
 
 
 def test_insert_rows_reads_back_as_written(make_match) -> None:
     match = make_match("dice_cup", [None, None])
-    insert_rows(MatchEvent, _rows(match))
-    assert _read(match) == [
-        (1, "action", 0, {"type": "bid", "note": "é \\u2603 \"quoted\"\\n"},
-         [{"n": 0, "private": {"0": [1, 2]}}], 1),
-        (2, "resign", None, None, [], 1)]
-    assert MatchEvent.objects.filter(match=match, action__isnull=True).count() == 1, \
+    insert_rows(MatchLogPage, _pages(match))
+    assert _read(match) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")]
+    assert all(page.created_at for page in MatchLogPage.objects.filter(match=match))
+
+
+def test_insert_rows_writes_json_and_null_and_defaults(make_match) -> None:
+    match = make_match("dice_cup", [None, None])
+    rows = [{"game": "dice_cup", "seed": 1, "players": 2, "state": {"note": BAIT},
+             "result": {"ranks": [1, 2], "note": BAIT}},
+            {"game": "dice_cup", "seed": 2, "players": 2, "state": {}, "result": None}]
+    insert_rows(Match, rows)
+    written = Match.objects.exclude(pk=match.pk).order_by("seed")
+    assert [(m.seed, m.state, m.result, m.status, m.version) for m in written] == [
+        (1, {"note": BAIT}, {"ranks": [1, 2], "note": BAIT}, "open", 0),
+        (2, {}, None, "open", 0)]  # status and version left out: their defaults
+    assert written.filter(result__isnull=True).count() == 1, \
         "Python None is SQL NULL, not JSON null"
-    assert all(e.created_at for e in MatchEvent.objects.filter(match=match))
+    assert all(m.created_at and m.updated_at for m in written)
 
 
 @pytest.mark.postgres
@@ -44,7 +52,7 @@ def test_on_postgresql_rows_go_by_copy(make_match, django_assert_num_queries) ->
     assert connection.vendor == "postgresql"
     match = make_match("dice_cup", [None, None])
     with django_assert_num_queries(0):  # COPY is not an execute() Django counts
-        insert_rows(MatchEvent, _rows(match))
+        insert_rows(MatchLogPage, _pages(match))
     assert len(_read(match)) == 2
 
 
@@ -52,7 +60,6 @@ def test_update_rows_gives_each_row_its_own_values(make_match, django_user_model
     from datetime import UTC, datetime
 
     from games.db import update_rows
-    from games.models import Match
 
     first, second, untouched = (make_match("dice_cup", [None, None]) for _ in range(3))
     when = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
@@ -79,7 +86,6 @@ def test_update_rows_gives_each_row_its_own_values(make_match, django_user_model
 def test_on_postgresql_update_rows_is_one_statement(make_match,
                                                     django_assert_num_queries) -> None:
     from games.db import update_rows
-    from games.models import Match
 
     matches = [make_match("dice_cup", [None, None]) for _ in range(4)]
     with django_assert_num_queries(1):

@@ -11,7 +11,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import services, tasks
-from games.models import Match, MatchEvent, Seat
+from games.log import entries
+from games.models import Match, MatchLogPage, Seat
 from games.seats import SeatAnswer, Table, get_seat_kind, unregister_seat_kind
 
 from .conftest import act, out_of_process_kind, poll, replay_log, to_move
@@ -43,7 +44,7 @@ def test_a_missed_deadline_plays_the_default_action_and_gives_a_strike(duel, ali
     assert applied == 1
     match = Match.objects.get(pk=duel.pk)
     assert match.version == 1 and match.deadline > timezone.now()
-    entry = MatchEvent.objects.get(match=duel, n=1)
+    [entry] = [e for e in entries(duel.pk) if e.n == 1]
     assert entry.kind == "timeout" and entry.seat == 0 and entry.action["type"]
     assert Seat.objects.get(match=duel, number=0).strikes == 1
     assert poll(alice_api, duel, 0).json()["strikes"] == 1
@@ -63,7 +64,7 @@ def test_too_many_strikes_forfeit_the_seat(make_match, alice, bob, settings) -> 
         services.match_expire_deadlines(now=later(match))
     alice_seat = Seat.objects.get(match=duel, number=0)
     assert alice_seat.strikes == 2 and alice_seat.forfeited
-    assert MatchEvent.objects.filter(match=duel, kind="resign", seat=0).exists()
+    assert any(e.kind == "resign" and e.seat == 0 for e in entries(duel.pk))
     while (match := Match.objects.get(pk=duel.pk)).status == "running":
         services.match_expire_deadlines(now=later(match))
     from games import selectors
@@ -154,12 +155,12 @@ def test_games_never_imports_bots_or_tournaments() -> None:
 def test_admin_lists_and_read_only_logs(duel, client, django_user_model) -> None:
     admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw")
     client.force_login(admin)
-    for page in ("match", "seat", "matchevent", "appliedaction"):
+    for page in ("match", "seat", "matchlogpage", "appliedaction"):
         response = client.get(f"/admin/games/{page}/")
         assert response.status_code == 200, page
     assert client.get(f"/admin/games/match/{duel.pk}/change/").status_code == 200
     assert client.get("/admin/games/match/?status__exact=running&game=dice_cup").status_code == 200
-    entry = MatchEvent.objects.filter(match=duel).first()
-    assert client.get(f"/admin/games/matchevent/{entry.pk}/change/").status_code == 200
-    assert client.get("/admin/games/matchevent/add/").status_code == 403
-    assert client.post(f"/admin/games/matchevent/{entry.pk}/delete/").status_code == 403
+    first = MatchLogPage.objects.filter(match=duel).first()
+    assert client.get(f"/admin/games/matchlogpage/{first.pk}/change/").status_code == 200
+    assert client.get("/admin/games/matchlogpage/add/").status_code == 403
+    assert client.post(f"/admin/games/matchlogpage/{first.pk}/delete/").status_code == 403

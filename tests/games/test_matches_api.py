@@ -9,7 +9,8 @@ import pytest
 
 from games import selectors
 from games.engine.play import replay
-from games.models import AppliedAction, Match, MatchEvent
+from games.log import entries
+from games.models import AppliedAction, Match
 
 from .conftest import act, make_alice_move_while_waiting, poll, replay_log, to_move, url
 
@@ -146,7 +147,7 @@ def test_join_fills_seats_and_starts_the_match(make_match, alice, bob_api, charl
     assert full.json()["your_seats"] == [1]
     late = charlie_api.post(url(match, "join"), format="json")
     assert late.status_code == 409 and late.json()["code"] == "match_not_open"
-    assert MatchEvent.objects.filter(match=match, kind="start").count() == 1
+    assert sum(1 for e in entries(match.pk) if e.kind == "start") == 1
 
 
 # ---- poll -----------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def test_act_applies_and_bumps_the_version(duel, alice_api, bob_api) -> None:
     assert response.status_code == 200, response.json()
     assert response.json() == {"match": duel.pk, "seat": 0, "applied_version": 0,
                                "version": 1, "status": "running"}
-    entry = MatchEvent.objects.get(match=duel, n=1)
+    [entry] = [e for e in entries(duel.pk) if e.n == 1]
     assert entry.kind == "action" and entry.seat == 0 and entry.action == legal[0]
     assert poll(bob_api, duel, 1).json()["your_turn"]
 
@@ -259,7 +260,7 @@ def test_illegal_action_is_422_with_the_engine_reason_and_changes_nothing(duel, 
     assert "not asked to act" in response.json()["detail"]
     after = Match.objects.get(pk=duel.pk)
     assert (after.version, after.state) == (before.version, before.state)
-    assert MatchEvent.objects.filter(match=duel).count() == 1  # the start entry only
+    assert len(list(entries(duel.pk))) == 1  # the start entry only
     assert not AppliedAction.objects.exists()
 
 
@@ -269,7 +270,7 @@ def test_retrying_the_same_action_applies_it_once_with_the_same_answer(duel, ali
     retry = act(alice_api, duel, 0, version, legal[0])
     assert first.status_code == retry.status_code == 200
     assert first.json() == retry.json()
-    assert MatchEvent.objects.filter(match=duel, kind="action").count() == 1
+    assert sum(1 for e in entries(duel.pk) if e.kind == "action") == 1
     other = act(alice_api, duel, 0, version, legal[1])
     assert other.status_code == 409 and other.json()["code"] == "stale_version"
 
@@ -308,7 +309,7 @@ def test_a_reference_bot_answers_within_the_request(make_match, alice, alice_api
     if answer["status"] == "running":
         assert answer["version"] >= version + 2, "the bot moved before the answer"
         assert poll(alice_api, match, 0).json()["your_turn"]
-    kinds = list(MatchEvent.objects.filter(match=match).values_list("kind", "seat"))
+    kinds = [(e.kind, e.seat) for e in entries(match.pk)]
     assert ("action", 1) in kinds
 
 
@@ -324,7 +325,7 @@ def test_resign_forfeits_the_seat_and_it_plays_default_actions(duel, alice_api, 
     body = response.json()
     # alice was to act: her default action was played right away, now it is bob's turn.
     assert body["version"] >= 2
-    kinds = list(MatchEvent.objects.filter(match=duel).order_by("n").values_list("kind", flat=True))
+    kinds = [e.kind for e in entries(duel.pk)]
     assert kinds[:3] == ["start", "resign", "default"]
     again = alice_api.post(url(duel, "seats", 0, "resign"))
     assert again.status_code == 409 and again.json()["code"] == "seat_forfeited"

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from games import selectors, services
-from games.models import Match, MatchEvent, Seat
+from games import log, selectors, services
+from games.models import Match, Seat
 from games.seats import SeatAnswer, Table
 from games.states import load_state
 
@@ -191,7 +191,7 @@ def test_a_strike_limit_of_one_forfeits_at_the_first_timeout(make_match, alice, 
     match = make_match("dice_cup", [alice, bob], strike_limit=1)
     seat = _expire_all(match, 0, 1)
     assert seat.strikes == 1 and seat.forfeited
-    resign = MatchEvent.objects.get(match=match, kind="resign", seat=0)
+    [resign] = [e for e in log.entries(match.pk) if e.kind == "resign" and e.seat == 0]
     assert resign.action["reason"] == "timeouts"
 
 
@@ -200,7 +200,7 @@ def test_a_strike_limit_of_zero_never_forfeits(make_match, alice, bob, settings)
     match = make_match("dice_cup", [alice, bob], strike_limit=0)
     seat = _expire_all(match, 0, 8)
     assert seat.strikes >= 2 and not seat.forfeited
-    assert not MatchEvent.objects.filter(match=match, kind="resign").exists()
+    assert not any(e.kind == "resign" for e in log.entries(match.pk))
 
 
 class StrikingSeat:
@@ -236,7 +236,8 @@ def test_out_of_process_strikes_count_against_the_match_strike_limit(
     assert seat.forfeited is forfeited
     if forfeited:
         assert seat.strikes == limit and striking_kind.asked == limit
-        assert MatchEvent.objects.get(match=match, kind="resign").action["reason"] == "strikes"
+        [resign] = [e for e in log.entries(match.pk) if e.kind == "resign"]
+        assert resign.action["reason"] == "strikes"
     else:
         assert seat.strikes == striking_kind.asked > limit
 

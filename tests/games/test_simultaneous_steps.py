@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from games import log
 from games.engine import get_game
-from games.models import AppliedAction, Match, MatchEvent
+from games.models import AppliedAction, Match
 from games.selectors import load_state
 
 from .conftest import act, poll, url
@@ -93,7 +94,7 @@ def test_every_seat_of_a_simultaneous_step_answers_with_the_version_it_polled(
     applied = AppliedAction.objects.filter(match_id=match_id, version=version)
     assert sorted(applied.values_list("seat", flat=True)) == sorted(step)
     match = Match.objects.get(pk=match_id)
-    entries = list(MatchEvent.objects.filter(match=match).order_by("n").values_list("n", flat=True))
+    entries = [e.n for e in log.entries(match.pk)]
     assert entries == list(range(match.version + 1))
     # A different answer for a version the seat already answered is stale, not a second move.
     other = next((a for a in polled[first]["legal_actions"] if a != actions[first]), None)

@@ -107,14 +107,14 @@ print(json.dumps(t.pk))
 
 REPORT = """
 import json
-from games.models import Match, MatchEvent
+from games import log
+from games.models import Match
 from tournaments import selectors
 from tournaments.models import Tournament, TournamentMatch
 t = Tournament.objects.get(pk={tid})
 rows = list(TournamentMatch.objects.filter(tournament=t))
 matches = Match.objects.filter(tournament_match__tournament=t)
-gapless = all(list(MatchEvent.objects.filter(match=m).order_by("n").values_list("n", flat=True))
-              == list(range(m.version + 1)) for m in matches)
+gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
 print(json.dumps({{"status": t.status, "done": sum(r.status == "done" for r in rows),
     "total": len(rows), "matches": matches.count(),
     "all_matches": Match.objects.filter(seed__in=[r.seed for r in rows]).count(),

@@ -12,7 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import timezone
 
-from games.models import Match, MatchEvent
+from games import log
+from games.models import Match
 from tournaments import league_rules, leagues, selectors
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
@@ -64,7 +65,7 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
         assert match.options["initial_order"] == list(range(5)) and match.options["hands"] == 1
         assert match.series == "league"
         assert match.result["ranks"] == after.finish
-        events = [e for entry in MatchEvent.objects.filter(match=match) for e in entry.events]
+        events = [e for entry in log.entries(match.pk) for e in entry.events]
         taxes = [e for e in events if e["type"] == "taxation"]
         if not any(e["type"] == "revolution" for e in events):  # GD-5: no taxation then
             # GD-4: the last out of the previous hand (now at seat 4) pays the first out.
@@ -107,7 +108,7 @@ def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -
         assert match.options["philanthropic"] is True
         assert hand.points == match.result["scores"], "GD-9 bonus included by the engine"
         assert sum(hand.points) >= 10
-        [out] = [e["out_order"] for entry in MatchEvent.objects.filter(match=match)
+        [out] = [e["out_order"] for entry in log.entries(match.pk)
                  for e in entry.events if e["type"] == "hand_end"]
         assert hand.order_after == [hand.seats[seat] for seat in out], \
             "GD-2: the order of going out, even where the bonus ties the points"

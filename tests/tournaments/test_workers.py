@@ -26,7 +26,8 @@ import pytest
 from django.db import connection, transaction
 
 from games.engine import game_ids
-from games.models import Match, MatchEvent
+from games.log import entries
+from games.models import Match
 from tests.conftest import REAL_WORKERS, database_url_for_subprocess
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentMatch
@@ -204,7 +205,7 @@ def played_once(tournament: Tournament) -> None:
                                 created_by=tournament.organiser).count() == len(rows), \
         "no match was created twice"
     for match in matches:
-        ns = list(MatchEvent.objects.filter(match=match).values_list("n", flat=True))
+        ns = [e.n for e in entries(match.pk)]
         assert match.status == "finished" and ns == list(range(match.version + 1))
 
 

@@ -1,0 +1,79 @@
+"""The match log is written a page per save and read back as gapless entries, whatever range
+is asked for (games.log)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import log, selectors, services
+from games.models import Match, MatchLogPage
+
+pytestmark = pytest.mark.django_db
+
+
+def _play_by_hand(match: Match, users: list[Any], actions: int) -> Match:
+    """``actions`` moves by the seated players, each its own save (a page each)."""
+    for _ in range(actions):
+        match = Match.objects.get(pk=match.pk)
+        state = selectors.load_state(match)
+        seat = state.to_act()[0]
+        services.match_submit_action(match_id=match.pk, seat_number=seat, user=users[seat],
+                                     version=match.version, action=state.legal_actions(seat)[0])
+    return Match.objects.get(pk=match.pk)
+
+
+def test_a_match_played_to_the_end_in_one_go_is_one_page(make_match) -> None:
+    match = make_match("dice_cup", ["bot:heuristic", "bot:random", "bot:heuristic"])
+    assert match.status == "finished" and match.version > 20
+    [page] = MatchLogPage.objects.filter(match=match)
+    assert (page.first, page.last) == (0, match.version)
+    assert [e.n for e in log.entries(match.pk)] == list(range(match.version + 1))
+
+
+def test_each_save_is_a_page_and_ranges_cut_across_pages(make_match, alice, bob) -> None:
+    match = _play_by_hand(make_match("dice_cup", [alice, bob]), [alice, bob], actions=5)
+    pages = list(MatchLogPage.objects.filter(match=match).order_by("first"))
+    assert [(p.first, p.last) for p in pages] == [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4),
+                                                  (5, 5)]
+    every = list(log.entries(match.pk))
+    assert [e.n for e in every] == list(range(6)) and every[0].kind == "start"
+    assert all(e.version == e.n for e in every)
+    assert [e.n for e in log.entries(match.pk, since=2, until=4)] == [2, 3, 4]
+    assert [e.n for e in log.entries(match.pk, until=0)] == [0]
+    assert list(log.entries(match.pk, since=6)) == []
+    # events_after: the entries that hold engine events past that count, as a reader of
+    # "events since N" needs them.
+    for after in range(every[-1].event_count + 1):
+        assert list(log.entries(match.pk, events_after=after)) == [
+            e for e in every if e.event_count > after]
+    assert log.last_entries({match.pk: match.version}) == {match.pk: every[-1]}
+
+
+def test_a_bot_batch_is_one_page_with_every_entry_in_order(make_match, alice) -> None:
+    """Reference bots answering after a person's action are stored with it: one save."""
+    match = make_match("dice_cup", [alice, "bot:heuristic", "bot:random"])
+    before = MatchLogPage.objects.filter(match=match).count()
+    match = _play_by_hand(match, [alice, None, None], actions=1)
+    last = MatchLogPage.objects.filter(match=match).order_by("-first").first()
+    assert MatchLogPage.objects.filter(match=match).count() == before + 1
+    assert last.last == match.version and last.last > last.first, "the bots' moves too"
+    assert [e.n for e in log.entries(match.pk)] == list(range(match.version + 1))
+
+
+def test_matches_created_over_are_not_cached_but_running_ones_are(
+        alice, django_capture_on_commit_callbacks) -> None:
+    """A worker playing a tournament's matches to the end here has no reader for them: only
+    states that will be read in this process again are kept (games.states)."""
+    from games.services import NewMatch
+    from games.states import cached_state, state_key
+
+    bots = [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"}]
+    with django_capture_on_commit_callbacks(execute=True):
+        over, running = services.matches_create(game="dice_cup", created_by=alice, matches=[
+            NewMatch(seats=bots, seed=1),
+            NewMatch(seats=[{"kind": "player"}, bots[0]], seed=2, seat_users={0: alice})])
+    assert over.status == "finished" and running.status == "running"
+    assert cached_state(state_key(over)) is None
+    assert cached_state(state_key(running)) is not None
