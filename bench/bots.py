@@ -250,6 +250,11 @@ def main() -> int:
     from django.db import connection
 
     from bots.signing import new_secret
+    from config.startup import freeze_startup_objects
+
+    # The task path runs what a web process (creation) and a worker (the task) run: set up as
+    # both are once started.
+    freeze_startup_objects()
 
     options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}}.get(args.game)
     secret = new_secret()

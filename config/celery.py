@@ -1,10 +1,11 @@
 """The Celery app. Workers run tournaments and the periodic "dispatch what is due" tasks."""
 
-import gc
 import os
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun, worker_process_init, worker_ready
+
+from .startup import freeze_startup_objects
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -13,16 +14,10 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-@worker_ready.connect
-@worker_process_init.connect
-def freeze_startup_objects(**kwargs: object) -> None:
-    """Move everything the worker loaded at start (Django, the apps, the engine) out of the
-    garbage collector's reach: those objects live as long as the process, yet every full
-    collection walked them all, about 1.3 ms a match of reference bots (bench/tournament.py;
-    the gc.freeze() practice Instagram described). ``worker_ready`` is the solo and threads
-    pools' process; ``worker_process_init`` each prefork child."""
-    gc.collect()
-    gc.freeze()
+# Solo and thread pools get worker_ready in their one process, prefork children
+# worker_process_init.
+worker_ready.connect(freeze_startup_objects, weak=False)
+worker_process_init.connect(freeze_startup_objects, weak=False)
 
 
 @task_prerun.connect

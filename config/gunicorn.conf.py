@@ -17,3 +17,10 @@ timeout = 60
 graceful_timeout = 30
 keepalive = 5
 accesslog = "-"
+
+
+def post_worker_init(worker: object) -> None:
+    """Each worker, once it has loaded the app: see ``config.startup``."""
+    from config.startup import freeze_startup_objects
+
+    freeze_startup_objects()

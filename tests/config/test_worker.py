@@ -69,24 +69,28 @@ def test_the_workers_make_run_starts_serve_both_queues(tmp_path: Path) -> None:
     assert all(worker.returncode is not None for worker in workers)
 
 
-def test_a_worker_freezes_what_it_loaded_at_start_out_of_the_collectors_reach() -> None:
+def test_workers_freeze_what_they_loaded_at_start_out_of_the_collectors_reach() -> None:
     """Full collections walked every object Django and the apps loaded, over and over: about
-    1.3 ms a reference-bot match (bench/tournament.py). Solo and thread pools get
-    ``worker_ready``, prefork children ``worker_process_init``."""
+    1.3 ms a reference-bot match (bench/tournament.py). Celery's solo and thread pools get
+    ``worker_ready``, prefork children ``worker_process_init``; gunicorn's workers its
+    ``post_worker_init`` hook."""
     import gc
+    import runpy
 
     from celery.signals import worker_process_init, worker_ready
 
-    from config.celery import freeze_startup_objects
+    from config.startup import freeze_startup_objects
 
     for signal in (worker_ready, worker_process_init):
         assert freeze_startup_objects in signal._live_receivers(None)
-    gc.unfreeze()
-    try:
-        freeze_startup_objects()
-        assert gc.get_freeze_count() > 1000
-    finally:
+    gunicorn = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
+    for start in (freeze_startup_objects, lambda: gunicorn["post_worker_init"](None)):
         gc.unfreeze()
+        try:
+            start()
+            assert gc.get_freeze_count() > 1000
+        finally:
+            gc.unfreeze()
 
 
 @pytest.mark.postgres
