@@ -1,7 +1,7 @@
 """Tournaments through real Celery workers and PostgreSQL, figures printed side by side.
 
     python bench/tournament.py [--db postgres://postgres@127.0.0.1:5432/bluff_bench_tournament]
-                               [--meetings 25] [--slow-meetings 1] [--in-flight 64]
+                               [--meetings 100] [--slow-meetings 1] [--in-flight 64]
                                [--slow-workers 2] [--only reference|slow]
 
 Every tournament is created with ``tournaments.services.tournament_create`` (what the API
@@ -9,10 +9,13 @@ calls) and played by worker processes started as `make run` starts them, consumi
 ``matches`` queue (plus one ``housekeeping`` worker), on a fresh bench database and the
 configured broker (``CELERY_BROKER_URL``, else an embedded one in a temporary folder):
 
-1. **reference bots**: dice cup, 16 reference-bot participants at tables of 4, one matches
-   worker process (solo pool): tournament matches/s from creation to the last recorded
-   result, next to the engine alone playing the same matches (same seeds and seats, the same
-   reference bots built the same way) in this process, in the same run. Target: >= 0.5x.
+1. **reference bots**: dice cup, 16 reference-bot participants at tables of 4, ``--meetings``
+   rounds (100: 400 matches, about 3 s through one worker; in a run of 100 matches the
+   tournament's fixed cost, its creation and dispatch, weighed a tenth, and its 7 chunks
+   could not split evenly over two workers), one matches worker process (solo pool):
+   tournament matches/s from creation to the last recorded result, next to the engine alone
+   playing the same matches (same seeds and seats, the same reference bots built the same
+   way) in this process, in the same run. Target: >= 0.5x.
 2. **two workers**: the same with two matches worker processes. Target: >= 1.7x one.
 3. **slow webhook bots**: 16 loopback webhook bots (one asyncio process of their own) that
    each answer /move after 20 ms, a round robin of dice cup at tables of 2, ``--in-flight``
@@ -203,7 +206,7 @@ def with_workers(matches_workers: list[list[str]], run):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=DEFAULT_DB)
-    parser.add_argument("--meetings", type=int, default=25,
+    parser.add_argument("--meetings", type=int, default=100,
                         help="rounds of tables of the reference-bot tournaments")
     parser.add_argument("--slow-meetings", type=int, default=1)
     parser.add_argument("--in-flight", type=int, default=64)
