@@ -22,7 +22,7 @@ from django.utils import timezone
 from ..driver import MatchDriver
 from ..models import Match, Seat
 from ..seats import SeatAnswer, get_seat_kind, seat_kinds
-from ..states import load_state, remember_state
+from ..states import load_state
 from .store import driver_for, enqueue_advance, flush, locked_match, read_match, save, tell
 
 
@@ -138,9 +138,9 @@ def _store_shared_step(match_id: int, driver: MatchDriver,
 
 
 def _finish(match: Match, driver: MatchDriver) -> None:
-    """The match is over: tell the out-of-process kinds, share the final state with readers."""
+    """The match is over: tell the out-of-process kinds. (Its final state is not cached: its
+    readers are web processes, not this worker; see ``store.save_new``.)"""
     tell(driver.out_of_process_sessions(), "finished", driver.state, match.pk)
-    remember_state(match, driver.state)
 
 
 def matches_resume_stalled(*, limit: int = 500) -> int:
