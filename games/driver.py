@@ -59,13 +59,17 @@ def engine_events(state: State, since: int) -> list[JSON]:
 
 
 @dataclass(slots=True)
-class Move:
-    """One entry of the match log, made by the driver.
+class Entry:
+    """What every entry of the match log holds (``games.log`` stores them).
 
-    ``n`` is the match version after it; ``turn`` the engine's move count before it (what a
-    seat was asked at). ``strike``: the reason the seat got a strike with this move (its detail
-    in ``detail``).
+    ``n``: 0, 1, 2, ... without gaps, the match version after the entry; ``kind``: START,
+    ACTION, DEFAULT, TIMEOUT or RESIGN; ``events``: the engine events it produced, each seat's
+    private part under ``private[str(seat)]``; ``event_count``: engine events up to and
+    including it.
     """
+
+    # Not frozen: a frozen dataclass sets each field through object.__setattr__, a good part of
+    # the driver's own time per move. Nothing changes an entry once made.
 
     n: int
     kind: str
@@ -73,16 +77,21 @@ class Move:
     action: JSON | None
     events: list[JSON]
     event_count: int
-    turn: int = 0
-    strike: str | None = None
-    detail: str = ""
-
-    # Not frozen: a frozen dataclass sets each field through object.__setattr__, a good part of
-    # the driver's own time per move. Nothing changes a Move once made.
 
     @property
     def version(self) -> int:
         return self.n
+
+
+@dataclass(slots=True)
+class Move(Entry):
+    """An entry as the driver makes it: ``turn`` is the engine's move count before it (what a
+    seat was asked at); ``strike`` the reason the seat got a strike with it (its detail in
+    ``detail``)."""
+
+    turn: int = 0
+    strike: str | None = None
+    detail: str = ""
 
 
 class MatchDriver:
@@ -315,4 +324,4 @@ class MatchDriver:
 
 
 __all__ = ["ACTION", "DEFAULT", "ILLEGAL_ACTION", "MISSED_DEADLINE", "RESIGN", "START",
-           "TIMEOUT", "MatchDriver", "Move", "engine_events"]
+           "TIMEOUT", "Entry", "MatchDriver", "Move", "engine_events"]

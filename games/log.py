@@ -5,15 +5,12 @@ Every save of a match (a person's action, a batch of bot moves, a match played t
 one go) writes the entries it made as one :class:`~games.models.MatchLogPage` row: a JSON array
 in a text column, written by orjson. A row per entry cost far more than its content: a
 reference-bot match of ~120 entries took ~1.3 ms to write as rows (their jsonb, their index
-entries), ~0.3 ms as one page (bench/tournament.py); a text column because PostgreSQL parses
+entries), ~0.35 ms as one page (bench/tournament.py); a text column because PostgreSQL parses
 and compresses a large jsonb value several times slower than text, and nobody queries inside
 the log with SQL.
 
-An entry (:class:`LogEntry`): ``n`` (0, 1, 2, ... without gaps: the match version after it),
-``kind`` (``games.driver``'s START, ACTION, DEFAULT, TIMEOUT, RESIGN), ``seat``, ``action``,
-``events`` (the engine events it produced, each seat's private part under
-``private[str(seat)]``) and ``event_count`` (engine events up to and including it); its
-``created_at`` is its page's.
+An entry (:class:`LogEntry`) holds what ``games.driver.Entry`` says, and its page's
+``created_at``.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ from typing import Any
 import orjson
 from django.db.models import Q
 
-from .driver import Move
+from .driver import Entry, Move
 from .models import MatchLogPage
 
 JSON = dict[str, Any]
@@ -36,22 +33,11 @@ JSON = dict[str, Any]
 PAGES_AT_ONCE = 50
 
 
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One entry of a match's log (see the module docstring)."""
+@dataclass(slots=True)
+class LogEntry(Entry):
+    """A stored entry of a match's log, with the time its page was written."""
 
-    n: int
-    kind: str
-    seat: int | None
-    action: JSON | None
-    events: list[JSON]
-    event_count: int
     created_at: datetime
-
-    @property
-    def version(self) -> int:
-        """The match version after this entry (the same number as ``n``)."""
-        return self.n
 
 
 def page_row(match_id: int, moves: Sequence[Move]) -> dict[str, Any]:
