@@ -18,9 +18,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from . import log
 from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
-from . import log
 from .log import LogEntry
 from .models import Match, Seat
 from .states import cache_state, cached_state, load_state
