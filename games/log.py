@@ -7,7 +7,7 @@ in a text column, written by orjson. A row per entry cost far more than its cont
 reference-bot match of ~120 entries took ~1.3 ms to write as rows (their jsonb, their index
 entries), ~0.35 ms as one page (bench/tournament.py); a text column because PostgreSQL parses
 and compresses a large jsonb value several times slower than text, and nobody queries inside
-the log with SQL.
+the log with SQL; compressed with lz4 on PostgreSQL (migration 0010).
 
 An entry (:class:`LogEntry`) holds what ``games.driver.Entry`` says, and its page's
 ``created_at``.
