@@ -11,11 +11,11 @@ configured broker (``CELERY_BROKER_URL``, else an embedded one in a temporary fo
 
 1. **reference bots**: dice cup, 16 reference-bot participants at tables of 4, ``--meetings``
    rounds (100: 400 matches, about 3 s through one worker; in a run of 100 matches the
-   tournament's fixed cost, its creation and dispatch, weighed a tenth, and its 7 chunks
-   could not split evenly over two workers), one matches worker process (solo pool):
-   tournament matches/s from creation to the last recorded result, next to the engine alone
-   playing the same matches (same seeds and seats, the same reference bots built the same
-   way) in this process, in the same run. Target: >= 0.5x.
+   tournament's fixed cost, its creation and dispatch, weighed a tenth, and its few chunks
+   (``TOURNAMENT_CHUNK``) could not split evenly over two workers), one matches worker
+   process (solo pool): tournament matches/s from creation to the last recorded result, next
+   to the engine alone playing the same matches (same seeds and seats, the same reference bots
+   built the same way) in this process, in the same run. Target: >= 0.5x.
 2. **two workers**: the same with two matches worker processes. Target: >= 1.7x one.
 3. **slow webhook bots**: 16 loopback webhook bots (one asyncio process of their own) that
    each answer /move after 20 ms, a round robin of dice cup at tables of 2, ``--in-flight``
