@@ -7,7 +7,7 @@ against ~1.7 ms for 70 log rows), which is most of a batch's database time. Othe
 get ``bulk_create``.
 
 :func:`update_rows` gives many rows different values in one ``UPDATE ... FROM UNNEST`` on
-PostgreSQL (a tournament chunk records 16 results: 16 round trips before), where Django's
+PostgreSQL (a tournament chunk records its results: a round trip per match before), where Django's
 ``bulk_update`` builds a ``CASE WHEN`` per column and row.
 """
 
@@ -64,8 +64,7 @@ def update_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]],
     params = [[row["pk"] for row in rows]]
     for field in columns[1:]:
         if isinstance(field, models.JSONField):
-            params.append([None if row[field.attname] is None
-                           else orjson.dumps(row[field.attname]).decode() for row in rows])
+            params.append([_json_text(row[field.attname]) for row in rows])
         else:
             params.append([row[field.attname] for row in rows])
     with connection.cursor() as cursor:
@@ -91,13 +90,15 @@ def _value_of(field: models.Field, now: datetime) -> Callable[[Mapping[str, Any]
         return lambda row: row.get(name) or now
     default = field.get_default() if field.has_default() or field.null else _REQUIRED
     if isinstance(field, models.JSONField):
-        def json_text(row: Mapping[str, Any]) -> object:
-            value = row.get(name, default)
-            return None if value is None else orjson.dumps(value).decode()
-        return json_text
+        return lambda row: _json_text(row.get(name, default))
     if default is _REQUIRED:
         return lambda row: row[name]
     return lambda row: row.get(name, default)
 
 
 _REQUIRED = object()
+
+
+def _json_text(value: Any) -> str | None:
+    """A JSON field's value as the text PostgreSQL reads into jsonb; Python None is SQL NULL."""
+    return None if value is None else orjson.dumps(value).decode()

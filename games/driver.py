@@ -52,12 +52,6 @@ MISSED_DEADLINE = "timeout"
 _NO_ANSWER = SeatAnswer(detail="platform error: no answer")
 
 
-def engine_events(state: State, since: int) -> list[JSON]:
-    """Engine events from index ``since``, public, with each seat's private part under
-    ``private[str(seat)]``: the complete record the log needs for audits and replays."""
-    return state.log_since(since)
-
-
 @dataclass(slots=True)
 class Entry:
     """What every entry of the match log holds (``games.log`` stores them).
@@ -324,4 +318,4 @@ class MatchDriver:
 
 
 __all__ = ["ACTION", "DEFAULT", "ILLEGAL_ACTION", "MISSED_DEADLINE", "RESIGN", "START",
-           "TIMEOUT", "Entry", "MatchDriver", "Move", "engine_events"]
+           "TIMEOUT", "Entry", "MatchDriver", "Move"]

@@ -9,8 +9,8 @@ markup or scripts into the page.
 from __future__ import annotations
 
 import json
-from functools import cache
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from django.conf import settings

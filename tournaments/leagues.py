@@ -277,8 +277,8 @@ def table_groups(tables: int) -> list[tuple[int, int]]:
     many): each group is one task, so a night uses up to that many worker processes at once,
     while the hands of a group's tables are stored together (a statement per group of
     hands, not per hand)."""
-    size = settings.LEAGUE_TABLES_PER_TASK
-    return [(first, min(size, tables - first)) for first in range(0, tables, size)]
+    return [_group_of(first, tables)
+            for first in range(0, tables, settings.LEAGUE_TABLES_PER_TASK)]
 
 
 def tables_advance(*, night_id: int, first: int, count: int,
