@@ -1,0 +1,122 @@
+"""Steps per second through the PettingZoo environments vs the raw engine, same random play.
+
+    python bench/envs.py [--seconds 2] [--game dice_cup]
+
+For each game (default options) matches are first played at random through the environment,
+one uniform pick from the action mask per step (``action_space.sample(mask)``), and recorded:
+the environment's action indices and the engine moves they made. Then both replay the very same
+matches, timed by CPU time of this process:
+
+* raw engine: per move, what a player needs from the engine: ``state.view(seat)`` and
+  ``state.legal_actions(seat)``, then ``state.apply(seat, action)``;
+* environment: per step, what an agent does: ``last()`` (observation vector, action mask and
+  JSON view), then ``step(index)``; through ``env()`` (PettingZoo's recommended wrappers) and
+  through ``raw_env`` (none).
+
+Overhead = environment time / raw engine time for the same engine moves. Target: at most 1.5x.
+A DTC offer of k cards takes k + 1 steps (one per card, then the claim), so DTC has more steps
+than moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import platform
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from games.engine import Rng, game_ids, get_game  # noqa: E402
+from games.envs import env, raw_env  # noqa: E402
+
+TARGET_OVERHEAD = 1.5
+
+
+def record(game_id: str, seed: int) -> tuple[list[int], list[tuple[int, dict]]]:
+    """A random match through the environment, one uniform pick from the mask per step: its
+    action indices, and the engine moves (seat, action) they made."""
+    e = raw_env(game_id)
+    e.reset(seed=seed)
+    rng = Rng(seed)
+    indices: list[int] = []
+    moves: list[tuple[int, dict]] = []
+    while not e.state.is_over:
+        mask = e.observe(e.agent_selection)["action_mask"]
+        legal = mask.nonzero()[0]
+        index = int(legal[rng.below(len(legal))])
+        seat = e.agent_seat[e.agent_selection]
+        move, _ = e.codec.decode(e.state.view(seat), index, e.pending)
+        if move is not None:
+            moves.append((seat, move))
+        e.step(index)
+        indices.append(index)
+    return indices, moves
+
+
+def time_engine(game_id: str, matches: list[tuple[int, list[tuple[int, dict]]]]) -> float:
+    game = get_game(game_id)
+    started = time.process_time()
+    for seed, moves in matches:
+        state = game.new_match(seed=seed)
+        for seat, action in moves:
+            state.view(seat)
+            state.legal_actions(seat)
+            state.apply(seat, action)
+    return time.process_time() - started
+
+
+def time_env(make, matches: list[tuple[int, list[int]]]) -> float:
+    e = make()
+    started = time.process_time()
+    for seed, indices in matches:
+        e.reset(seed=seed)
+        for index in indices:
+            e.last()
+            e.step(index)
+    return time.process_time() - started
+
+
+def bench_game(game_id: str, seconds: float) -> dict:
+    recorded_moves, recorded_indices = [], []
+    started = time.process_time()
+    seed = 0
+    while time.process_time() - started < seconds:
+        indices, moves = record(game_id, seed)
+        recorded_indices.append((seed, indices))
+        recorded_moves.append((seed, moves))
+        seed += 1
+    moves = sum(len(m) for _, m in recorded_moves)
+    steps = sum(len(i) for _, i in recorded_indices)
+    engine = min(time_engine(game_id, recorded_moves) for _ in range(3))
+    wrapped = min(time_env(lambda: env(game_id), recorded_indices) for _ in range(3))
+    raw = min(time_env(lambda: raw_env(game_id), recorded_indices) for _ in range(3))
+    return {"matches": seed, "moves": moves, "steps": steps, "engine": engine, "env": wrapped,
+            "raw_env": raw}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="CPU time spent recording matches per game")
+    parser.add_argument("--game", action="append", choices=game_ids(), help="only these games")
+    args = parser.parse_args()
+    print(f"Python {platform.python_version()} on {platform.machine()}, one core, default "
+          f"options; rates per CPU second, best of 3 replays")
+    print(f"{'game':<15}{'matches':>8}{'engine mv/s':>13}{'env steps/s':>13}{'env mv/s':>10}"
+          f"{'overhead':>10}{'raw_env':>9}  target")
+    worst = 0.0
+    for game_id in args.game or game_ids():
+        r = bench_game(game_id, args.seconds)
+        overhead, raw_overhead = r["env"] / r["engine"], r["raw_env"] / r["engine"]
+        worst = max(worst, overhead)
+        verdict = "ok" if overhead <= TARGET_OVERHEAD else "ABOVE"
+        print(f"{game_id:<15}{r['matches']:>8}{r['moves'] / r['engine']:>13,.0f}"
+              f"{r['steps'] / r['env']:>13,.0f}{r['moves'] / r['env']:>10,.0f}"
+              f"{overhead:>9.2f}x{raw_overhead:>8.2f}x  {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

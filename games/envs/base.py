@@ -1,0 +1,110 @@
+"""What every game's codec shares: the fixed action index and the observation vector.
+
+A *codec* turns one seat's view and legal actions (exactly what a webhook bot or a polling
+client gets, nothing more) into what learning code wants: a fixed-size float vector, and the
+legal indices of a fixed, documented action index; and an index back into an engine action.
+Each game's index and vector are defined in one place, ``games/envs/<game>.py``, and documented
+in ``docs/training.md``.
+
+An engine action is normally one index (one environment step). Where a game's action space is
+too large to list (DTC offers: any part of a hand of up to 66 cards), an action is built over
+several steps of the same seat; the part built so far is the *pending* value, private to that
+seat and part of its observation.
+
+Seats in actions and observations are *offsets* from the observing seat: offset ``k`` is seat
+``(me + k) % players`` (0 = me, 1 = my left...), so one policy fits every seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar
+
+JSON = dict[str, Any]
+
+
+class Codec:
+    """One game's action index and observation vector for a player count and options."""
+
+    game_id: ClassVar[str]
+    #: Every observation value lies in ``[0, observation_high]``.
+    observation_high: float
+
+    def __init__(self, players: int, options: JSON) -> None:
+        self.players = players
+        self.options = options
+        self.action_size = 0
+        self.observation_size = 0
+
+    # ---- the action index --------------------------------------------------------------------
+
+    def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
+        """The indices the seat may take now (its view, its legal actions, its pending part)."""
+        raise NotImplementedError
+
+    def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
+        """``(engine action, None)`` when ``index`` completes an action, else ``(None, the new
+        pending part)``. ``index`` must be one of :meth:`legal_indices`."""
+        raise NotImplementedError
+
+    def indices(self, view: JSON, action: JSON) -> list[int]:
+        """The indices, in order, that make the legal engine ``action`` (one for most games)."""
+        raise NotImplementedError
+
+    # ---- the observation ---------------------------------------------------------------------
+
+    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+        """The fixed-size vector of the seat's view (``observation_size`` values)."""
+        raise NotImplementedError
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def offset(self, seat: int, me: int) -> int:
+        """The offset of ``seat`` seen from ``me`` (0 = me, 1 = my left, ...)."""
+        return (seat - me) % self.players
+
+    def seat(self, offset: int, me: int) -> int:
+        return (me + offset) % self.players
+
+    def by_offset(self, per_seat: Sequence[Any], me: int) -> list[Any]:
+        """A per-seat list reordered so that index ``k`` is offset ``k``."""
+        return [per_seat[(me + k) % self.players] for k in range(self.players)]
+
+    def one_hot(self, k: int | None, size: int) -> list[float]:
+        out = [0.0] * size
+        if k is not None:
+            out[k] = 1.0
+        return out
+
+
+class FlatCodec(Codec):
+    """A codec where every engine action is one index: a table of hashable keys, in index
+    order, built once from the player count and options. Subclasses give the table
+    (:meth:`keys`), the key of an action seen from a view (:meth:`key`) and back (:meth:`build`)."""
+
+    def __init__(self, players: int, options: JSON) -> None:
+        super().__init__(players, options)
+        self.table: list[Hashable] = list(self.keys())
+        self.index_of: dict[Hashable, int] = {k: i for i, k in enumerate(self.table)}
+        if len(self.index_of) != len(self.table):
+            raise AssertionError(f"{self.game_id}: duplicate keys in the action index")
+        self.action_size = len(self.table)
+
+    def keys(self) -> Sequence[Hashable]:
+        raise NotImplementedError
+
+    def key(self, view: JSON, action: JSON) -> Hashable:
+        raise NotImplementedError
+
+    def build(self, view: JSON, key: Any) -> JSON:
+        raise NotImplementedError
+
+    def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
+        index_of, key = self.index_of, self.key
+        return [index_of[key(view, action)] for action in legal]
+
+    def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
+        return self.build(view, self.table[index]), None
+
+    def indices(self, view: JSON, action: JSON) -> list[int]:
+        return [self.index_of[self.key(view, action)]]

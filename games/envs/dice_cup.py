@@ -1,0 +1,112 @@
+"""Dice cup bluff's action index and observation vector (docs/training.md, "Dice cup bluff").
+
+Index, in this order (``n`` = players; chips are 3..18)::
+
+    call <k> <x>     k = 0..n-1 (target's seat offset; 0 never legal), x = 3..18
+    trade <give> <take>   every (chips given, chip taken) with 2+ chips given whose points add
+                     up to the taken chip's (DC-4), by number of chips given, then the given
+                     chips ascending (lexicographic), then the taken chip: 374 trades
+    truth, bluff
+    give <x>         x = 3..18
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from itertools import combinations
+from typing import Any
+
+from games.engine.dice_cup import CHIPS, POINTS
+
+from .base import JSON, FlatCodec
+
+PHASES = ("call", "answer", "give", "over")
+_MAX_GIVE = max(POINTS.values())  # every chip is worth 1+ points, so at most 5 are given
+
+
+def trade_keys() -> list[tuple[str, tuple[int, ...], int]]:
+    out = []
+    for size in range(2, _MAX_GIVE + 1):
+        for give in combinations(CHIPS, size):
+            worth = sum(POINTS[c] for c in give)
+            out += [("trade", give, take) for take in CHIPS
+                    if POINTS[take] == worth and take not in give]
+    return out
+
+
+class DiceCupCodec(FlatCodec):
+    game_id = "dice_cup"
+    observation_high = 500.0
+
+    def __init__(self, players: int, options: JSON) -> None:
+        super().__init__(players, options)
+        n = players
+        self.observation_size = (len(PHASES) + n + 4 + len(CHIPS) * (n + 1) + n + (1 + n + 2)
+                                 + 4 * n + 2)
+
+    def keys(self) -> Sequence[Hashable]:
+        out: list[Hashable] = [("call", k, x) for k in range(self.players) for x in CHIPS]
+        out += trade_keys()
+        out += [("truth",), ("bluff",)]
+        out += [("give", x) for x in CHIPS]
+        return out
+
+    def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
+        targets = getattr(legal, "targets", None)
+        if targets is None:
+            return super().legal_indices(view, legal)
+        # The call step's lazy list: numbers per target, then trades (no dicts built).
+        me, width = view["seat"], len(CHIPS)
+        out = []
+        for target, numbers in zip(targets, legal.numbers):
+            base = self.offset(target, me) * width - CHIPS[0]
+            out += [base + x for x in numbers]
+        return out + [self.index_of[self.key(view, a)] for a in legal.trades]
+
+    def key(self, view: JSON, action: JSON) -> Hashable:
+        kind = action["type"]
+        if kind == "call":
+            return ("call", self.offset(action["target"], view["seat"]), action["number"])
+        if kind == "trade":
+            return ("trade", tuple(action["give"]), action["take"])
+        if kind == "give":
+            return ("give", action["chip"])
+        return (kind,)
+
+    def build(self, view: JSON, key: Any) -> JSON:
+        kind = key[0]
+        if kind == "call":
+            return {"type": "call", "target": self.seat(key[1], view["seat"]), "number": key[2]}
+        if kind == "trade":
+            return {"type": "trade", "give": list(key[1]), "take": key[2]}
+        if kind == "give":
+            return {"type": "give", "chip": key[1]}
+        return {"type": kind}
+
+    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+        n, me = self.players, view["seat"]
+        hot = self.one_hot
+        out = hot(PHASES.index(view["phase"]), len(PHASES))
+        out += hot(self.offset(view["roller"], me), n)
+        dice = view["dice"]
+        out += [0, 0, 0] if dice is None else dice
+        out.append(float(view["dice_revealed"]))
+        owner = [0] * len(CHIPS)  # 0: the middle, 1 + k: in front of offset k
+        for seat, chips in enumerate(view["chips"]):
+            for chip in chips:
+                owner[chip - CHIPS[0]] = 1 + self.offset(seat, me)
+        for o in owner:
+            out += hot(o, n + 1)
+        out += self.by_offset(view["points"], me)
+        call = view["call"]
+        if call is None:
+            out += [0.0] * (1 + n + 2)
+        else:
+            out += [1.0, *hot(self.offset(call["target"], me), n), call["number"],
+                    float(call["from_target"])]
+        for tally in self.by_offset(view["honesty"], me):
+            out += tally
+        for tally in self.by_offset(view["answers"], me):
+            out += tally
+        out += [view["turn"], view["target_points"] or 0]
+        return out

@@ -1,0 +1,118 @@
+"""D.O.T's action index and observation vector (docs/training.md, "D.O.T").
+
+Card keys are the three-digit keys of the rules (``"131"``); ``D`` is the sorted list of the
+distinct draw-card keys of the match's deck (option ``deck``; 15 with the standard deck), and
+the star keys are ``400, 040, 004``. Index, in this order::
+
+    commit <star> <a,b,c>   for each star 400, 040, 004: every sorted 3-card choice a <= b <= c
+                            of the shared pool from the deck's draw cards and that star (as a
+                            multiset: a key at most as often as the deck has it), sorted
+    discard <a>             every single card key (D, then the stars)... as sorted 1-tuples,
+    discard <a,b>           then every sorted pair, all from the draw cards and the stars
+
+(the exact lists: ``DotCodec(2, options).table``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from itertools import combinations
+from typing import Any
+
+from games.engine.dot import STARS, deck_keys
+
+from .base import JSON, FlatCodec
+
+PHASES = ("commit", "discard", "over")
+
+
+def _choices(cards: list[str], size: int) -> list[tuple[str, ...]]:
+    """Every distinct sorted ``size``-multiset of ``cards`` (a sorted list with repeats)."""
+    return sorted(set(combinations(sorted(cards), size)))
+
+
+class DotCodec(FlatCodec):
+    game_id = "dot"
+    observation_high = 15.0
+
+    def __init__(self, players: int, options: JSON) -> None:
+        self.draw = deck_keys(options)
+        self.distinct = sorted(set(self.draw))
+        self.card_keys = self.distinct + list(STARS)
+        self.card_index = {k: i for i, k in enumerate(self.card_keys)}
+        super().__init__(players, options)
+        k, d = len(self.card_keys), len(self.distinct)
+        self.observation_size = 3 + 3 + 1 + 9 + 6 + k + 2 * k + 6 + 2 * d + 2 + 3 + 1 + 4
+
+    def keys(self) -> Sequence[Hashable]:
+        out: list[Hashable] = [("commit", star, shared) for star in STARS
+                               for shared in _choices(self.draw + [star], 3)]
+        every = self.draw + list(STARS)
+        out += [("discard", cards) for size in (1, 2) for cards in _choices(every, size)]
+        return out
+
+    def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
+        # The lists' documented contents, read from the view without building their dicts:
+        # commits are 3 of (hand + a remaining star); discards, ``count`` of the other pool.
+        index_of = self.index_of
+        if view["phase"] == "commit" and legal:
+            hand, mine = view["hand"], view["stars_left"][view["seat"]]
+            return [index_of[("commit", star, shared)] for star in STARS if star in mine
+                    for shared in dict.fromkeys(combinations(sorted(hand + [star]), 3))]
+        step = view["discard"]
+        if step is not None and legal:
+            pool = sorted(view["pools"][step["pool"]])
+            return [index_of[("discard", cards)]
+                    for cards in dict.fromkeys(combinations(pool, step["count"]))]
+        return super().legal_indices(view, legal)
+
+    def key(self, view: JSON, action: JSON) -> Hashable:
+        if action["type"] == "commit":
+            return ("commit", action["star"], _spread(action["shared"]))
+        return ("discard", _spread(action["cards"]))
+
+    def build(self, view: JSON, key: Any) -> JSON:
+        if key[0] == "commit":
+            return {"type": "commit", "star": key[1], "shared": _counts(key[2])}
+        return {"type": "discard", "cards": _counts(key[1])}
+
+    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+        me = view["seat"]
+        hot = self.one_hot
+        k = len(self.card_keys)
+        out = hot(PHASES.index(view["phase"]), len(PHASES))
+        out += hot(view["round"] - 1, 3)
+        out.append(float(view["rule"] == "largest"))
+        out += view["pot"] + view["supply"] + view["unclaimed"]
+        for tokens in self.by_offset(view["tokens"], me):
+            out += tokens
+        out += self._count_vector(view["hand"], k)
+        for pool in self.by_offset(view["pools"], me):
+            out += self._count_vector(pool, k)
+        for stars in self.by_offset(view["stars_left"], me):
+            out += [float(s in stars) for s in STARS]
+        for unrevealed in self.by_offset(view["unrevealed"], me):
+            out += [unrevealed.get(key, 0) for key in self.distinct]
+        out += [float(c) for c in self.by_offset(view["committed"], me)]
+        step = view["discard"]
+        out += [0.0, 0.0, 0.0] if step is None else [1.0, float(step["seat"] == me), step["count"]]
+        out.append(float(view["my_commit"] is not None))
+        out += self.by_offset(view["hand_sizes"], me) + self.by_offset(view["deck_sizes"], me)
+        return out
+
+    def _count_vector(self, cards: Sequence[str], size: int) -> list[float]:
+        out = [0.0] * size
+        for card in cards:
+            out[self.card_index[card]] += 1
+        return out
+
+
+def _spread(counts: JSON) -> tuple[str, ...]:
+    return tuple(sorted(key for key, c in counts.items() for _ in range(c)))
+
+
+def _counts(cards: Sequence[str]) -> JSON:
+    out: JSON = {}
+    for card in cards:
+        out[card] = out.get(card, 0) + 1
+    return out

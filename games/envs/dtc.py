@@ -1,0 +1,110 @@
+"""DTC's action index and observation vector (documented in docs/training.md, "DTC").
+
+An offer can be any part of a hand of up to 66 cards with any claim: far too many to index.
+So an offer is built card by card over several steps of the same seat: ``add <rank>`` puts one
+more card of that rank into the offer being built (the *pending* part, seen only by that seat),
+and ``offer, claim <v>`` sends it with the claim. Index (15)::
+
+    0..6    add one card of rank "1".."6", "joker"
+    7..12   offer the cards added so far, claiming value 1..6
+    13      accept
+    14      call
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.engine.dtc import KEYS, VALUES
+
+from .base import JSON, Codec
+
+ADD = 0
+CLAIM = len(KEYS)
+ACCEPT = CLAIM + VALUES
+CALL = ACCEPT + 1
+PHASES = ("offer", "respond", "over")
+_EMPTY = (0,) * len(KEYS)
+
+
+def _bounds(legal: Any) -> tuple[Sequence[int], int, int]:
+    """``(hand counts, min_count, min_value)`` of an offer list or of its ``describe()``."""
+    if isinstance(legal, dict):
+        return [legal["hand"][k] for k in KEYS], legal["min_count"], legal["min_value"]
+    return legal.hand, legal.min_count, legal.min_value
+
+
+class DtcCodec(Codec):
+    game_id = "dtc"
+    observation_high = 66.0
+
+    def __init__(self, players: int, options: JSON) -> None:
+        super().__init__(players, options)
+        self.action_size = CALL + 1
+        n = players
+        self.observation_size = (len(PHASES) + 7 + 7 + n + 7 * n + 1 + (1 + n + 2 + 7) + 3
+                                 + (1 + 3 * n + 2 + 7 + 1) + 1)
+
+    def legal_indices(self, view: JSON, legal: Any, pending: Any = None) -> list[int]:
+        if view["phase"] != "offer":
+            return [ACCEPT if a["type"] == "accept" else CALL for a in legal]
+        hand, min_count, min_value = _bounds(legal)
+        chosen = pending or _EMPTY
+        out = [ADD + r for r in range(len(KEYS)) if chosen[r] < hand[r]]
+        k = sum(chosen)
+        if k > min_count:
+            out += range(CLAIM, CLAIM + VALUES)
+        elif k == min_count:
+            out += range(CLAIM + min_value - 1, CLAIM + VALUES)
+        return out
+
+    def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
+        if index == ACCEPT:
+            return {"type": "accept"}, None
+        if index == CALL:
+            return {"type": "call"}, None
+        chosen = pending or _EMPTY
+        if index < CLAIM:
+            return None, tuple(c + (r == index) for r, c in enumerate(chosen))
+        cards = {KEYS[r]: c for r, c in enumerate(chosen) if c}
+        return {"type": "offer", "cards": cards, "value": index - CLAIM + 1}, None
+
+    def indices(self, view: JSON, action: JSON) -> list[int]:
+        if action["type"] != "offer":
+            return [ACCEPT if action["type"] == "accept" else CALL]
+        cards = action["cards"]
+        out = [ADD + r for r, key in enumerate(KEYS) for _ in range(cards.get(key, 0))]
+        return out + [CLAIM + action["value"] - 1]
+
+    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+        n, me = self.players, view["seat"]
+        hot = self.one_hot
+        out = hot(PHASES.index(view["phase"]), len(PHASES))
+        hand = view["hand"]
+        out += [hand[k] for k in KEYS]
+        out += pending or _EMPTY
+        out += self.by_offset(view["hand_sizes"], me)
+        for pile in self.by_offset(view["penalty"], me):
+            out += [pile[k] for k in KEYS]
+        out.append(view["pile"])
+        offer = view["offer"]
+        if offer is None:
+            out += [0.0] * (1 + n + 2 + 7)
+        else:
+            mine = offer.get("cards") or {}
+            out += [1.0, *hot(self.offset(offer["giver"], me), n), offer["count"], offer["value"],
+                    *(mine.get(k, 0) for k in KEYS)]
+        beat = view["to_beat"]
+        out += [0.0, 0.0, 0.0] if beat is None else [1.0, beat["count"], beat["value"]]
+        call = view["last_call"]
+        if call is None:
+            out += [0.0] * (1 + 3 * n + 2 + 7 + 1)
+        else:
+            cards = call["cards"]
+            out += [1.0, *hot(self.offset(call["challenger"], me), n),
+                    *hot(self.offset(call["giver"], me), n),
+                    *hot(self.offset(call["taker"], me), n), call["count"], call["value"],
+                    *(cards.get(k, 0) for k in KEYS), float(call["true"])]
+        out.append(float(view["variant_2a"]))
+        return out

@@ -1,0 +1,238 @@
+"""games.envs: every game as a PettingZoo AEC environment (docs/training.md).
+
+PettingZoo's own api_test and seed_test for all five games; then what they cannot see: every
+legal engine action has exactly one index path and every legal index makes a legal action
+(against the engine's own lists, at random positions of random matches, options included),
+observations stay in their space, seeds reproduce the engine's deal, rewards follow the result,
+and no observation depends on hidden information (the engine's resample() re-draws it).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from games.engine import Rng, game_ids, get_game  # noqa: E402
+from games.envs import codec, env, rank_rewards, raw_env  # noqa: E402
+from tests.engine.test_all_games import random_options  # noqa: E402
+
+# Short matches keep the suite quick; api_test and seed_test also run one default match each.
+SHORT = {"great_dalmuti": {"hands": 2}, "dutch": {"rounds": 1}}
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_passes_pettingzoo_api_test(game_id: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # The two warnings PettingZoo's own dict-observation games (chess, go...) also give.
+        warnings.filterwarnings("ignore", "Observation is not a NumPy array")
+        warnings.filterwarnings("ignore", "Observation space for each agent probably")
+        api_test(env(game_id, **SHORT.get(game_id, {})), num_cycles=200)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_passes_pettingzoo_seed_test(game_id: str) -> None:
+    seed_test(lambda: env(game_id, **SHORT.get(game_id, {})), num_cycles=200)
+
+
+def random_env(game_id: str, seed: int):
+    """A raw environment with a random player count and random options, reset on ``seed``."""
+    game = get_game(game_id)
+    rng = Rng(seed)
+    players = rng.randint(game.min_players, game.max_players)
+    options = random_options(game, players, rng)
+    if game_id == "great_dalmuti":
+        options["hands"] = 1
+    if game_id == "dutch":
+        options["rounds"] = 1
+    e = raw_env(game_id, players=players, **options)
+    e.reset(seed=seed)
+    return e, rng
+
+
+def play(e, rng: Rng, check) -> None:
+    """Play ``e`` to the end uniformly over its mask, calling ``check(e, obs)`` every step."""
+    for agent in e.agent_iter():
+        obs, _, terminated, truncated, _ = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
+        check(e, obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.below(len(legal))]))
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_action_index_is_the_legal_list_exactly(game_id: str) -> None:
+    """At every step: each legal index decodes to a legal engine action (or a pending part);
+    each legal engine action's index path is legal at every step of it and decodes back to it;
+    a flat game's legal indices are as many as its legal actions."""
+    for seed in range(12):
+        e, rng = random_env(game_id, seed)
+        c = e.codec
+
+        def check(e, obs) -> None:
+            seat = e.agent_seat[e.agent_selection]
+            state, view = e.state, e.state.view(seat)
+            legal = state.legal_actions(seat)
+            indices = list(np.flatnonzero(obs["action_mask"]))
+            assert indices, "an asked seat always has a legal index"
+            if e.pending is None:
+                sample = [legal[rng.below(len(legal))] for _ in range(20)]
+                for action in sample:
+                    pending, path = None, c.indices(view, action)
+                    for i, index in enumerate(path):
+                        assert index in c.legal_indices(view, legal, pending)
+                        move, pending = c.decode(view, index, pending)
+                        assert (move is None) == (i < len(path) - 1)
+                    assert move == action
+                if game_id != "dtc":
+                    assert len(indices) == len(legal)
+                    assert sorted(indices) == sorted(c.index_of[c.key(view, a)] for a in legal)
+            for index in indices:
+                move, _ = c.decode(view, int(index), e.pending)
+                if move is not None:
+                    assert move in legal, (move, list(legal)[:5])
+
+        play(e, rng, check)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_observations_stay_in_their_space(game_id: str) -> None:
+    for seed in range(12):
+        e, rng = random_env(game_id, seed)
+        space = e.observation_space(e.possible_agents[0])["observation"]
+
+        def check(e, obs) -> None:
+            vector = obs["observation"]
+            assert vector.shape == (e.codec.observation_size,)
+            assert space.contains(vector), (vector.min(), vector.max(), space.high[0])
+            for agent in e.agents:  # the other seats' observations too
+                other = e.observe(agent)["observation"]
+                assert other.shape == vector.shape and space.contains(other)
+
+        play(e, rng, check)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_no_observation_depends_on_hidden_information(game_id: str) -> None:
+    """Leak test: for every seat, re-drawing what it cannot know (the engine's resample: other
+    hands, piles, dice, sealed answers) leaves its whole observation unchanged."""
+    for seed in range(8):
+        e, rng = random_env(game_id, seed)
+        twin = raw_env(game_id, players=e.players, **e.options)
+        twin.reset(seed=seed)
+        changed = False
+
+        def check(e, obs) -> None:
+            nonlocal changed
+            for agent in e.agents:
+                seat = e.agent_seat[agent]
+                mine = e.observe(agent)
+                redrawn = e.state.resample(seat, rng.next64())
+                changed |= redrawn.dump() != e.state.dump()
+                twin.state, twin.agent_selection, twin.pending = redrawn, e.agent_selection, \
+                    e.pending
+                twin.forget_position()
+                theirs = twin.observe(agent)
+                assert theirs["view"] == mine["view"]
+                assert np.array_equal(theirs["observation"], mine["observation"])
+                assert np.array_equal(theirs["action_mask"], mine["action_mask"])
+
+        play(e, rng, check)
+        assert changed, "resample() never re-drew anything: the test would prove nothing"
+
+
+def test_a_sealed_answer_never_shows_in_the_other_seats_observation() -> None:
+    """D.O.T's commits are one sealed simultaneous step, played as two AEC turns: whatever
+    seat 0 commits, seat 1 then observes the same thing (only that seat 0 has committed)."""
+    seen = set()
+    for first in range(60):
+        e = raw_env("dot")
+        e.reset(seed=3)
+        assert e.agent_selection == "player_0" and e.state.to_act() == [0, 1]
+        mask = e.observe("player_0")["action_mask"]
+        e.step(int(np.flatnonzero(mask)[first]))
+        assert e.agent_selection == "player_1"
+        obs = e.observe("player_1")
+        seen.add((obs["view"], obs["observation"].tobytes(), obs["action_mask"].tobytes()))
+    assert len(seen) == 1
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_seed_gives_the_engines_deal(game_id: str) -> None:
+    e = raw_env(game_id)
+    e.reset(seed=12345)
+    assert e.state.to_json() == get_game(game_id).new_match(seed=12345).to_json()
+    e.reset()
+    follow_up = e.state.to_json()
+    e.reset(seed=12345)
+    e.reset()
+    assert e.state.to_json() == follow_up, "resets after a seeded one are reproducible too"
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+@pytest.mark.parametrize("reward", ["rank", "score"])
+def test_rewards_come_from_the_final_result(game_id: str, reward: str) -> None:
+    from games.envs.env import SCORE_SIGN
+
+    e = raw_env(game_id, reward=reward, **SHORT.get(game_id, {}))
+    e.reset(seed=5)
+    rng = Rng(5)
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, r, terminated, truncated, info = e.last()
+        totals[agent] += r
+        if terminated or truncated:
+            result = info["result"]
+            e.step(None)
+            continue
+        assert r == 0.0, "no reward before the end"
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.below(len(legal))]))
+    assert result == e.state.result()
+    if reward == "rank":
+        expected = rank_rewards(result["ranks"])
+    else:
+        expected = [SCORE_SIGN[game_id] * s for s in result["scores"]]
+    assert list(totals.values()) == expected
+
+
+def test_rank_rewards() -> None:
+    assert rank_rewards([1, 2]) == [1.0, -1.0]
+    assert rank_rewards([1, 1]) == [0.0, 0.0]
+    assert rank_rewards([1, 1, 3, 4]) == pytest.approx([2 / 3, 2 / 3, -1 / 3, -1])
+    assert sum(rank_rewards([2, 1, 4, 3, 1])) == 0
+
+
+def test_an_illegal_index_is_refused_clearly() -> None:
+    e = raw_env("dice_cup", players=2)
+    e.reset(seed=1)
+    illegal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="not legal now"):
+        e.step(illegal)
+    wrapped = env("dice_cup", players=2)
+    wrapped.reset(seed=1)
+    agent = wrapped.agent_selection
+    wrapped.last()
+    wrapped.step(illegal)  # TerminateIllegalWrapper: the match ends, that agent loses
+    assert wrapped.rewards[agent] == -1 and all(wrapped.terminations.values())
+
+
+def test_options_set_the_index_size() -> None:
+    assert codec("dtc").action_size == 15
+    assert codec("dice_cup", players=2).action_size == 2 * 16 + 374 + 2 + 16
+    assert codec("great_dalmuti", players=4).action_size == 2 + 13 + 91 + 1 + 4 + 1 + 234 + 2
+    assert codec("dutch", players=2).action_size == 6 + 3 * 54 + 2 + 54 * 54
+    assert codec("dot").action_size == 3 * 560 + 18 + 153
+    duplicated = [[0, 0, 0]] * 15
+    # Commits: 000 000 000 or 000 000 <star>, per star; discards: 4 singles, 7 pairs.
+    assert codec("dot", deck=duplicated).action_size == 3 * 2 + 4 + 7
+    with pytest.raises(ValueError, match="players"):
+        codec("dot", players=3)
