@@ -53,9 +53,17 @@ class Codec:
 
     # ---- the observation ---------------------------------------------------------------------
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
-        """The fixed-size vector of the seat's view (``observation_size`` values)."""
+    def encode(self, view: JSON) -> list[float]:
+        """The vector of the seat's view: the observation without its pending part."""
         raise NotImplementedError
+
+    def encode_pending(self, pending: Any) -> list[float]:
+        """The observation's last values: the part-built action (none for most games)."""
+        return []
+
+    def observe(self, view: JSON, pending: Any = None) -> list[float]:
+        """The whole observation vector (``observation_size`` values)."""
+        return self.encode(view) + self.encode_pending(pending)
 
     # ---- helpers -----------------------------------------------------------------------------
 
@@ -71,6 +79,7 @@ class Codec:
         return [per_seat[(me + k) % self.players] for k in range(self.players)]
 
     def one_hot(self, k: int | None, size: int) -> list[float]:
+        """``size`` values, 1.0 at ``k`` (none for ``None``)."""
         out = [0.0] * size
         if k is not None:
             out[k] = 1.0

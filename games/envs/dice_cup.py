@@ -83,7 +83,7 @@ class DiceCupCodec(FlatCodec):
             return {"type": "give", "chip": key[1]}
         return {"type": kind}
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+    def encode(self, view: JSON) -> list[float]:
         n, me = self.players, view["seat"]
         hot = self.one_hot
         out = hot(PHASES.index(view["phase"]), len(PHASES))
@@ -91,12 +91,16 @@ class DiceCupCodec(FlatCodec):
         dice = view["dice"]
         out += [0, 0, 0] if dice is None else dice
         out.append(float(view["dice_revealed"]))
-        owner = [0] * len(CHIPS)  # 0: the middle, 1 + k: in front of offset k
+        # Per chip [middle, offset 0, ..., offset n-1]: the middle unless someone holds it.
+        width = n + 1
+        where = [1.0, *[0.0] * n] * len(CHIPS)
         for seat, chips in enumerate(view["chips"]):
+            k = 1 + (seat - me) % n
             for chip in chips:
-                owner[chip - CHIPS[0]] = 1 + self.offset(seat, me)
-        for o in owner:
-            out += hot(o, n + 1)
+                at = (chip - CHIPS[0]) * width
+                where[at] = 0.0
+                where[at + k] = 1.0
+        out += where
         out += self.by_offset(view["points"], me)
         call = view["call"]
         if call is None:

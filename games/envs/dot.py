@@ -15,6 +15,7 @@ the star keys are ``400, 040, 004``. Index, in this order::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import Any
@@ -54,17 +55,23 @@ class DotCodec(FlatCodec):
     def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
         # The lists' documented contents, read from the view without building their dicts:
         # commits are 3 of (hand + a remaining star); discards, ``count`` of the other pool.
-        index_of = self.index_of
         if view["phase"] == "commit" and legal:
-            hand, mine = view["hand"], view["stars_left"][view["seat"]]
-            return [index_of[("commit", star, shared)] for star in STARS if star in mine
-                    for shared in dict.fromkeys(combinations(sorted(hand + [star]), 3))]
+            stars = view["stars_left"][view["seat"]]
+            return list(self._commits(tuple(view["hand"]), tuple(stars)))
         step = view["discard"]
         if step is not None and legal:
-            pool = sorted(view["pools"][step["pool"]])
-            return [index_of[("discard", cards)]
-                    for cards in dict.fromkeys(combinations(pool, step["count"]))]
+            return list(self._discards(tuple(view["pools"][step["pool"]]), step["count"]))
         return super().legal_indices(view, legal)
+
+    @functools.lru_cache(maxsize=1 << 16)  # noqa: B019  (codecs are shared and never freed)
+    def _commits(self, hand: tuple[str, ...], stars: tuple[str, ...]) -> list[int]:
+        return [self.index_of[("commit", star, shared)] for star in STARS if star in stars
+                for shared in dict.fromkeys(combinations(sorted(hand + (star,)), 3))]
+
+    @functools.lru_cache(maxsize=1 << 12)  # noqa: B019
+    def _discards(self, pool: tuple[str, ...], count: int) -> list[int]:
+        return [self.index_of[("discard", cards)]
+                for cards in dict.fromkeys(combinations(sorted(pool), count))]
 
     def key(self, view: JSON, action: JSON) -> Hashable:
         if action["type"] == "commit":
@@ -76,7 +83,7 @@ class DotCodec(FlatCodec):
             return {"type": "commit", "star": key[1], "shared": _counts(key[2])}
         return {"type": "discard", "cards": _counts(key[1])}
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+    def encode(self, view: JSON) -> list[float]:
         me = view["seat"]
         hot = self.one_hot
         k = len(self.card_keys)

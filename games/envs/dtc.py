@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.dtc import KEYS, VALUES
+from games.engine.dtc import KEYS, VALUES, offer_bounds
 
 from .base import JSON, Codec
 
@@ -26,13 +26,6 @@ ACCEPT = CLAIM + VALUES
 CALL = ACCEPT + 1
 PHASES = ("offer", "respond", "over")
 _EMPTY = (0,) * len(KEYS)
-
-
-def _bounds(legal: Any) -> tuple[Sequence[int], int, int]:
-    """``(hand counts, min_count, min_value)`` of an offer list or of its ``describe()``."""
-    if isinstance(legal, dict):
-        return [legal["hand"][k] for k in KEYS], legal["min_count"], legal["min_value"]
-    return legal.hand, legal.min_count, legal.min_value
 
 
 class DtcCodec(Codec):
@@ -47,9 +40,14 @@ class DtcCodec(Codec):
                                  + (1 + 3 * n + 2 + 7 + 1) + 1)
 
     def legal_indices(self, view: JSON, legal: Any, pending: Any = None) -> list[int]:
+        """In the offer phase only the view is read (the hand and what the offer must beat,
+        DTC-2/DTC-4), so a bot given ``legal_description`` instead of the list may pass []."""
         if view["phase"] != "offer":
             return [ACCEPT if a["type"] == "accept" else CALL for a in legal]
-        hand, min_count, min_value = _bounds(legal)
+        hand = [view["hand"][k] for k in KEYS]
+        beat = view["to_beat"]
+        min_count, min_value = offer_bounds(None if beat is None else
+                                            (beat["count"], beat["value"]))
         chosen = pending or _EMPTY
         out = [ADD + r for r in range(len(KEYS)) if chosen[r] < hand[r]]
         k = sum(chosen)
@@ -77,13 +75,15 @@ class DtcCodec(Codec):
         out = [ADD + r for r, key in enumerate(KEYS) for _ in range(cards.get(key, 0))]
         return out + [CLAIM + action["value"] - 1]
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+    def encode_pending(self, pending: Any) -> list[float]:
+        return list(pending or _EMPTY)
+
+    def encode(self, view: JSON) -> list[float]:
         n, me = self.players, view["seat"]
         hot = self.one_hot
         out = hot(PHASES.index(view["phase"]), len(PHASES))
         hand = view["hand"]
         out += [hand[k] for k in KEYS]
-        out += pending or _EMPTY
         out += self.by_offset(view["hand_sizes"], me)
         for pile in self.by_offset(view["penalty"], me):
             out += [pile[k] for k in KEYS]

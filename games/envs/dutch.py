@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from games.engine.dutch import DECK_SIZE, RANK_NAMES
+from games.engine.dutch import DECK_SIZE, NAME, RANK_NAMES
 
 from .base import JSON, FlatCodec
 
@@ -36,6 +36,9 @@ def card_code(name: str | None) -> int:
     if rank == "K":
         return 15 if name[-1] in "SC" else 16
     return 2 + RANK_NAMES.index(rank)
+
+
+CODE = {None: 1, **{name: card_code(name) for name in NAME}}
 
 
 class DutchCodec(FlatCodec):
@@ -107,20 +110,21 @@ class DutchCodec(FlatCodec):
     def _handle(self, view: JSON, seat: int, position: int) -> JSON:
         return {"seat": seat, "slot": view["hands"][seat]["slots"][position]["slot"]}
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+    def encode(self, view: JSON) -> list[float]:
         n, me = self.players, view["seat"]
         hot = self.one_hot
         out = hot(PHASES.index(view["phase"]), len(PHASES))
         out += hot(self.offset(view["current"], me), n)
         for hand in self.by_offset(view["hands"], me):
             slots = hand["slots"]
-            codes = [card_code(s["card"]) for s in slots]
-            out += [float(hand["done"]), len(slots), *codes, *[0] * (SLOTS - len(codes))]
+            out += [float(hand["done"]), len(slots)]
+            out += [CODE[s["card"]] for s in slots]
+            out += [0] * (SLOTS - len(slots))
         discard = view["discard"]
-        out += [view["pile"], len(discard), card_code(discard[-1]) if discard else 0,
+        out += [view["pile"], len(discard), CODE[discard[-1]] if discard else 0,
                 float(view["discard_top_dead"])]
         held_from = view["held_from"]
-        out += [0 if held_from is None else card_code(view["held"]),
+        out += [0 if held_from is None else CODE[view["held"]],
                 float(held_from == "pile"), float(held_from == "discard")]
         first = view["first_done"]
         out += [0.0] * (1 + n) if first is None else [1.0, *hot(self.offset(first, me), n)]
@@ -130,9 +134,9 @@ class DutchCodec(FlatCodec):
         if snap is None:
             out += [0.0] * (1 + 1 + n + 2)
         else:
-            out += [1.0, card_code(snap["card"]), *hot(self.offset(snap["discarder"], me), n),
+            out += [1.0, CODE[snap["card"]], *hot(self.offset(snap["discarder"], me), n),
                     float(me in snap["asked"]), float("my_answer" in snap)]
         power = view.get("power")
         out += hot(None if power is None else POWERS.index(power), len(POWERS))
-        out.append(0 if power is None else card_code(view["power_card"]))
+        out.append(0 if power is None else CODE[view["power_card"]])
         return out

@@ -41,10 +41,18 @@ VIEW_MAX_LENGTH = 1 << 20
 
 def codec(game_id: str, players: int | None = None, **options: Any) -> Codec:
     """The action index and observation vector of ``game_id`` for that player count and
-    options (the engine's defaults where not given; ``BadOptions`` for bad ones)."""
+    options (the engine's defaults where not given; ``BadOptions`` for bad ones). Codecs never
+    change once built, so one is shared by every environment of the same game and options."""
     game = get_game(game_id)
     players = game.check_players(game.default_players if players is None else players)
-    return CODECS[game_id](players, game.check_options(options, players))
+    options = game.check_options(options, players)
+    key = (game_id, players, json.dumps(options, sort_keys=True))
+    if key not in _codecs:
+        _codecs[key] = CODECS[game_id](players, options)
+    return _codecs[key]
+
+
+_codecs: dict[tuple[str, int, str], Codec] = {}
 
 
 def view_json(view: JSON) -> str:
@@ -135,34 +143,43 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
 
     def observe(self, agent: str) -> JSON:
         seat = self.agent_seat[agent]
-        view = self._view(seat)
-        mask = self._mask_zeros.copy()
+        view, text, vector = self._position(seat)
         pending = None
         if agent == self.agent_selection and not self.state.is_over:
+            mask = self._mask(seat, view).copy()
             pending = self.pending
-            mask[self._legal_indices(seat, view)] = 1
-        return {"observation": np.array(self.codec.encode(view, pending), dtype=np.float32),
-                "action_mask": mask, "view": view_json(view)}
+        else:
+            mask = self._mask_zeros.copy()
+        vector = vector + self.codec.encode_pending(pending)
+        return {"observation": np.array(vector, dtype=np.float32), "action_mask": mask,
+                "view": text}
 
     def forget_position(self) -> None:
         """Drop what is cached about the current position (after ``state`` is replaced)."""
-        # Per position (seat, moves[, pending]): the view and the legal indices.
-        self._view_cache: tuple[tuple, Any] = ((), None)
-        self._legal_cache: tuple[tuple, list[int]] = ((), [])
+        # Per (seat, moves): the view, its JSON text and its vector without a pending part;
+        # per (seat, moves, pending): the action mask.
+        self._position_cache: tuple[tuple, Any] = ((), None)
+        self._mask_cache: tuple[tuple, Any] = ((), None)
 
-    def _view(self, seat: int) -> JSON:
-        """The seat's view, computed once per position (observe and step both need it)."""
+    def _position(self, seat: int) -> tuple[JSON, str, list[float]]:
+        """The seat's view, as JSON text and as a vector, computed once per position (observe
+        and step both need the view; the steps of a DTC offer share all three)."""
         key = (seat, self.state.moves)
-        if self._view_cache[0] != key:
-            self._view_cache = (key, self.state.view(seat))
-        return self._view_cache[1]
+        if self._position_cache[0] != key:
+            view = self.state.view(seat)
+            vector = self.codec.encode(view)
+            self._position_cache = (key, (view, view_json(view), vector))
+        return self._position_cache[1]
 
-    def _legal_indices(self, seat: int, view: JSON) -> list[int]:
+    def _mask(self, seat: int, view: JSON) -> np.ndarray:
+        """The acting seat's action mask (not to be changed: observe() hands out copies)."""
         key = (seat, self.state.moves, self.pending)
-        if self._legal_cache[0] != key:
+        if self._mask_cache[0] != key:
             legal = self.state.legal_actions(seat)
-            self._legal_cache = (key, self.codec.legal_indices(view, legal, self.pending))
-        return self._legal_cache[1]
+            mask = self._mask_zeros.copy()
+            mask[self.codec.legal_indices(view, legal, self.pending)] = 1
+            self._mask_cache = (key, mask)
+        return self._mask_cache[1]
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -171,26 +188,27 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             return
         seat = self.agent_seat[agent]
         state = self.state
-        view = self._view(seat)
+        view = self._position(seat)[0]
         index = int(action)
-        if index not in self._legal_indices(seat, view):
+        mask = self._mask(seat, view)
+        if not 0 <= index < len(mask) or not mask[index]:
             raise ValueError(f"{agent}: action {action!r} is not legal now (legal: "
-                             f"{sorted(self._legal_indices(seat, view))})")
+                             f"{np.flatnonzero(mask).tolist()})")
         self._cumulative_rewards[agent] = 0.0
         move, self.pending = self.codec.decode(view, index, self.pending)
         if move is not None:
             state.apply(seat, move)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         if state.is_over:
-            self._finish()
+            self._finish()  # the only rewards: every step before pays 0
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[self._next_seat()]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _finish(self) -> None:
         result = self.state.result()
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward_kind == "rank":
             values = rank_rewards(result["ranks"])
         else:

@@ -75,7 +75,7 @@ class GreatDalmutiCodec(FlatCodec):
             return {"type": "exchange", "with": self.seat(key[1], view["seat"])}
         return {"type": kind}
 
-    def encode(self, view: JSON, pending: Any = None) -> list[float]:
+    def encode(self, view: JSON) -> list[float]:
         n, me = self.players, view["seat"]
         out = self.one_hot(PHASES.index(view["phase"]), len(PHASES))
         hand, played = view["hand"], view["played"]
