@@ -1,16 +1,14 @@
 """D.O.T's action index and observation vector (docs/training.md, "D.O.T").
 
-Card keys are the three-digit keys of the rules (``"131"``); ``D`` is the sorted list of the
-distinct draw-card keys of the match's deck (option ``deck``; 15 with the standard deck), and
-the star keys are ``400, 040, 004``. Index, in this order::
+Card keys are the three-digit keys of the rules (``"131"``); the deck's cards are its 15 draw
+cards (option ``deck``) and the stars ``400, 040, 004``. Index, in this order::
 
-    commit <star> <a,b,c>   for each star 400, 040, 004: every sorted 3-card choice a <= b <= c
-                            of the shared pool from the deck's draw cards and that star (as a
-                            multiset: a key at most as often as the deck has it), sorted
-    discard <a>             every single card key (D, then the stars)... as sorted 1-tuples,
-    discard <a,b>           then every sorted pair, all from the draw cards and the stars
+    commit <star> <a,b,c>   for each star 400, 040, 004: every distinct sorted triple of the
+                            draw cards and that star (the shared pool), the triples sorted
+    discard <a>             every distinct card key of the deck, sorted
+    discard <a,b>           every distinct sorted pair of the deck's cards, the pairs sorted
 
-(the exact lists: ``DotCodec(2, options).table``).
+(a key at most as often as the deck has it; the exact list: ``codec("dot", ...).table``).
 """
 
 from __future__ import annotations

@@ -236,3 +236,44 @@ def test_options_set_the_index_size() -> None:
     assert codec("dot", deck=duplicated).action_size == 3 * 2 + 4 + 7
     with pytest.raises(ValueError, match="players"):
         codec("dot", players=3)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_the_sizes_docs_training_md_gives(players: int) -> None:
+    assert codec("dtc", players=players).observation_size == 43 + 12 * players
+    assert codec("dutch", players=players).observation_size == 23 + 60 * players
+    assert codec("dutch", players=players).action_size == (
+        6 + 3 * 54 + players + players * (players - 1) // 2 * 54 * 54)
+    assert codec("dice_cup", players=players).observation_size == 29 + 23 * players
+    assert codec("dice_cup", players=players).action_size == 16 * players + 374 + 2 + 16
+    dalmuti = codec("great_dalmuti", players=players + 2)
+    assert dalmuti.observation_size == 38 + 7 * (players + 2)
+    assert dalmuti.action_size == 344 + players + 2
+    assert codec("dot").observation_size == 47 + 5 * 15
+
+
+def test_the_dtc_offer_docs_training_md_shows() -> None:
+    """``{"1": 2, "joker": 1}`` claiming 3 is the steps 0, 0, 6, 9; the offer in progress is
+    the observation's last 7 values, and only in the offering seat's observation."""
+    e = raw_env("dtc", players=2)
+    for seed in range(100):
+        e.reset(seed=seed)
+        seat = e.agent_seat[e.agent_selection]
+        hand = e.state.view(seat)["hand"]
+        if hand["1"] >= 2 and hand["joker"] >= 1:
+            break
+    c = e.codec
+    assert c.indices(e.state.view(seat), {"type": "offer", "cards": {"1": 2, "joker": 1},
+                                          "value": 3}) == [0, 0, 6, 9]
+    other = e.possible_agents[1 - seat]
+    before = e.observe(other)
+    for index in (0, 0, 6):
+        e.step(index)
+    built = e.observe(e.agent_selection)["observation"]
+    assert list(built[-7:]) == [2, 0, 0, 0, 0, 0, 1]
+    after = e.observe(other)
+    assert after["view"] == before["view"]
+    assert np.array_equal(after["observation"], before["observation"])
+    e.step(9)
+    assert e.state.events_since(0)[-1]["type"] == "offer"
+    assert e.state.view(seat)["offer"]["cards"] == {"1": 2, "joker": 1}
