@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import pathlib
 import sys
 from types import ModuleType
@@ -66,28 +65,21 @@ starter.NAME = "self-play dice cup"
 starter.GAMES = ["dice_cup"]
 
 
-def make_server(host: str, port: int, secret: str | None):
-    return starter.make_server(host, port, secret)
+make_server = starter.make_server
 
 
 def main() -> None:
+    """The starter's own ``main()`` (``--host``, ``--port``, ``BOT_SECRET``, its warnings),
+    after ``--params``."""
     global params
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("BOT_PORT", "8001")))
+    parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--params", type=pathlib.Path, help="parameters saved by train.py")
-    args = parser.parse_args()
+    args, rest = parser.parse_known_args()
     if args.params:
         params = Params.load(args.params)
-    secret = os.environ.get("BOT_SECRET")
-    server = make_server(args.host, args.port, secret)
-    print(f"{starter.NAME} ({params}) on http://{args.host}:{server.server_address[1]}"
-          f" ({'checking signatures' if secret else 'NO SECRET: accepts every call'})",
-          flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    print(f"policy: {params}", flush=True)
+    sys.argv = [sys.argv[0], *rest]
+    starter.main()
 
 
 if __name__ == "__main__":
