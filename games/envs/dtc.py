@@ -13,7 +13,6 @@ and ``offer, claim <v>`` sends it with the claim. Index (15)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from games.engine.dtc import KEYS, VALUES, offer_bounds
