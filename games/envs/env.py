@@ -151,7 +151,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         else:
             mask = self._mask_zeros.copy()
         vector = vector + self.codec.encode_pending(pending)
-        return {"observation": np.array(vector, dtype=np.float32), "action_mask": mask,
+        size = self.codec.observation_size
+        return {"observation": np.fromiter(vector, np.float32, size), "action_mask": mask,
                 "view": text}
 
     def forget_position(self) -> None:

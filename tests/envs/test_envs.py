@@ -111,6 +111,8 @@ def test_observations_stay_in_their_space(game_id: str) -> None:
 
         def check(e, obs) -> None:
             vector = obs["observation"]
+            seat = e.agent_seat[e.agent_selection]
+            assert len(e.codec.observe(e.state.view(seat), e.pending)) == e.codec.observation_size
             assert vector.shape == (e.codec.observation_size,)
             assert space.contains(vector), (vector.min(), vector.max(), space.high[0])
             for agent in e.agents:  # the other seats' observations too
