@@ -42,12 +42,12 @@ def record(game_id: str, seed: int) -> tuple[list[int], list[tuple[int, dict]]]:
     rng = Rng(seed)
     indices: list[int] = []
     moves: list[tuple[int, dict]] = []
-    while not e.state.is_over:
+    while not e.match.is_over:
         mask = e.observe(e.agent_selection)["action_mask"]
         legal = mask.nonzero()[0]
         index = int(legal[rng.below(len(legal))])
         seat = e.agent_seat[e.agent_selection]
-        move, _ = e.codec.decode(e.state.view(seat), index, e.pending)
+        move, _ = e.codec.decode(e.match.view(seat), index, e.pending)
         if move is not None:
             moves.append((seat, move))
         e.step(index)

@@ -102,7 +102,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         self.action_spaces = {agent: gymnasium.spaces.Discrete(c.action_size)
                               for agent in self.possible_agents}
         self._seeds: Rng | None = None
-        self.state: State | None = None
+        # The engine state of the match (named so as not to shadow AECEnv.state(), the
+        # optional global observation, which this kit does not offer: it would show hidden cards).
+        self.match: State | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -124,7 +126,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             match_seed = secrets.randbits(63)
             self._seeds = Rng(match_seed)
         self.seed_used = match_seed
-        self.state = self.game.new_match(players=self.players, seed=match_seed,
+        self.match = self.game.new_match(players=self.players, seed=match_seed,
                                          options=self.options)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -139,13 +141,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
     def _next_seat(self) -> int:
         """The seat to step: the first one asked (in a simultaneous step, each asked seat in
         turn; the others' answers stay sealed in its view)."""
-        return self.state.to_act()[0]
+        return self.match.to_act()[0]
 
     def observe(self, agent: str) -> JSON:
         seat = self.agent_seat[agent]
         view, text, vector = self._position(seat)
         pending = None
-        if agent == self.agent_selection and not self.state.is_over:
+        if agent == self.agent_selection and not self.match.is_over:
             mask = self._mask(seat, view).copy()
             pending = self.pending
         else:
@@ -165,18 +167,18 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
     def _position(self, seat: int) -> tuple[JSON, str, list[float]]:
         """The seat's view, as JSON text and as a vector, computed once per position (observe
         and step both need the view; the steps of a DTC offer share all three)."""
-        key = (seat, self.state.moves)
+        key = (seat, self.match.moves)
         if self._position_cache[0] != key:
-            view = self.state.view(seat)
+            view = self.match.view(seat)
             vector = self.codec.encode(view)
             self._position_cache = (key, (view, view_json(view), vector))
         return self._position_cache[1]
 
     def _mask(self, seat: int, view: JSON) -> np.ndarray:
         """The acting seat's action mask (not to be changed: observe() hands out copies)."""
-        key = (seat, self.state.moves, self.pending)
+        key = (seat, self.match.moves, self.pending)
         if self._mask_cache[0] != key:
-            legal = self.state.legal_actions(seat)
+            legal = self.match.legal_actions(seat)
             mask = self._mask_zeros.copy()
             mask[self.codec.legal_indices(view, legal, self.pending)] = 1
             self._mask_cache = (key, mask)
@@ -188,7 +190,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             self._was_dead_step(action)
             return
         seat = self.agent_seat[agent]
-        state = self.state
+        state = self.match
         view = self._position(seat)[0]
         index = int(action)
         mask = self._mask(seat, view)
@@ -208,14 +210,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             self.render()
 
     def _finish(self) -> None:
-        result = self.state.result()
+        result = self.match.result()
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward_kind == "rank":
             values = rank_rewards(result["ranks"])
         else:
             sign = SCORE_SIGN[self.game.id]
             values = [sign * float(score) for score in result["scores"]]
-        capped = self.state.moves >= self.game.move_cap(self.players, self.options)
+        capped = self.match.moves >= self.game.move_cap(self.players, self.options)
         for agent, value in zip(self.agents, values):
             self.rewards[agent] = value
             self.infos[agent] = {"result": result}
@@ -226,9 +228,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
 
     def render(self) -> str | None:
         """The spectator's view (what anyone watching may know), as JSON text."""
-        if self.state is None:
+        if self.match is None:
             return None
-        text = json.dumps(self.state.public_view(), indent=1)
+        text = json.dumps(self.match.public_view(), indent=1)
         if self.render_mode == "human":
             print(text)
             return None

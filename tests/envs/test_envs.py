@@ -79,7 +79,7 @@ def test_the_action_index_is_the_legal_list_exactly(game_id: str) -> None:
 
         def check(e, obs) -> None:
             seat = e.agent_seat[e.agent_selection]
-            state, view = e.state, e.state.view(seat)
+            state, view = e.match, e.match.view(seat)
             legal = state.legal_actions(seat)
             indices = list(np.flatnonzero(obs["action_mask"]))
             assert indices, "an asked seat always has a legal index"
@@ -112,7 +112,7 @@ def test_observations_stay_in_their_space(game_id: str) -> None:
         def check(e, obs) -> None:
             vector = obs["observation"]
             seat = e.agent_seat[e.agent_selection]
-            assert len(e.codec.observe(e.state.view(seat), e.pending)) == e.codec.observation_size
+            assert len(e.codec.observe(e.match.view(seat), e.pending)) == e.codec.observation_size
             assert vector.shape == (e.codec.observation_size,)
             assert space.contains(vector), (vector.min(), vector.max(), space.high[0])
             for agent in e.agents:  # the other seats' observations too
@@ -137,9 +137,9 @@ def test_no_observation_depends_on_hidden_information(game_id: str) -> None:
             for agent in e.agents:
                 seat = e.agent_seat[agent]
                 mine = e.observe(agent)
-                redrawn = e.state.resample(seat, rng.next64())
-                changed |= redrawn.dump() != e.state.dump()
-                twin.state, twin.agent_selection, twin.pending = redrawn, e.agent_selection, \
+                redrawn = e.match.resample(seat, rng.next64())
+                changed |= redrawn.dump() != e.match.dump()
+                twin.match, twin.agent_selection, twin.pending = redrawn, e.agent_selection, \
                     e.pending
                 twin.forget_position()
                 theirs = twin.observe(agent)
@@ -158,7 +158,7 @@ def test_a_sealed_answer_never_shows_in_the_other_seats_observation() -> None:
     for first in range(60):
         e = raw_env("dot")
         e.reset(seed=3)
-        assert e.agent_selection == "player_0" and e.state.to_act() == [0, 1]
+        assert e.agent_selection == "player_0" and e.match.to_act() == [0, 1]
         mask = e.observe("player_0")["action_mask"]
         e.step(int(np.flatnonzero(mask)[first]))
         assert e.agent_selection == "player_1"
@@ -171,12 +171,12 @@ def test_a_sealed_answer_never_shows_in_the_other_seats_observation() -> None:
 def test_a_seed_gives_the_engines_deal(game_id: str) -> None:
     e = raw_env(game_id)
     e.reset(seed=12345)
-    assert e.state.to_json() == get_game(game_id).new_match(seed=12345).to_json()
+    assert e.match.to_json() == get_game(game_id).new_match(seed=12345).to_json()
     e.reset()
-    follow_up = e.state.to_json()
+    follow_up = e.match.to_json()
     e.reset(seed=12345)
     e.reset()
-    assert e.state.to_json() == follow_up, "resets after a seeded one are reproducible too"
+    assert e.match.to_json() == follow_up, "resets after a seeded one are reproducible too"
 
 
 @pytest.mark.parametrize("game_id", game_ids())
@@ -198,7 +198,7 @@ def test_rewards_come_from_the_final_result(game_id: str, reward: str) -> None:
         assert r == 0.0, "no reward before the end"
         legal = np.flatnonzero(obs["action_mask"])
         e.step(int(legal[rng.below(len(legal))]))
-    assert result == e.state.result()
+    assert result == e.match.result()
     if reward == "rank":
         expected = rank_rewards(result["ranks"])
     else:
@@ -261,11 +261,11 @@ def test_the_dtc_offer_docs_training_md_shows() -> None:
     for seed in range(100):
         e.reset(seed=seed)
         seat = e.agent_seat[e.agent_selection]
-        hand = e.state.view(seat)["hand"]
+        hand = e.match.view(seat)["hand"]
         if hand["1"] >= 2 and hand["joker"] >= 1:
             break
     c = e.codec
-    assert c.indices(e.state.view(seat), {"type": "offer", "cards": {"1": 2, "joker": 1},
+    assert c.indices(e.match.view(seat), {"type": "offer", "cards": {"1": 2, "joker": 1},
                                           "value": 3}) == [0, 0, 6, 9]
     other = e.possible_agents[1 - seat]
     before = e.observe(other)
@@ -277,5 +277,5 @@ def test_the_dtc_offer_docs_training_md_shows() -> None:
     assert after["view"] == before["view"]
     assert np.array_equal(after["observation"], before["observation"])
     e.step(9)
-    assert e.state.events_since(0)[-1]["type"] == "offer"
-    assert e.state.view(seat)["offer"]["cards"] == {"1": 2, "joker": 1}
+    assert e.match.events_since(0)[-1]["type"] == "offer"
+    assert e.match.view(seat)["offer"]["cards"] == {"1": 2, "joker": 1}
