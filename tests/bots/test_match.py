@@ -3,7 +3,6 @@ strike with the right reason, the match always completes, and other seats are no
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -72,18 +71,15 @@ def test_a_redirect_is_not_followed(client, fake_bot, secret) -> None:
 def test_slow_bot_times_out_then_forfeits_at_the_strike_limit(client, fake_bot, secret) -> None:
     bot = fake_bot("slow")
     bot.sleep = 0.4
-    started = time.perf_counter()
     report = play_webhook_match("dice_cup", _seats(bot.url, secret, 3), client=client, seed=2,
                                 timeout_ms=150, strike_limit=2)
-    elapsed = time.perf_counter() - started
     stats = report.seats[0]
     assert report.state.is_over
     assert dict(stats.strikes) == {protocol.TIMEOUT: 2}
     assert stats.forfeited and 0 in report.state.forfeited
     assert report.state.result()["ranks"][0] == 3  # forfeited: ranked last
     # After the forfeit the seat is not called any more: defaults without waiting.
-    assert bot.calls["/move"] == 2 and stats.defaults == stats.moves
-    assert elapsed < 2.0  # two timeouts (~0.15 s each), not one per move
+    assert bot.calls["/move"] == 2 and stats.defaults == stats.moves  # two timeouts, not one per move
 
 
 def test_connection_refused_is_a_strike_and_the_match_completes(client, refused_url,

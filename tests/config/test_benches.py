@@ -99,3 +99,12 @@ def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
                    "platform time per move on top of the round trips, all-in",
                    "ms per match +", "CPU time of the platform process per move"):
         assert figure in out, out
+
+
+def test_the_starter_bot_bench_runs_and_prints_its_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/starter_bot.py", "--moves", "20", "--rounds", "5"], cwd=ROOT,
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "starter bot work per move:" in done.stdout, done.stdout
+    assert "starter bot /move round trip:" in done.stdout, done.stdout
