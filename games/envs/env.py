@@ -102,6 +102,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         self.action_spaces = {agent: gymnasium.spaces.Discrete(c.action_size)
                               for agent in self.possible_agents}
         self._seeds: Rng | None = None
+        self._next_seed: int | None = None
         # The engine state of the match (named so as not to shadow AECEnv.state(), the
         # optional global observation, which this kit does not offer: it would show hidden cards).
         self.match: State | None = None
@@ -117,6 +118,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new match. ``seed`` gives the deal (the engine's match seed, G-1), and seeds the
         seeds of the following resets without one; with no seed ever given, a random one."""
+        if seed is None and self._next_seed is not None:
+            seed = self._next_seed
+        self._next_seed = None
         if seed is not None:
             self._seeds = Rng(seed)
             match_seed = seed
@@ -137,6 +141,10 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         self.pending: Any = None  # the acting seat's part-built action (DTC offers)
         self.forget_position()
         self.agent_selection = self.possible_agents[self._next_seat()]
+
+    def seed(self, seed: int | None = None) -> None:
+        """The older PettingZoo call: the next ``reset()`` deals as ``reset(seed=seed)``."""
+        self._next_seed = seed
 
     def _next_seat(self) -> int:
         """The seat to step: the first one asked (in a simultaneous step, each asked seat in

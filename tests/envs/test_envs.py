@@ -177,6 +177,10 @@ def test_a_seed_gives_the_engines_deal(game_id: str) -> None:
     e.reset(seed=12345)
     e.reset()
     assert e.match.to_json() == follow_up, "resets after a seeded one are reproducible too"
+    wrapped = env(game_id)
+    wrapped.seed(12345)  # the older PettingZoo call, through the wrappers
+    wrapped.reset()
+    assert wrapped.unwrapped.match.to_json() == get_game(game_id).new_match(seed=12345).to_json()
 
 
 @pytest.mark.parametrize("game_id", game_ids())
