@@ -283,3 +283,21 @@ def test_the_dtc_offer_docs_training_md_shows() -> None:
     e.step(9)
     assert e.match.events_since(0)[-1]["type"] == "offer"
     assert e.match.view(seat)["offer"]["cards"] == {"1": 2, "joker": 1}
+
+
+def test_the_bench_runs_and_replays_the_same_play() -> None:
+    """bench/envs.py (docs/training.md, "Speed"): its recorded engine moves replay through the
+    engine, and the script prints a row per game."""
+    import pathlib
+    import subprocess
+    import sys
+
+    from bench import envs as bench
+
+    indices, moves = bench.record("dtc", seed=3)
+    assert len(indices) > len(moves) > 0, "a DTC offer takes several steps"
+    assert bench.time_engine("dtc", [(3, moves)]) >= 0  # raises if a move were illegal
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "bench/envs.py", "--seconds", "0.05", "--game", "dot"],
+                         cwd=root, check=True, capture_output=True, text=True).stdout
+    assert out.splitlines()[-1].startswith("dot ")
