@@ -13,6 +13,10 @@ from itertools import combinations
 
 from games.engine.rng import Rng
 
+from .designs import resolvable_design
+from .groupings import balanced_groupings
+from .seating import balanced_seating
+
 Table = tuple[int, ...]
 Round = list[Table]
 Schedule = list[Round]
@@ -57,145 +61,48 @@ def round_robin(participants: int, *, meetings: int = 1) -> Schedule:
 
 
 def table_schedule(participants: int, *, seats: int, rounds: int, seed: int) -> Schedule:
-    """``rounds`` rounds of tables of exactly ``seats`` seats, balanced by local search.
+    """``rounds`` rounds of tables of exactly ``seats`` seats, pairs and seats balanced.
 
-    Sit-outs (``participants % seats`` a round) go to those who sat out least (ties by a draw
-    from ``seed``). Tables start greedy and are improved by exchanging two participants of a
-    round (or a player and one sitting out) while the sum over pairs of meetings cubed falls:
-    round by round, then in passes over the whole schedule until no exchange helps. Last, each
-    table's seat order is the one that best evens out its players' seat positions so far.
+    Who sits together comes from a known resolvable design when one fits the shape
+    (``tournaments.designs``), else from a bounded simulated annealing seeded by ``seed`` that
+    lowers the spread of pair meetings, then their sum of squares (``tournaments.groupings``).
+    Sit-outs (``participants % seats`` a round) differ by at most one between participants.
+    Then seat positions are balanced exactly over the whole schedule
+    (``tournaments.seating``): each participant's counts over the positions differ by at most
+    one, and by none when its number of tables is a multiple of ``seats``.
     """
     if not 2 <= seats <= participants:
         raise ValueError(f"cannot seat {participants} participants at tables of {seats}")
     if rounds < 1:
         raise ValueError(f"a schedule needs at least one round, not {rounds}")
     rng = Rng(seed)
-    meetings = [[0] * participants for _ in range(participants)]
-    sit_outs = [0] * participants
-    arrangement: list[tuple[list[list[int]], list[int]]] = []
-    for _ in range(rounds):
-        order = list(range(participants))
-        rng.shuffle(order)
-        order.sort(key=sit_outs.__getitem__)  # stable: the shuffle breaks ties
-        bench, playing = order[: participants % seats], order[participants % seats :]
-        for participant in bench:
-            sit_outs[participant] += 1
-        groups = _greedy_tables(playing, seats, meetings)
-        _swap_minimal(groups, bench, meetings, sit_outs)
-        _count_meetings(meetings, groups, +1)
-        arrangement.append((groups, bench))
-    changed = True
-    while changed:  # a round placed early did not know the later ones
-        changed = False
-        for groups, bench in arrangement:
-            _count_meetings(meetings, groups, -1)
-            changed |= _swap_minimal(groups, bench, meetings, sit_outs)
-            _count_meetings(meetings, groups, +1)
-    seat_counts = [[0] * seats for _ in range(participants)]
-    schedule: Schedule = []
-    for groups, _bench in arrangement:
-        tables = [_balanced_seat_order(group, seat_counts) for group in groups]
-        for table in tables:
-            for seat, participant in enumerate(table):
-                seat_counts[participant][seat] += 1
-        schedule.append(tables)
-    return schedule
+    groups = (_design_rounds(participants, seats, rounds, rng)
+              or balanced_groupings(participants, seats, rounds, rng))
+    seated = iter(balanced_seating([table for tables in groups for table in tables],
+                                   participants))
+    return [[next(seated) for _ in tables] for tables in groups]
 
 
-def pair_cost(meetings: int) -> int:
-    """The cost of one more meeting of a pair that has met ``meetings`` times.
-
-    Convex (the marginal cost of meetings cubed), so two pairs meeting once cost less than
-    one pair meeting twice and the local search spreads meetings evenly.
-    """
-    return 3 * meetings * meetings + 3 * meetings + 1
-
-
-def _count_meetings(meetings: list[list[int]], groups: list[list[int]], step: int) -> None:
-    for group in groups:
-        for a, b in combinations(group, 2):
-            meetings[a][b] += step
-            meetings[b][a] += step
+def pair_spread_bound(participants: int, *, seats: int, rounds: int) -> int:
+    """A lower bound on the pair spread (most minus fewest meetings of two participants): 0
+    when the schedule's pair slots divide evenly over the pairs, else 1. Often out of reach
+    (sit-outs alone can force more; docs/tournaments.md)."""
+    slots = rounds * (participants // seats) * seats * (seats - 1) // 2
+    return 0 if slots % (participants * (participants - 1) // 2) == 0 else 1
 
 
-def _greedy_tables(playing: list[int], seats: int, meetings: list[list[int]]) -> list[list[int]]:
-    """A first split: each participant in turn joins the open table it has met least."""
-    groups: list[list[int]] = [[] for _ in range(len(playing) // seats)]
-    for participant in playing:
-        open_groups = [group for group in groups if len(group) < seats]
-        best = min(
-            open_groups, key=lambda group: sum(pair_cost(meetings[participant][m]) for m in group)
-        )
-        best.append(participant)
-    return groups
-
-
-def _swap_minimal(
-    groups: list[list[int]], bench: list[int], meetings: list[list[int]], sit_outs: list[int]
-) -> bool:
-    """Exchange participants between tables, or with the bench, while that lowers the cost.
-
-    ``affinity[p][g]`` (p's pair costs with table g's members) makes each candidate exchange
-    O(1). One on the bench only changes place with a player who has sat out once less, so the
-    multiset of sit-out counts stays the same. The cost is a positive integer that falls at
-    every exchange, so the search ends.
-    """
-    participants = len(meetings)
-    cost = [[pair_cost(m) for m in row] for row in meetings]
-    for p in range(participants):
-        cost[p][p] = 0  # so affinity[p][g] counts p's table mates only
-    tables = len(groups)
-    everyone = groups + [bench]  # the bench is a group whose costs never count
-    affinity = [[sum(row[m] for m in group) for group in groups] + [0] for row in cost]
-    exchanged, improved = False, True
-    while improved:
-        improved = False
-        for g, h in combinations(range(tables + 1), 2):
-            for i, p in enumerate(everyone[g]):
-                for j, q in enumerate(everyone[h]):
-                    if h == tables and sit_outs[q] != sit_outs[p] + 1:
-                        continue
-                    change = affinity[q][g] - affinity[p][g] - cost[p][q]
-                    if h < tables:
-                        change += affinity[p][h] - affinity[q][h] - cost[p][q]
-                    if change < 0:
-                        everyone[g][i], everyone[h][j] = q, p
-                        for r in range(participants):
-                            affinity[r][g] += cost[r][q] - cost[r][p]
-                            if h < tables:
-                                affinity[r][h] += cost[r][p] - cost[r][q]
-                        if h == tables:
-                            sit_outs[p], sit_outs[q] = sit_outs[q], sit_outs[p]
-                        p = q
-                        exchanged = improved = True
-    return exchanged
-
-
-def _balanced_seat_order(group: list[int], seat_counts: list[list[int]]) -> Table:
-    """The seat order minimising the sum of ``seat_counts[participant][seat]`` (exact).
-
-    A dynamic programme over the subsets of seats already given (at most 2**8 of them): the
-    participants take seats in ``group`` order, so each subset has one best completion.
-    """
-    size = len(group)
-    full = (1 << size) - 1
-    best_cost = [0] * (1 << size)
-    best_seat = [0] * (1 << size)
-    for taken in range(full - 1, -1, -1):  # subsets from the fullest down
-        index = taken.bit_count()  # the participant who chooses next
-        choices = [
-            (seat_counts[group[index]][seat] + best_cost[taken | 1 << seat], seat)
-            for seat in range(size)
-            if not taken & 1 << seat
-        ]
-        best_cost[taken], best_seat[taken] = min(choices)
-    seated = [0] * size
-    taken = 0
-    for participant in group:
-        seat = best_seat[taken]
-        seated[seat] = participant
-        taken |= 1 << seat
-    return tuple(seated)
+def _design_rounds(participants: int, seats: int, rounds: int, rng: Rng) -> Schedule | None:
+    """Rounds cycling through a resolvable design's classes, participants and classes in a
+    seeded order: every pair meets ``rounds // r`` or one more times, the best possible."""
+    classes = (round_robin(participants) if seats == 2 and participants % 2 == 0
+               else resolvable_design(participants, seats))
+    if classes is None:
+        return None
+    label = list(range(participants))
+    rng.shuffle(label)
+    rng.shuffle(classes)
+    return [[tuple(label[p] for p in table) for table in classes[r % len(classes)]]
+            for r in range(rounds)]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import pytest
 from tests.purity import FORBIDDEN, forbidden_imports
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
-PURE_MODULES = ("scheduling", "standings", "ratings", "confidence", "league_rules")
+PURE_MODULES = ("scheduling", "designs", "groupings", "seating", "standings", "ratings",
+                "confidence", "league_rules")
 
 
 @pytest.mark.parametrize("module", PURE_MODULES)
