@@ -108,3 +108,13 @@ def test_the_starter_bot_bench_runs_and_prints_its_figures() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "starter bot work per move:" in done.stdout, done.stdout
     assert "starter bot /move round trip:" in done.stdout, done.stdout
+
+
+def test_the_schedules_bench_measures_the_schedule_tournaments_get() -> None:
+    from bench.schedules import measure
+
+    design = measure(15, 3, 7, seed=0)  # Kirkman's schoolgirls: everyone meets once
+    assert (design["seat"], design["seat_bound"], design["pair"], design["pair_bound"]) == (
+        1, 1, 0, 0)
+    forced = measure(5, 4, 7, seed=0)  # sit-outs 1 and 2 force pair meetings 3 to 5
+    assert (forced["pair"], forced["pair_bound"]) == (2, 1) and forced["wall_ms"] > 0
