@@ -4,11 +4,6 @@ run it) keeps answering while long polls wait: more waiting polls than workers m
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,28 +15,9 @@ from django.contrib.auth import get_user_model
 
 from games import services
 
-from ..conftest import database_url_for_subprocess
+from ..gunicorn import CONFIG, ROOT, serving
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG = "config/gunicorn.conf.py"
 POLL_WAIT = 20  # seconds a poll waits: longer than the test takes when the server is healthy
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_serving(base: str, server: subprocess.Popen) -> None:
-    for _ in range(300):
-        assert server.poll() is None, "gunicorn exited"
-        try:
-            httpx.get(base + "/api/games/", timeout=2)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail("gunicorn did not start")
 
 
 def test_docker_and_compose_run_gunicorn_with_the_production_config() -> None:
@@ -56,21 +32,10 @@ def test_healthz_answers_while_more_long_polls_than_workers_wait(tmp_path: Path)
     match = services.match_create(game="dice_cup", created_by=alice, seed=1,
                                   seats=[{"kind": "player"},
                                          {"kind": "reference", "bot": "random"}])
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path), "DEBUG": "0",
-           "SECRET_KEY": "gunicorn-test-secret-key", "ALLOWED_HOSTS": "127.0.0.1",
-           "BLUFF_POLL_MAX_WAIT": str(POLL_WAIT), "BLUFF_THROTTLE_ANON": "100000/min",
-           "GUNICORN_CMD_ARGS": ""}
-    # The production config, one worker (the fewest a deployment has), on loopback.
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", CONFIG, "--bind", f"127.0.0.1:{port}",
-         "--workers", "1", "--log-level", "warning", "--access-logfile", "/dev/null"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
     answered: list[int] = []
-    try:
-        _wait_until_serving(base, server)
+    # The production config, one worker (the fewest a deployment has), on loopback.
+    with serving(tmp_path, env={"BLUFF_POLL_MAX_WAIT": str(POLL_WAIT),
+                                "BLUFF_THROTTLE_ANON": "100000/min"}) as base:
         view = f"{base}/api/matches/{match.pk}/view/"
         version = httpx.get(view, timeout=5).json()["version"]
 
@@ -89,7 +54,3 @@ def test_healthz_answers_while_more_long_polls_than_workers_wait(tmp_path: Path)
         health = httpx.get(base + "/healthz", timeout=POLL_WAIT / 2)
         assert health.status_code == 200, health.text
         assert answered == [], "the polls were still waiting while /healthz answered"
-    finally:
-        # gunicorn and its worker, at once: a graceful stop would wait for the polls.
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
