@@ -24,6 +24,7 @@ from rest_framework.views import set_rollback
 
 from games.errors import DomainError
 
+from .authentication import refused_token
 from .parsers import RequestTooLarge
 
 
@@ -52,6 +53,12 @@ def renderable(data: Any) -> Any:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Map ``exc`` to a response; ``None`` lets Django answer 500 (a bug, never bad input)."""
+    if isinstance(exc, exceptions.NotAuthenticated):
+        # A bad token read as none (config.authentication) where a token is needed.
+        failure = refused_token(context.get("request"))
+        if failure is not None:
+            failure.auth_header = getattr(exc, "auth_header", None)
+            exc = failure
     response = _error_response(exc)
     if response is not None:
         response.data = renderable(response.data)

@@ -33,8 +33,6 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from config.authentication import PUBLIC_READ_AUTHENTICATION
-
 from . import schema, selectors, services
 from .converters import ID_SCHEMA
 from .engine import game_ids, get_game
@@ -220,7 +218,6 @@ class BadCredentials(exceptions.AuthenticationFailed):
 
 
 class GameListApi(APIView):
-    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer):
@@ -304,7 +301,6 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
 
 
 class MatchListCreateApi(APIView):
-    authentication_classes = PUBLIC_READ_AUTHENTICATION  # the list is public; creating is not
     class Pagination(LimitOffsetPagination):
         default_limit = 50
         max_limit = 200
@@ -402,7 +398,6 @@ class MatchListCreateApi(APIView):
 
 
 class MatchDetailApi(APIView):
-    authentication_classes = PUBLIC_READ_AUTHENTICATION
     @extend_schema(tags=["matches"], operation_id="matches_detail", summary="One match",
                    parameters=[MATCH_ID],
                    responses={200: MatchOutputSerializer, 404: E404, 429: E429})
@@ -649,7 +644,6 @@ class SeatResignApi(APIView):
 class PublicViewApi(APIView):
     throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
     throttle_scope = "spectate"
-    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class QuerySerializer(WaitQuerySerializer):
@@ -718,7 +712,6 @@ class LogSeatSerializer(serializers.Serializer):
 class MatchLogApi(APIView):
     throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
     throttle_scope = "spectate"
-    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     class QuerySerializer(serializers.Serializer):
@@ -757,7 +750,6 @@ class MatchLogApi(APIView):
 class MatchLogExportApi(APIView):
     throttle_classes = [ScopedRateThrottle]  # the "spectate" rate (settings, docs/api.md)
     throttle_scope = "spectate"
-    authentication_classes = PUBLIC_READ_AUTHENTICATION
     permission_classes = [AllowAny]
 
     @extend_schema(
