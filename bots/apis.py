@@ -51,6 +51,8 @@ class BotErrorSerializer(serializers.Serializer):
                                   "bad_shape or no_games.")
     fields = serializers.DictField(required=False,
                                    help_text="With invalid: the messages per field.")
+    retry_after = serializers.IntegerField(
+        required=False, help_text="With throttled: seconds to wait (the Retry-After header).")
 
 
 class BotUrlField(serializers.CharField):

@@ -7,6 +7,7 @@ a deployment stops the process at start-up instead of surfacing as odd behaviour
 from __future__ import annotations
 
 import os
+from ipaddress import IPv4Network, IPv6Network, ip_network
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -94,10 +95,26 @@ def cache_from_url(name: str, default: str) -> dict:
     ``locmem://`` by one process only (throttle counts then reset per process)."""
     url = env_str(name, default)
     scheme, _, rest = url.partition("://")
-    backends = {"redis": "redis.RedisCache", "rediss": "redis.RedisCache",
-                "file": "filebased.FileBasedCache", "locmem": "locmem.LocMemCache"}
+    backends = {"redis": "django.core.cache.backends.redis.RedisCache",
+                "rediss": "django.core.cache.backends.redis.RedisCache",
+                # Django's file cache with atomic add/incr: throttle counters (config/cache.py)
+                "file": "config.cache.AtomicFileBasedCache",
+                "locmem": "django.core.cache.backends.locmem.LocMemCache"}
     if not rest and scheme != "locmem" or scheme not in backends:
         raise ImproperlyConfigured(
             f"{name}={url!r}: expected a redis://host:6379/2, file:///path or locmem:// URL.")
     location = url if scheme.startswith("redis") else rest
-    return {"BACKEND": f"django.core.cache.backends.{backends[scheme]}", "LOCATION": location}
+    return {"BACKEND": backends[scheme], "LOCATION": location}
+
+
+def env_networks(name: str) -> list[IPv4Network | IPv6Network]:
+    """A comma-separated list of IP addresses or networks (``10.0.0.5, 172.16.0.0/12``)."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not an IP address or network (e.g. 10.0.0.5 or "
+                f"10.0.0.0/8).") from None
+    return networks

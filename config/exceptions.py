@@ -90,8 +90,10 @@ def _error_response(exc: Exception) -> Response | None:
         return Response(body, status=status.HTTP_400_BAD_REQUEST, headers=headers)
     codes = exc.get_codes()
     code = codes if isinstance(codes, str) else "error"
-    return Response({"code": code, "detail": str(exc.detail)}, status=exc.status_code,
-                    headers=headers)
+    body = {"code": code, "detail": str(exc.detail)}
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        body["retry_after"] = int(exc.wait)  # = the Retry-After header, for clients that log bodies
+    return Response(body, status=exc.status_code, headers=headers)
 
 
 def is_api(request: HttpRequest) -> bool:

@@ -16,6 +16,7 @@ from .env import (
     env_bool,
     env_int,
     env_list,
+    env_networks,
     env_str,
 )
 
@@ -260,10 +261,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's classes counted atomically, per connection address (config/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "config.throttling.AnonRateThrottle",
+        "config.throttling.UserRateThrottle",
     ],
+    # Never trust X-Forwarded-For in DRF's own get_ident; ours reads BLUFF_TRUSTED_PROXIES.
+    "NUM_PROXIES": 0,
     # anon/user: every endpoint without a scope of its own. Scoped (per user, else per IP):
     # signup (signing up and getting a token), spectate (public view and logs) and play
     # (polling, acting and resigning for a seat), so one kind of traffic never uses up another.
@@ -276,6 +280,15 @@ REST_FRAMEWORK = {
     },
     "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
 }
+
+# ---- Client addresses and sign-ins (config/throttling.py, docs/api.md "Throttling") ----------
+# Proxies (addresses or networks) whose X-Forwarded-For is believed; none by default, so the
+# address a throttle counts is the connection's, whatever a client writes in that header.
+BLUFF_TRUSTED_PROXIES = env_networks("BLUFF_TRUSTED_PROXIES")
+# Wrong passwords for one account (from any address) within the lock-out window that lock its
+# password sign-in (API token exchange and the site's sign-in page) for that window.
+BLUFF_LOGIN_FAILURE_LIMIT = env_int("BLUFF_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+BLUFF_LOGIN_LOCKOUT_SECONDS = env_int("BLUFF_LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bluff League API",

@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from games import converters  # noqa: F401 - registers <id:...> for the page URLs
 from bots import pages as bot_pages
-from games.pages import match_page, play_page, rules, sign_up
+from games.pages import SignInForm, match_page, play_page, rules, sign_up
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -25,7 +25,8 @@ urlpatterns = [
     path("matches/<id:match_id>/play/", play_page, name="play-page"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
-    path("sign-in/", auth_views.LoginView.as_view(), name="sign-in"),
+    path("sign-in/", auth_views.LoginView.as_view(authentication_form=SignInForm),
+         name="sign-in"),
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),
     path("sign-up/", sign_up, name="sign-up"),
     path("bots/", bot_pages.my_bots, name="my-bots"),

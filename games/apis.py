@@ -30,8 +30,9 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
+
+from config.throttling import ScopedRateThrottle, password_accepted, password_attempt
 
 from . import schema, selectors, services
 from .converters import ID_SCHEMA
@@ -48,7 +49,7 @@ ERROR_CODES = (
     "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
     "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
     "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
-    "bad_request", "server_error",
+    "bad_request", "server_error", "account_locked",
     # tournaments.apis answers with this same error body
     "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
     "tournament_not_running", "game_not_found",
@@ -66,6 +67,9 @@ class ErrorSerializer(serializers.Serializer):
         required=False, help_text="With stale_version: the version to poll for.")
     fields = serializers.DictField(required=False,
                                    help_text="With invalid: the messages per field.")
+    retry_after = serializers.IntegerField(
+        required=False, help_text="With throttled and account_locked: seconds to wait (the "
+                                  "Retry-After header).")
 
 
 def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
@@ -83,7 +87,9 @@ E401 = _error("No or bad token.", ("not_authenticated",
 E403 = _error("Not your seat.", ("not_your_seat", "This seat is not yours.", None))
 E404 = _error("No such match or seat.", ("match_not_found", "No such match.", None),
               ("seat_not_found", "match 7 has no seat 5", None))
-E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
+E429 = _error("Too many requests.", ("throttled",
+                                      "Request was throttled. Expected available in 5 seconds.",
+                                      {"retry_after": 5}))
 
 
 #: The largest integer a client may send where the database stores it (a PostgreSQL integer):
@@ -196,14 +202,23 @@ class TokenApi(APIView):
         responses={200: OutputSerializer, 400: E400,
                    401: _error("Wrong username or password.",
                                ("bad_credentials", "wrong username or password", None)),
-                   429: E429},
+                   429: _error(
+                       "Too many requests from this address, or too many wrong passwords for "
+                       "this account (locked for BLUFF_LOGIN_LOCKOUT_SECONDS).",
+                       ("throttled", "Request was throttled. Expected available in 5 seconds.",
+                        {"retry_after": 5}),
+                       ("account_locked", "Too many wrong passwords for this account. Try "
+                                          "again in 900 seconds.", {"retry_after": 900}))},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        username = data.validated_data["username"]
+        attempted_at = password_attempt(username)  # counted first: racing guesses count too
         user = authenticate(request=request._request, **data.validated_data)
         if user is None:
             raise BadCredentials()
+        password_accepted(username, attempted_at)
         return Response(self.OutputSerializer({"token": services.user_token(user=user)}).data)
 
 

@@ -1,6 +1,7 @@
 """Pages of the games and of people's accounts: each game's rules as implemented, rendered
-from docs/rules/<game>.md; a match's replay; playing a seat in the browser; sign-up (sign-in
-and out are Django's own views).
+from docs/rules/<game>.md; a match's replay; playing a seat in the browser; sign-up, and the
+sign-in form (in Django's own sign-in and -out views) with the API's per-account limit of wrong
+passwords.
 
 Markdown is rendered by markdown-it-py with raw HTML escaped, so a rules file can never put
 markup or scripts into the page.
@@ -16,12 +17,15 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
-from django.db import transaction
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+
+from config.throttling import AccountLocked, password_accepted, password_attempt
 
 from . import selectors
 from .drawings import draw_view
@@ -68,11 +72,32 @@ class SignUpForm(UserCreationForm):
 def sign_up(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("my-bots")
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # another sign-up took the name (in some case) meanwhile
+            form.add_error("username", "this username is taken")
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("my-bots")
     return render(request, "games/sign_up.html", {"form": form})
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form, counting wrong passwords per account as ``/api/auth/token/``
+    does (config.throttling): a locked account cannot be guessed here either."""
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        if not username or not self.cleaned_data.get("password"):
+            return super().clean()
+        try:
+            attempted_at = password_attempt(username)
+        except AccountLocked as locked:
+            raise ValidationError(str(locked.detail), code="account_locked") from None
+        cleaned = super().clean()  # a wrong password raises here, and stays counted
+        password_accepted(username, attempted_at)
+        return cleaned
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:

@@ -19,7 +19,7 @@ USERNAME_UNIQUE_IGNORING_CASE = UniqueConstraint(Lower("username"),
 
 
 def case_duplicates(user_model) -> list[list[str]]:
-    """The usernames that differ only in case, in groups (each sorted), e.g. [["Alice", "alice"]]."""
+    """The usernames that differ only in case, in sorted groups: [["Alice", "alice"], ...]."""
     lowered = (user_model.objects.annotate(lowered=Lower("username")).values("lowered")
                .annotate(n=Count("id")).filter(n__gt=1).values_list("lowered", flat=True))
     groups: dict[str, list[str]] = {}

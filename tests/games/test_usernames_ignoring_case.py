@@ -98,7 +98,8 @@ def test_racing_sign_ups_of_one_name_in_any_case_make_one_account(tmp_path: Path
     assert codes == [201] + [400] * (len(names) - 1), codes
     for answer in answers:
         if answer.status_code == 400:
-            assert answer.json() == {"code": "invalid", "detail": "username: this username is taken",
+            assert answer.json() == {"code": "invalid",
+                                     "detail": "username: this username is taken",
                                      "fields": {"username": ["this username is taken"]}}
     assert list(get_user_model().objects.values_list("username", flat=True)) == [
         next(a.json()["username"] for a in answers if a.status_code == 201)]
