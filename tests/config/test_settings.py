@@ -44,6 +44,17 @@ def test_database_url_refuses_other_databases(monkeypatch, url) -> None:
         env.database_from_url("X_DB", "sqlite:///x")
 
 
+def test_trusted_proxies_are_addresses_or_networks(monkeypatch) -> None:
+    monkeypatch.setenv("X_PROXIES", "10.0.0.5, 172.16.0.0/12,2001:db8::/32")
+    assert [str(n) for n in env.env_networks("X_PROXIES")] == [
+        "10.0.0.5/32", "172.16.0.0/12", "2001:db8::/32"]
+    monkeypatch.setenv("X_PROXIES", "10.0.0.5,proxy.internal")
+    with pytest.raises(ImproperlyConfigured, match="X_PROXIES: 'proxy.internal' is not an IP"):
+        env.env_networks("X_PROXIES")
+    monkeypatch.delenv("X_PROXIES")
+    assert env.env_networks("X_PROXIES") == [], "none by default: the header is never believed"
+
+
 def test_broker_url_must_be_a_known_transport(monkeypatch) -> None:
     monkeypatch.setenv("X_BROKER", "kafka://h")
     with pytest.raises(ImproperlyConfigured, match="X_BROKER"):
