@@ -159,25 +159,33 @@ def _account_key(username: str) -> str:
     return "login:" + hashlib.sha256(username.casefold().encode()).hexdigest()[:32]
 
 
-def password_attempt(username: str) -> float:
+#: What :func:`password_attempt` counted, for :func:`password_accepted` to take back.
+Attempt = tuple[str, float]
+
+
+def password_attempt(username: str) -> Attempt:
     """Count a password attempt for ``username`` (any case) before the password is checked, so
     racing guesses cannot pass the limit either; raise :class:`AccountLocked` while the account
-    is locked, or when this attempt is one too many (which locks it). Returns the time to give
+    is locked, or when this attempt is one too many (which locks it). Returns what to give
     :func:`password_accepted` if the password is right."""
     limit, period = settings.BLUFF_LOGIN_FAILURE_LIMIT, settings.BLUFF_LOGIN_LOCKOUT_SECONDS
-    key, now = _account_key(username), time.time()
-    locked_until = cache.get(f"{key}:locked")
+    account, now = _account_key(username), time.time()
+    # Counts start afresh after each lock (their key names when it began), so the owner's
+    # first try once it ends is not one too many. Read before the lock: an attempt that finds
+    # no lock yet counts with the full counter of before it, and is refused.
+    since = cache.get(f"{account}:since", 0)
+    locked_until = cache.get(f"{account}:locked")
     if locked_until is None or locked_until <= now:
-        if count_request(key, limit, period, now) is None:
-            return now
-        if cache.add(f"{key}:locked", now + period, period):  # a racing attempt may lock first
-            # Unlocked, the account starts afresh: its owner's first try is not one too many.
-            bucket = int(now // period)
-            cache.delete_many([f"{key}:{bucket}", f"{key}:{bucket - 1}"])
-        locked_until = cache.get(f"{key}:locked", now + period)
+        counted = f"{account}:{since}"
+        if count_request(counted, limit, period, now) is None:
+            return counted, now
+        if cache.add(f"{account}:locked", now + period, period):  # a racing one may lock first
+            cache.set(f"{account}:since", int(now * 1000), 10 * period)
+        locked_until = cache.get(f"{account}:locked", now + period)
     raise AccountLocked(wait=max(locked_until - now, 1))
 
 
-def password_accepted(username: str, attempted_at: float) -> None:
+def password_accepted(attempt: Attempt) -> None:
     """A right password is not a failure: take back its :func:`password_attempt`."""
-    uncount_request(_account_key(username), settings.BLUFF_LOGIN_LOCKOUT_SECONDS, attempted_at)
+    counted, at = attempt
+    uncount_request(counted, settings.BLUFF_LOGIN_LOCKOUT_SECONDS, at)

@@ -213,12 +213,12 @@ class TokenApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        username = data.validated_data["username"]
-        attempted_at = password_attempt(username)  # counted first: racing guesses count too
+        # Counted before the password is checked: racing guesses count too.
+        attempt = password_attempt(data.validated_data["username"])
         user = authenticate(request=request._request, **data.validated_data)
         if user is None:
             raise BadCredentials()
-        password_accepted(username, attempted_at)
+        password_accepted(attempt)
         return Response(self.OutputSerializer({"token": services.user_token(user=user)}).data)
 
 

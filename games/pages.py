@@ -92,11 +92,11 @@ class SignInForm(AuthenticationForm):
         if not username or not self.cleaned_data.get("password"):
             return super().clean()
         try:
-            attempted_at = password_attempt(username)
+            attempt = password_attempt(username)
         except AccountLocked as locked:
             raise ValidationError(str(locked.detail), code="account_locked") from None
         cleaned = super().clean()  # a wrong password raises here, and stays counted
-        password_accepted(username, attempted_at)
+        password_accepted(attempt)
         return cleaned
 
 
