@@ -86,6 +86,12 @@ TEMPLATES = [
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)  # the default SQLite file and broker live here
 DATABASES = {"default": database_from_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+if env_bool("DATABASE_TRANSACTION_POOLER", False):
+    # PgBouncer (or any pooler) in transaction mode between the processes and PostgreSQL
+    # (docs/deploy.md): a server connection is shared between transactions, so no server-side
+    # cursor (``.iterator()`` would open one). Django already keeps psycopg from preparing
+    # statements.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Throttle counts live here: shared by every web process (a file cache under var/ by default,
 # Redis in production), so a limit holds however many workers serve the API.
@@ -139,6 +145,33 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540, minimum=1)
+#: The longest any task may run: CELERY_TASK_TIME_LIMIT, or a task's own time_limit (at most
+#: 900 s, bots.prune_call_log); tests check every task against it.
+LONGEST_TASK_SECONDS = max(CELERY_TASK_TIME_LIMIT, 900)
+# A message is acknowledged once its task has run, not when a worker takes it, and one whose
+# worker died is given back to the broker: another worker runs it. Every task is safe to run
+# twice (conditional claims, the match version guard, leases; docs/deploy.md).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Redis has no acknowledgements of its own: kombu delivers a message again once it has
+        # been unacknowledged this long (its worker died). Just longer than a task may run, so
+        # a running task is never handed to a second worker, and no longer (kombu's default is
+        # an hour).
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", LONGEST_TASK_SECONDS + 60,
+                                      minimum=LONGEST_TASK_SECONDS + 1),
+        # Workers look for such messages every 10 s (kombu's default: every 100 s).
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
+    }
+elif CELERY_BROKER_URL.startswith(("amqp://", "pyamqp://")):
+    # RabbitMQ (recommended in production, docs/deploy.md): quorum queues (replicated, durable),
+    # publisher confirms (a task is queued only once the broker has it), and the broker's own
+    # acknowledgements: a message comes back as soon as its consumer's connection is gone.
+    CELERY_TASK_DEFAULT_QUEUE_TYPE = "quorum"
+    CELERY_TASK_CREATE_MISSING_QUEUE_TYPE = "quorum"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -220,6 +253,12 @@ BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", False)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
+# How long a task asking a match's webhook bots holds the match (games.services.store.Lease):
+# renewed by every batch it stores, at least every two calls' timeouts and a second, so it must
+# outlast that; a match whose worker died waits this long before another worker asks its bots.
+_LEASE_FLOOR = 2 * -(-BOTS_MOVE_TIMEOUT_MS // 1000) + 2
+BLUFF_ADVANCE_LEASE_SECONDS = env_int("BLUFF_ADVANCE_LEASE_SECONDS", max(15, 3 * _LEASE_FLOOR),
+                                      minimum=_LEASE_FLOOR)
 # After a secret rotation calls are signed with the previous secret too for this long, so the
 # bot keeps verifying them until it is redeployed with the new one; 0 cuts the old one at once.
 BOTS_SECRET_OVERLAP_HOURS = env_int("BOTS_SECRET_OVERLAP_HOURS", 24, minimum=0)

@@ -57,6 +57,11 @@ ERROR_CODES = (
     "league_not_found", "not_your_league", "bad_league",
 )
 
+#: The ``deadline`` of every answer that has one.
+DEADLINE_HELP = ("When the polling seats to act (people, programs) get the default action and a "
+                 "strike; null when none is to act (only bots are: a bot is judged on its own "
+                 "calls, never on this) or the match is not running.")
+
 
 class ErrorSerializer(serializers.Serializer):
     """Every error body. ``code`` is stable; ``detail`` is for humans."""
@@ -284,7 +289,7 @@ class MatchOutputSerializer(serializers.Serializer):
     strike_limit = serializers.IntegerField(
         help_text="Strikes (missed deadlines, failed webhook calls) that forfeit a seat; "
                   "0 = never.")
-    deadline = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True, help_text=DEADLINE_HELP)
     seed = serializers.IntegerField(allow_null=True, help_text="Revealed once the match is over.")
     result = serializers.DictField(allow_null=True, help_text="scores and ranks, once over.")
     created_by = serializers.CharField(allow_null=True)
@@ -538,7 +543,7 @@ class SeatViewApi(APIView):
         seat = serializers.IntegerField()
         status = serializers.ChoiceField(choices=Match.Status.choices)
         version = serializers.IntegerField(help_text="Post it back with your action.")
-        deadline = serializers.DateTimeField(allow_null=True)
+        deadline = serializers.DateTimeField(allow_null=True, help_text=DEADLINE_HELP)
         to_act = serializers.ListField(child=serializers.IntegerField(),
                                        help_text="Seats asked now; several = a simultaneous "
                                                  "step.")
@@ -671,7 +676,7 @@ class PublicViewApi(APIView):
         game = schema.GameIdField()
         status = serializers.ChoiceField(choices=Match.Status.choices)
         version = serializers.IntegerField()
-        deadline = serializers.DateTimeField(allow_null=True)
+        deadline = serializers.DateTimeField(allow_null=True, help_text=DEADLINE_HELP)
         to_act = serializers.ListField(child=serializers.IntegerField())
         view = serializers.DictField(help_text="The engine's public (spectator) view.")
         events = serializers.ListField(child=serializers.DictField(), required=False)

@@ -12,7 +12,10 @@ The failure policy, written once (docs/api.md, docs/bot-protocol.md):
 * Otherwise the seat gets the game's default action; if the seat is at fault (the answer names a
   strike reason, or its action was illegal: ``illegal_action``) it also gets a strike. An answer
   with neither is a platform failure: the default action and no strike.
-* A missed deadline is the default action and a ``timeout`` strike.
+* A missed deadline is the default action and a ``timeout`` strike. Only polling seats (a
+  person or a program that polls) have a deadline: an automatic seat is judged on its own
+  answers only (a webhook bot on each call's timeout), so time the platform spent not asking
+  it (a dead worker, a backlog) never counts against it.
 * At the match's strike limit (0 = never) the seat forfeits (``strikes``, or ``timeouts`` when
   the last strike was a missed deadline): the engine ranks it last and from then on it plays the
   default action without being asked.
@@ -210,10 +213,19 @@ class MatchDriver:
                  detail="the deadline passed")
         self._strike(seat, forfeit_reason="timeouts")
 
+    def polling_due(self) -> list[int]:
+        """The seats to act that have a deadline: those a person or program plays by polling
+        (not automatic, not forfeited). An automatic seat answers when the platform asks it,
+        so only the platform can keep it waiting."""
+        kinds, forfeited = self.kinds, self.forfeited
+        return [seat for seat in self.state.to_act()
+                if kinds[seat].automatic is None and seat not in forfeited]
+
     def expire(self) -> int:
-        """Every seat to act missed the deadline; how many default actions were applied."""
+        """The deadline passed: every polling seat still to act missed it (automatic seats
+        are left to be asked); how many default actions were applied."""
         applied = 0
-        for seat in list(self.state.to_act()):
+        for seat in self.polling_due():
             if self.state.is_over or seat not in self.state.to_act():
                 continue
             self.miss_deadline(seat)

@@ -46,7 +46,18 @@ class Match(models.Model):
     strike_limit = models.PositiveSmallIntegerField(
         default=default_strike_limit, help_text="Strikes (missed deadlines, failed webhook "
                                                 "calls) that forfeit a seat; 0 = never.")
-    deadline = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="When the polling seats to act get the default action and "
+                                         "a strike; null while only automatic seats (bots, "
+                                         "judged on their own calls) are to act.")
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="Until when one worker's task that asks the match's "
+                                         "out-of-process seats (webhook bots) holds the match: "
+                                         "renewed with each stored batch, so one task at a time "
+                                         "asks them (games.services.automatic).")
+    resumed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the stalled-match sweep last queued the match "
+                                         "again: at most once per BLUFF_STALLED_SECONDS.")
     result = models.JSONField(null=True, blank=True)
     series = models.CharField(
         max_length=32, blank=True, default="",
@@ -67,8 +78,8 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "matches"
-        # Every batch of moves rewrites the row with a new deadline, so PostgreSQL writes an
-        # entry in each index (no HOT update): only the indexes look-ups use. (status,
+        # A batch of moves that sets a new deadline makes PostgreSQL write an entry in each
+        # index (no HOT update): only the indexes look-ups use. (status,
         # deadline) serves status alone and the deadline sweep; a CharField's db_index would
         # also add a LIKE index nobody uses.
         indexes = [models.Index(fields=["status", "deadline"], name="match_status_deadline"),

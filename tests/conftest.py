@@ -1,7 +1,8 @@
 """Shared test setup: markers for tests that need real services.
 
-A test marked ``postgres``, ``redis`` or ``browser`` skips, with the reason, when that service is not what the
-run uses (e.g. a newcomer's bare machine on SQLite and the filesystem broker). ``.ci/run`` sets
+A test marked ``postgres``, ``redis``, ``broker`` (Redis or RabbitMQ) or ``browser`` skips, with
+the reason, when that service is not what the run uses (e.g. a newcomer's bare machine on SQLite
+and the filesystem broker). ``.ci/run`` sets
 ``BLUFF_REQUIRE_SERVICES=1``, which turns those skips into failures so CI never skips them silently.
 """
 
@@ -49,12 +50,17 @@ def _missing_service(marker_name: str) -> str | None:
     elif marker_name == "redis":
         if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
             return "needs Redis: set CELERY_BROKER_URL=redis://... (this run uses the embedded broker)"
+    elif marker_name == "broker":
+        if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://",
+                                                       "pyamqp://")):
+            return ("needs a networked broker: set CELERY_BROKER_URL=redis://... or amqp://... "
+                    "(this run uses the embedded broker)")
     return None
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers():
-        if marker.name in ("postgres", "redis", "browser"):
+        if marker.name in ("postgres", "redis", "broker", "browser"):
             reason = _missing_service(marker.name)
             if reason is None:
                 continue

@@ -17,13 +17,23 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ..driver import MatchDriver
 from ..models import Match, Seat
 from ..seats import SeatAnswer, get_seat_kind, seat_kinds
 from ..states import load_state
-from .store import driver_for, enqueue_advance, flush, locked_match, read_match, save, tell
+from .store import (
+    Lease,
+    driver_for,
+    enqueue_advance,
+    flush,
+    locked_match,
+    read_match,
+    save,
+    tell,
+)
 
 
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
@@ -32,11 +42,15 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
     """Ask the due out-of-process seats of a match, step by step; returns how many of their
     answers were applied.
 
+    One task at a time asks a match's seats: the task claims the match's :class:`Lease` first
+    and a task that finds it held by another stops at once (that one asks, and looks at the
+    match again after it lets go, so nothing that became due meanwhile waits).
+
     While only such seats are due, a batch goes on in memory until it has ``batch_moves`` log
     entries, has lasted ``batch_seconds``, a polling seat becomes due or the match ends; then it
     is stored at once (one short transaction, a few statements whatever its length). A crash
     loses the unstored batch only; the task is idempotent and resumes from the last stored
-    version.
+    version, asking the seats again.
 
     A step that also waits for polling seats (a simultaneous step) is asked the same way, and
     its answers are stored under the per-step rule of ``match_submit_action``: still valid
@@ -49,48 +63,84 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
     """
     applied = steps = 0
     stop_at = time.monotonic() + max_seconds
+    while steps < max_steps:
+        lease = Lease.claim(match_id)
+        if lease is None:
+            return applied
+        try:
+            done, answered, outcome = _advance(match_id, lease, stop_at=stop_at,
+                                               batch_moves=batch_moves,
+                                               batch_seconds=batch_seconds,
+                                               max_steps=max_steps - steps)
+        finally:
+            lease.release()
+        steps += done
+        applied += answered
+        if outcome == _REQUEUE:
+            enqueue_advance(match_id)
+            return applied
+        # _WAITING: a polling seat (or nobody) was due when the task last looked. A task
+        # queued meanwhile found the lease held and stopped: look once more now it is free.
+        if outcome != _WAITING or not _out_of_process_due(match_id):
+            return applied
+    return applied
+
+
+#: How :func:`_advance` stopped: the match needs nothing more from out-of-process seats (over,
+#: open, the lease lost to another task); only others are due; the time budget ran out.
+_DONE, _WAITING, _REQUEUE = "done", "waiting", "requeue"
+
+
+def _advance(match_id: int, lease: Lease, *, stop_at: float, batch_moves: int,
+             batch_seconds: float, max_steps: int) -> tuple[int, int, str]:
+    """Play the match's out-of-process seats while ``lease`` is held; the steps played, the
+    answers applied and how it stopped."""
+    applied = steps = 0
     told_start = False
     while steps < max_steps:
         found = read_match(match_id)
         if found is None or found[0].status == Match.Status.OPEN:
-            return applied
+            return steps, applied, _DONE
         match, seats = found
+        if not lease.held_by_me(match):  # ran out and another task took it: that one asks
+            return steps, applied, _DONE
         driver = driver_for(match, load_state(match, for_update=True), seats=seats)
         if not told_start:
             tell(driver.out_of_process_sessions(), "started", driver.state, match_id)
             told_start = True
         if match.status == Match.Status.FINISHED:
             _finish(match, driver)
-            return applied
-        done, answered, again = _play(match, seats, driver, stop_at=stop_at,
-                                      batch_moves=batch_moves, batch_seconds=batch_seconds,
-                                      max_steps=max_steps - steps)
+            return steps, applied, _DONE
+        done, answered, outcome = _play(match, seats, driver, lease, stop_at=stop_at,
+                                        batch_moves=batch_moves, batch_seconds=batch_seconds,
+                                        max_steps=max_steps - steps)
         steps += done
         applied += answered
-        if not again:
-            return applied
-    return applied
+        if outcome is not None:
+            return steps, applied, outcome
+    return steps, applied, _WAITING
 
 
-def _play(match: Match, seats: list[Seat], driver: MatchDriver, *, stop_at: float,
-          batch_moves: int, batch_seconds: float, max_steps: int) -> tuple[int, int, bool]:
+def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
+          stop_at: float, batch_moves: int, batch_seconds: float,
+          max_steps: int) -> tuple[int, int, str | None]:
     """Batches on one loaded match until the match ends, a polling seat or nobody is due, or
-    the time or step budget is spent. Returns the steps played, the answers applied, and
-    whether the match must be read again (a polling seat is due, or someone else changed the
-    match meanwhile)."""
+    the time or step budget is spent. Returns the steps played, the answers applied, and how
+    it stopped (None: the match must be read again, since a polling seat of a shared step
+    answered or someone else changed the match meanwhile)."""
     steps = applied = 0
-    again = False
+    outcome: str | None = _WAITING
     while steps < max_steps:
         if time.monotonic() > stop_at:
-            enqueue_advance(match.pk)
+            outcome = _REQUEUE
             break
         due, others = driver.due_out_of_process()
         if not due:
             break
         if others:
             steps += 1
-            applied += _store_shared_step(match.pk, driver, driver.ask(due))
-            again = True
+            applied += _store_shared_step(match.pk, driver, driver.ask(due), lease)
+            outcome = None
             break
         base_version = driver.version
         previous = driver.state.to_act()
@@ -100,30 +150,44 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, *, stop_at: floa
         steps += done
         with transaction.atomic():
             stored = save(match, driver, seats=seats, previous_to_act=previous,
-                          enqueue=False, guard_version=base_version, remember=False,
-                          tells_end=True)
+                          enqueue=False, guard_version=base_version, lease=lease,
+                          remember=False, tells_end=True)
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:
-            again = True
+            outcome = None
             break
         applied += answered
         if driver.state.is_over:
             _finish(match, driver)
+            outcome = _DONE
             break
     # Records the sessions still hold (e.g. /start calls of a run that found no bot due).
     flush(driver, [], applied=True)
-    return steps, applied, again
+    return steps, applied, outcome
 
 
-def _store_shared_step(match_id: int, driver: MatchDriver,
-                       answers: dict[int, SeatAnswer]) -> int:
+def _out_of_process_due(match_id: int) -> bool:
+    """Whether the match has an out-of-process seat to ask, or ended meanwhile (its seats are
+    told; a task that finds them told already sends nothing)."""
+    found = read_match(match_id)
+    if found is None or found[0].status == Match.Status.OPEN:
+        return False
+    match, seats = found
+    if match.status == Match.Status.FINISHED:
+        return True
+    due, _ = driver_for(match, load_state(match), seats=seats).due_out_of_process()
+    return bool(due)
+
+
+def _store_shared_step(match_id: int, driver: MatchDriver, answers: dict[int, SeatAnswer],
+                       lease: Lease) -> int:
     """Store the answers of a step shared with polling seats, asked at ``driver.version``,
-    under the per-step rule; how many were applied."""
+    under the per-step rule, if ``lease`` is still held; how many were applied."""
     asked_at = driver.version
     with transaction.atomic():
         locked = locked_match(match_id)
-        if (locked.status != Match.Status.RUNNING
+        if (locked.status != Match.Status.RUNNING or not lease.held_by_me(locked)
                 or not locked.step_version <= asked_at <= locked.version):
             flush(driver, driver.take_moves(), applied=False)  # a new step began meanwhile
             return 0
@@ -133,7 +197,7 @@ def _store_shared_step(match_id: int, driver: MatchDriver,
         previous = driver.state.to_act()
         applied = driver.submit(answers)
         driver.settle()
-        save(locked, driver, previous_to_act=previous, enqueue=False)
+        save(locked, driver, previous_to_act=previous, enqueue=False, lease=lease)
         return applied
 
 
@@ -144,24 +208,31 @@ def _finish(match: Match, driver: MatchDriver) -> None:
 
 
 def matches_resume_stalled(*, limit: int = 500) -> int:
-    """Queue the task again for every running match where an out-of-process seat is due but
-    nothing changed for ``BLUFF_STALLED_SECONDS`` (a lost message, a killed worker). The task
-    is idempotent, so a false alarm costs one look at the match. Returns how many were queued.
+    """Queue the task again for running matches where an out-of-process seat is due but
+    nothing changed for ``BLUFF_STALLED_SECONDS`` and no task holds the match's lease (a lost
+    message, a killed worker). Each match is claimed first (``Match.resumed_at``, a
+    conditional update), so it is queued once per ``BLUFF_STALLED_SECONDS`` however often the
+    sweep runs or however many sweeps run at once, never a flood. The task is idempotent, so a
+    false alarm costs one look at the match. Returns how many were queued.
     """
     from ..tasks import advance_automatic_seats
 
     kinds = [name for name in seat_kinds() if get_seat_kind(name).out_of_process]
     if not kinds:
         return 0
-    quiet = timezone.now() - timedelta(seconds=settings.BLUFF_STALLED_SECONDS)
-    matches = (Match.objects.filter(status=Match.Status.RUNNING, updated_at__lte=quiet,
-                                    seats__kind__in=kinds)
+    now = timezone.now()
+    quiet = now - timedelta(seconds=settings.BLUFF_STALLED_SECONDS)
+    not_resumed = Q(resumed_at__isnull=True) | Q(resumed_at__lte=quiet)
+    matches = (Match.objects.filter(not_resumed, status=Match.Status.RUNNING,
+                                    updated_at__lte=quiet, seats__kind__in=kinds)
+               .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
                .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
     queued = 0
     for match in matches:
         waiting = {s.number for s in match.seats.all() if s.kind in kinds and not s.forfeited}
-        if waiting & set(load_state(match).to_act()):
+        if not waiting & set(load_state(match).to_act()):
+            continue
+        if Match.objects.filter(not_resumed, pk=match.pk).update(resumed_at=now):
             advance_automatic_seats.delay(match.pk)
             queued += 1
     return queued
-

@@ -14,7 +14,9 @@ from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ..db import insert_rows
@@ -84,13 +86,56 @@ def enqueue_advance(match_id: int) -> None:
     transaction.on_commit(lambda: advance_automatic_seats.delay(match_id))
 
 
+class Lease:
+    """One task's hold on a match's out-of-process seats (``Match.lease_until``): while it
+    holds it no other task asks them, so a duplicate message (a re-queue, a redelivery) costs
+    one statement, not a second round of bot calls. Claimed when the task starts, renewed by
+    each batch it stores (:func:`save` writes only while the lease is still its own) and
+    released when it stops; a worker that dies keeps it until it runs out, then the match is
+    anyone's again (the stalled-match sweep queues it).
+
+    Times are the workers' clocks (keep the hosts in sync, e.g. NTP, as for every lease here).
+    """
+
+    def __init__(self, match_id: int, until: datetime) -> None:
+        self.match_id = match_id
+        #: The lease_until this task wrote last: the match is its own while the row holds it.
+        self.until = until
+
+    @staticmethod
+    def seconds() -> timedelta:
+        return timedelta(seconds=settings.BLUFF_ADVANCE_LEASE_SECONDS)
+
+    @classmethod
+    def claim(cls, match_id: int) -> Lease | None:
+        """The match's lease if nobody holds it (none, or run out), else None."""
+        now = timezone.now()
+        until = now + cls.seconds()
+        claimed = (Match.objects.filter(pk=match_id)
+                   .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+                   .update(lease_until=until))
+        return cls(match_id, until) if claimed else None
+
+    def held_by_me(self, match: Match) -> bool:
+        return match.lease_until == self.until
+
+    def renewal(self) -> datetime:
+        """A later end for the lease, to be written with the next stored batch."""
+        return timezone.now() + self.seconds()
+
+    def release(self) -> None:
+        """Let go (if still held): the next task may claim the match at once."""
+        Match.objects.filter(pk=self.match_id, lease_until=self.until).update(lease_until=None)
+
+
 def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
          now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
          enqueue: bool = True, started: bool = False, guard_version: int | None = None,
-         remember: bool = True, tells_end: bool = False) -> bool:
+         lease: Lease | None = None, remember: bool = True, tells_end: bool = False) -> bool:
     """Store the driver's state and moves into ``match`` (and its seats), and let each seat
     session write its own records of them. Returns False, having written nothing, when
-    ``guard_version`` is given and the match is no longer at that version (or not running).
+    ``guard_version`` is given and the match is no longer at that version (or not running),
+    or ``lease`` is given and no longer held (the write renews it).
 
     ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
     goes on (fewer of them are still asked) the deadline stays. ``enqueue``: queue the task
@@ -104,13 +149,20 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
     seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
     finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
     if guard_version is None:
+        if lease is not None:  # the caller holds the row lock and saw the lease was its own
+            match.lease_until = lease.until = lease.renewal()
         match.save()
     else:
-        written = (Match.objects.filter(pk=match.pk, version=guard_version,
-                                        status=Match.Status.RUNNING)
-                   .update(**{field: getattr(match, field) for field in SAVED_FIELDS}))
-        if not written:
+        rows = Match.objects.filter(pk=match.pk, version=guard_version,
+                                    status=Match.Status.RUNNING)
+        fields = {field: getattr(match, field) for field in SAVED_FIELDS}
+        if lease is not None:
+            rows = rows.filter(lease_until=lease.until)
+            fields["lease_until"] = renewed = lease.renewal()
+        if not rows.update(**fields):
             return False
+        if lease is not None:
+            match.lease_until = lease.until = renewed
     moves = driver.take_moves()
     if moves:
         insert_rows(MatchLogPage, [page_row(match.pk, moves)])
@@ -168,6 +220,9 @@ def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
         match.status = Match.Status.FINISHED
         match.result = state.result()
         match.finished_at = now
+        match.deadline = None
+    elif not driver.polling_due():
+        # Only automatic seats are to act: no deadline (a bot is judged on its own calls).
         match.deadline = None
     else:
         to_act = state.to_act()
@@ -245,5 +300,5 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
     return bool(due)
 
 
-__all__ = ["driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",
+__all__ = ["Lease", "driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",
            "table_of", "tell"]

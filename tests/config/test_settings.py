@@ -140,3 +140,49 @@ def test_the_test_run_counts_throttles_per_process() -> None:
     from django.core.cache import caches
 
     assert type(caches["default"]).__name__ == "LocMemCache"
+
+
+def _broker_settings(tmp_path: Path, url: str) -> dict:
+    """The Celery settings a fresh process derives for broker ``url``."""
+    names = ("CELERY_BROKER_TRANSPORT_OPTIONS", "CELERY_TASK_ACKS_LATE",
+             "CELERY_TASK_REJECT_ON_WORKER_LOST", "LONGEST_TASK_SECONDS")
+    shown = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         "import json; from django.conf import settings; print(json.dumps({n: getattr(settings, "
+         f"n, None) for n in {names!r} + ('CELERY_TASK_DEFAULT_QUEUE_TYPE', "
+         "'CELERY_TASK_CREATE_MISSING_QUEUE_TYPE')}))"],
+        cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": url, "BLUFF_VAR_DIR": str(tmp_path)},
+        capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    import json
+
+    return json.loads(shown.stdout.splitlines()[-1])
+
+
+def test_a_dead_workers_message_comes_back_but_never_while_its_task_runs(tmp_path) -> None:
+    """Redis redelivers an unacknowledged message after its visibility timeout: just longer
+    than any task may run. RabbitMQ: quorum queues and publisher confirms. Every task is
+    acknowledged late and given back if its worker dies."""
+    redis = _broker_settings(tmp_path, "redis://127.0.0.1:6379/0")
+    assert redis["CELERY_TASK_ACKS_LATE"] and redis["CELERY_TASK_REJECT_ON_WORKER_LOST"]
+    visibility = redis["CELERY_BROKER_TRANSPORT_OPTIONS"]["visibility_timeout"]
+    assert redis["LONGEST_TASK_SECONDS"] < visibility <= redis["LONGEST_TASK_SECONDS"] + 120
+    rabbit = _broker_settings(tmp_path, "amqp://guest:guest@127.0.0.1:5672/x")
+    assert rabbit["CELERY_BROKER_TRANSPORT_OPTIONS"] == {"confirm_publish": True}
+    assert rabbit["CELERY_TASK_DEFAULT_QUEUE_TYPE"] == "quorum"
+    assert rabbit["CELERY_TASK_CREATE_MISSING_QUEUE_TYPE"] == "quorum"
+    assert redis["CELERY_TASK_DEFAULT_QUEUE_TYPE"] is None
+
+
+def test_every_task_runs_within_the_longest_task_time_and_is_acknowledged_late() -> None:
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    ours = {name: task for name, task in app.tasks.items() if not name.startswith("celery.")}
+    assert "games.advance_automatic_seats" in ours
+    for name, task in ours.items():
+        limit = task.time_limit or settings.CELERY_TASK_TIME_LIMIT
+        assert limit <= settings.LONGEST_TASK_SECONDS, name
+        assert task.acks_late and task.reject_on_worker_lost, name

@@ -98,6 +98,24 @@ def test_a_strike_limit_of_zero_never_forfeits() -> None:
     assert d.strikes[0] == len(seat.asked) > 3 and not d.forfeited
 
 
+def test_only_polling_seats_have_a_deadline_an_automatic_seat_is_never_struck_by_it() -> None:
+    """A deadline that passes while an out-of-process seat is due means the platform did not
+    ask it (a dead worker, a backlog): nothing is applied, no strike; it is asked later."""
+    d, seat = driver([OUT, OUT], strike_limit=1)
+    assert d.polling_due() == [] and d.expire() == 0
+    assert d.moves == [] and d.strikes == [0, 0] and d.version == 0 and not seat.asked
+    d.settle()
+    d.run(max_steps=1)
+    assert len(seat.asked) == 1 and d.strikes == [0, 0], "asked when the platform is back"
+    # A simultaneous step shared by a bot and a person (D.O.T's commits): only the person is
+    # late.
+    d, _ = driver([OUT, "player"], game="dot", strike_limit=0)
+    assert sorted(d.state.to_act()) == [0, 1] and d.polling_due() == [1]
+    assert d.expire() == 1
+    assert [(m.kind, m.seat, m.strike) for m in d.moves] == [(TIMEOUT, 1, "timeout")]
+    assert d.strikes == [0, 1] and d.state.to_act() == [0]
+
+
 def test_a_missed_deadline_is_a_timeout_strike_and_forfeits_as_timeouts() -> None:
     d, _ = driver(["player", "player"], strike_limit=1)
     seat = d.state.to_act()[0]

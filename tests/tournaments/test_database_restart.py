@@ -28,7 +28,7 @@ from tests.conftest import REAL_WORKERS
 
 from .test_workers import ROOT, DeterministicBot, Workers
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, REAL_WORKERS]
+pytestmark = [pytest.mark.postgres, pytest.mark.broker, REAL_WORKERS]
 
 PG_BIN = next((p for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
 
@@ -40,14 +40,19 @@ def _free_port() -> int:
 
 
 class PrivateCluster:
-    """initdb + pg_ctl as the postgres user, in a folder of the test's own."""
+    """initdb + pg_ctl as the postgres user, in a folder of the test's own, listening on
+    ``host`` only (trusting the clients of ``clients``, a network, as well as loopback)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", clients: str | None = None) -> None:
+        self.host = host
         self.port = _free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="bluff-pg-"))
         shutil.chown(self.dir, "postgres", "postgres")
         self.data = self.dir / "data"
         self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        if clients:
+            with open(self.data / "pg_hba.conf", "a") as hba:
+                hba.write(f"host all all {clients} trust\n")
         self.start()
 
     def _pg(self, tool: str, *args: str) -> None:
@@ -56,7 +61,7 @@ class PrivateCluster:
 
     def _ctl(self, action: str, *extra: str) -> None:
         self._pg("pg_ctl", action, "-D", str(self.data), "-w", "-l", str(self.dir / "log"),
-                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", *extra)
+                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses={self.host}", *extra)
 
     def start(self) -> None:
         self._ctl("start")
@@ -69,7 +74,7 @@ class PrivateCluster:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def url(self, name: str = "bluff") -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+        return f"postgres://postgres@{self.host}:{self.port}/{name}"
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from tests.tournaments.test_workers import ROOT, Workers, bots, wait_until  # no
 from tournaments import leagues
 from tournaments.models import Night
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True),
+pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
               REAL_WORKERS]
 
 

@@ -25,7 +25,7 @@ from tests.tournaments.test_workers import Workers, bots  # noqa: F401 - fixture
 from tournaments import leagues, services
 from tournaments.models import Night, Tournament
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.browser,
+pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.browser,
               pytest.mark.django_db(transaction=True), REAL_WORKERS]
 HANDS = 3
 REFERENCE = [{"kind": "reference", "bot": bot} for bot in ("heuristic", "random")]

@@ -9,16 +9,13 @@ played exactly once, with the same standings as the undisturbed run.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
 import os
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -29,58 +26,13 @@ from games.engine import game_ids
 from games.log import entries
 from games.models import Match
 from tests.conftest import REAL_WORKERS, database_url_for_subprocess
+from tests.deterministic_bot import DeterministicBot
 from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True),
+pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
               REAL_WORKERS]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: DeterministicBot
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-    def _send(self, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self._send({"apiversion": "1", "name": "det", "author": "tests",
-                    "games": list(game_ids())})
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        if not self.path.endswith("/move"):
-            self._send({})
-            return
-        time.sleep(self.server.delay)
-        legal = body["legal_actions"]
-        digest = hashlib.sha256(json.dumps(body["view"], sort_keys=True).encode()).digest()
-        self._send({"action": legal[int.from_bytes(digest[:4], "big") % len(legal)]})
-
-
-class DeterministicBot(ThreadingHTTPServer):
-    """A webhook bot whose answer depends only on what it is shown (no state, no randomness),
-    so a match replayed after a crash goes exactly as it would have."""
-
-    daemon_threads = True
-
-    def __init__(self, delay: float = 0.0) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.delay = delay
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
 
 
 @pytest.fixture

@@ -1,0 +1,135 @@
+"""A bot never pays for the platform's outages: a webhook seat has no deadline (it is judged on
+its own calls), one task at a time asks a match's bots (its lease), and the stalled-match sweep
+queues a stalled match once, not on every run. (Real workers SIGKILLed mid-match:
+test_worker_kills.py.)"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from bots.models import BotCall, BotSeat
+from bots.webhook import WebhookSession
+from games import services, tasks
+from games.log import entries
+from games.models import Match
+from games.services import store
+from games.services.store import Lease
+
+from .test_advance_batches import webhook_match
+
+pytestmark = pytest.mark.django_db
+
+BOT_AND_REFERENCE = [{"kind": "webhook"}, {"kind": "reference", "bot": "random"}]
+
+
+def consistent(match_id: int) -> Match:
+    """The saved match and its log agree (entries 0..version, no gap) and each of the bot's
+    (seat 0's) logged actions has its applied /move call."""
+    match = Match.objects.get(pk=match_id)
+    logged = list(entries(match_id))
+    assert [e.n for e in logged] == list(range(match.version + 1))
+    moves = sum(1 for e in logged if e.kind == "action" and e.seat == 0)
+    assert BotCall.objects.filter(match_id=match_id, path="move", applied=True).count() == moves
+    return match
+
+
+@pytest.fixture
+def queued(monkeypatch: Any) -> list[int]:
+    """The advance tasks queued (not run: as if no worker were alive)."""
+    sent: list[int] = []
+    monkeypatch.setattr(store, "enqueue_advance", sent.append)
+    monkeypatch.setattr(tasks.advance_automatic_seats, "delay", sent.append)
+    return sent
+
+
+def bot_due(alice: Any, url: str) -> Match:
+    match = Match.objects.get(pk=webhook_match(alice, url, "dice_cup", BOT_AND_REFERENCE,
+                                               players=2))
+    assert match.status == "running"
+    return match
+
+
+def test_no_deadline_while_only_bots_are_due_and_the_sweep_never_strikes_them(
+        alice, open_ref_server, queued) -> None:
+    match = bot_due(alice, open_ref_server.base_url + "/random")
+    assert queued == [match.pk] and match.deadline is None
+    # A row from before this rule (or any deadline passing while no worker asked the bot).
+    Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(hours=1))
+    assert services.match_expire_deadlines() == 0
+    after = Match.objects.get(pk=match.pk)
+    assert after.version == match.version and after.deadline is None
+    assert not after.seats.filter(strikes__gt=0).exists()
+    assert queued == [match.pk, match.pk], "the bot is asked when the platform can"
+    services.match_advance_automatic_seats(match_id=match.pk)
+    finished = consistent(match.pk)
+    assert finished.status == "finished"
+    assert not any(e.kind in ("timeout", "default") for e in entries(match.pk))
+    assert not BotCall.objects.filter(match=match, strike=True).exists()
+    assert not BotSeat.objects.filter(match=match).exclude(strikes={}).exists()
+
+
+def test_a_person_still_has_a_deadline_against_a_bot(alice, bob, open_ref_server,
+                                                     queued) -> None:
+    seats = [{"kind": "webhook"}, {"kind": "player", "user": "bob"}]
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dot", seats,
+                             players=2)
+    match = Match.objects.get(pk=match_id)
+    if match.status == "open":
+        services.match_join(match_id=match_id, user=bob)
+        match.refresh_from_db()
+    assert match.status == "running" and match.deadline is not None, "bob must act too"
+    assert services.match_expire_deadlines(now=match.deadline + timedelta(seconds=1)) == 1
+    strikes = dict(Match.objects.get(pk=match_id).seats.values_list("number", "strikes"))
+    assert strikes == {0: 0, 1: 1}
+
+
+def test_one_task_at_a_time_asks_a_match_and_a_lost_lease_stops_it(alice, open_ref_server,
+                                                                  queued, monkeypatch) -> None:
+    match = bot_due(alice, open_ref_server.base_url + "/random")
+    held = Lease.claim(match.pk)
+    assert held is not None and Lease.claim(match.pk) is None
+    assert services.match_advance_automatic_seats(match_id=match.pk) == 0
+    assert not BotCall.objects.filter(match=match).exists(), "a duplicate asks nobody"
+    held.release()
+    # Another task takes the lease over mid-batch (this one's ran out, a host was cut off):
+    # this one's batch is refused and it stops; the other one plays on from the last version.
+    original, calls = WebhookSession.ask, []
+
+    def overtaken(self: Any, state: Any, seats: Any, version: int) -> Any:
+        calls.append(version)
+        if len(calls) == 3:
+            Match.objects.filter(pk=match.pk).update(
+                lease_until=timezone.now() + timedelta(minutes=1))
+        return original(self, state, seats, version)
+
+    monkeypatch.setattr(WebhookSession, "ask", overtaken)
+    assert services.match_advance_automatic_seats(match_id=match.pk, batch_moves=1) == 2
+    stopped = consistent(match.pk)
+    assert stopped.status == "running" and len(calls) == 3
+    assert BotCall.objects.filter(match=match, applied=False).count() == 1
+    Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    monkeypatch.setattr(WebhookSession, "ask", original)
+    services.match_advance_automatic_seats(match_id=match.pk)
+    assert consistent(match.pk).status == "finished"
+    assert Match.objects.get(pk=match.pk).lease_until is None, "released at the end"
+
+
+def test_the_sweep_queues_a_stalled_match_once_per_stall_period(alice, open_ref_server, queued,
+                                                                settings) -> None:
+    match = bot_due(alice, open_ref_server.base_url + "/random")
+    queued.clear()
+    stalled = timezone.now() - timedelta(seconds=settings.BLUFF_STALLED_SECONDS + 1)
+    Match.objects.filter(pk=match.pk).update(updated_at=stalled)
+    assert [services.matches_resume_stalled() for _ in range(3)] == [1, 0, 0]
+    assert queued == [match.pk], "one re-queue, however often the sweep runs"
+    # Still stalled a whole period after it was queued (that message was lost too): again.
+    Match.objects.filter(pk=match.pk).update(resumed_at=stalled)
+    assert services.matches_resume_stalled() == 1 and queued == [match.pk] * 2
+    # A match whose task holds its lease is being asked: not stalled, whatever its age.
+    Match.objects.filter(pk=match.pk).update(resumed_at=stalled,
+                                              lease_until=timezone.now() + timedelta(seconds=9))
+    assert services.matches_resume_stalled() == 0
