@@ -53,6 +53,25 @@ def test_openapi_schema_and_docs_are_served(client) -> None:
         assert b"cdn.jsdelivr" not in response.content
 
 
+def test_the_compose_production_profile_puts_rabbitmq_behind_every_process() -> None:
+    """``--profile production`` adds RabbitMQ; the URL the compose file's header (and
+    docs/deploy.md) give reaches it: its user, password and vhost."""
+    text = (ROOT / "docker-compose.yml").read_text()
+    services = yaml.safe_load(text)["services"]
+    rabbit = services["rabbitmq"]
+    assert rabbit["profiles"] == ["production"]
+    env = rabbit["environment"]
+    url = (f"amqp://{env['RABBITMQ_DEFAULT_USER']}:{env['RABBITMQ_DEFAULT_PASS']}@rabbitmq:5672/"
+           f"{env['RABBITMQ_DEFAULT_VHOST']}")
+    assert f"CELERY_BROKER_URL={url}" in text
+    assert f"CELERY_BROKER_URL={url}" in (ROOT / "docs" / "deploy.md").read_text()
+    for name in ("web", "worker-matches", "worker-housekeeping", "beat"):
+        service = services[name]
+        assert service["environment"]["CELERY_BROKER_URL"].startswith("${CELERY_BROKER_URL:-")
+        assert service["depends_on"]["rabbitmq"]["required"] is False
+    assert "--scale worker-matches=" in text and "--scale beat" not in text
+
+
 def test_docker_compose_services_run_real_entry_points() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
