@@ -117,7 +117,10 @@ class Lease:
         return cls(match_id, until) if claimed else None
 
     def held_by_me(self, match: Match) -> bool:
-        return match.lease_until == self.until
+        """``match`` (as just read) still holds this lease, and it has not run out: a task
+        whose lease ran out stops even if nobody took the match yet (a host cut off for
+        longer than its lease must not store what it saw meanwhile)."""
+        return match.lease_until == self.until and timezone.now() < self.until
 
     def renewal(self) -> datetime:
         """A later end for the lease, to be written with the next stored batch."""
@@ -157,6 +160,8 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
                                     status=Match.Status.RUNNING)
         fields = {field: getattr(match, field) for field in SAVED_FIELDS}
         if lease is not None:
+            if timezone.now() >= lease.until:
+                return False  # ran out: another task may be asking these seats already
             rows = rows.filter(lease_until=lease.until)
             fields["lease_until"] = renewed = lease.renewal()
         if not rows.update(**fields):

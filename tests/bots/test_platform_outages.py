@@ -133,3 +133,28 @@ def test_the_sweep_queues_a_stalled_match_once_per_stall_period(alice, open_ref_
     Match.objects.filter(pk=match.pk).update(resumed_at=stalled,
                                               lease_until=timezone.now() + timedelta(seconds=9))
     assert services.matches_resume_stalled() == 0
+
+
+def test_a_lease_that_ran_out_stores_nothing_even_if_nobody_took_the_match(
+        alice, open_ref_server, queued) -> None:
+    """A worker host cut off for longer than its lease comes back before anyone took its
+    match: what it saw meanwhile (its bot calls failed with the link) is not stored."""
+    from django.db import transaction
+
+    from games.states import load_state
+
+    match = bot_due(alice, open_ref_server.base_url + "/random")
+    lease = Lease.claim(match.pk)
+    run_out = timezone.now() - timedelta(seconds=1)
+    Match.objects.filter(pk=match.pk).update(lease_until=run_out)
+    lease.until = run_out
+    loaded = Match.objects.get(pk=match.pk)
+    assert not lease.held_by_me(loaded)
+    driver = store.driver_for(loaded, load_state(loaded, for_update=True))
+    driver.run(max_steps=1)
+    assert driver.version > loaded.version
+    with transaction.atomic():
+        assert not store.save(loaded, driver, guard_version=match.version, lease=lease,
+                              enqueue=False)
+    assert Match.objects.get(pk=match.pk).version == match.version
+    assert services.match_advance_automatic_seats(match_id=match.pk) > 0, "anyone's again"
