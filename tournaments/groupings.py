@@ -26,11 +26,12 @@ from games.engine.rng import Rng
 
 Table = tuple[int, ...]
 
-#: Moves tried per participant and round, and at most in all: a 64-participant, 20-round
-#: schedule stays well within a second (``bench/schedules.py``); small shapes, whose moves are
-#: cheap, get their full share.
+#: Moves tried per participant and round, at most MOST_MOVES, and at most FIELD_MOVES divided
+#: by the participants: a 64-participant, 20-round schedule stays well within a second
+#: (``bench/schedules.py``) while fields of 20 or fewer get their full share.
 MOVES_PER_SLOT = 1000
-MOST_MOVES = 80_000
+MOST_MOVES = 150_000
+FIELD_MOVES = 4_000_000
 #: The temperature falls geometrically, in this many steps, from the first to the last (in
 #: energy units: a worsening by 3 is accepted with odds e^-1 at the start).
 FIRST_TEMPERATURE = 3.0
@@ -95,7 +96,7 @@ class _Search:
 
     def run(self) -> list[list[Table]]:
         rounds, n, playing = self.rounds, self.n, self.playing
-        budget = min(MOST_MOVES, MOVES_PER_SLOT * n * rounds)
+        budget = min(MOST_MOVES, FIELD_MOVES // n, MOVES_PER_SLOT * n * rounds)
         step = max(1, budget // COOLING_STEPS)
         ratio = (LAST_TEMPERATURE / FIRST_TEMPERATURE) ** (1 / COOLING_STEPS)
         temperature = FIRST_TEMPERATURE / ratio
