@@ -51,11 +51,38 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return number
 
 
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
+    if minimum is not None and not number >= minimum:
+        raise ImproperlyConfigured(f"{name}={number} must be at least {minimum}.")
+    return number
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+#: The embedded default serves several writers at once (the web server, a thread pool of
+#: matches, beat): WAL lets readers read while one writes; every transaction takes the write
+#: lock when it begins (IMMEDIATE), so a writer that must wait waits at BEGIN, for up to
+#: ``timeout`` seconds, instead of failing with "database is locked" when a read inside a
+#: transaction turns into a write (a lock upgrade a busy timeout cannot wait for); and
+#: ``synchronous=NORMAL`` syncs the WAL at checkpoints, not at every commit (a power cut may
+#: lose the last commits, never corrupt the file: right for a development database).
+SQLITE_OPTIONS = {
+    "timeout": 30,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+}
 
 
 def database_from_url(name: str, default: str) -> dict:
@@ -76,6 +103,7 @@ def database_from_url(name: str, default: str) -> dict:
         # SQLite: connection persistence brings nothing and upsets threaded tests.
         config["CONN_MAX_AGE"] = 0
         config["CONN_HEALTH_CHECKS"] = False
+        config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
     return config
 
 

@@ -29,12 +29,20 @@ PORT = os.environ.get("PORT", "8000")
 
 #: The Celery queues (config/settings.py routes the tasks) and one worker for each.
 QUEUES = ("matches", "housekeeping")
+#: How each queue's worker runs its tasks. A match of webhook bots mostly waits on the bots'
+#: servers: a thread pool keeps MATCH_THREADS matches in flight in one process (on SQLite too:
+#: its writers wait for one another, config/env.py), as the production stack does with 32.
+#: Housekeeping sweeps are short and one at a time.
+MATCH_THREADS = 32
+POOLS = {"matches": ("--pool", "threads", "--concurrency", str(MATCH_THREADS)),
+         "housekeeping": ("--pool", "solo")}
 
 
 def worker_command(queue: str, *extra: str) -> list[str]:
-    """A Celery worker consuming ``queue`` (the tests start the same command)."""
+    """A Celery worker consuming ``queue`` (the tests and benches start the same command;
+    options in ``extra`` win over the defaults)."""
     return [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", queue,
-            "--hostname", f"{queue}@%h", "--concurrency", "1", *extra]
+            "--hostname", f"{queue}@%h", *POOLS[queue], *extra]
 
 
 def commands() -> dict[str, list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -15,8 +16,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bench import local
 from bench.common import raw_round_ms
 from bench.tournament import SLOW_MS, SlowBot, makespan
+from tests.conftest import REAL_WORKERS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,3 +121,46 @@ def test_the_schedules_bench_measures_the_schedule_tournaments_get() -> None:
         1, 1, 0, 0)
     forced = measure(5, 4, 7, seed=0)  # sit-outs 1 and 2 force pair meetings 3 to 5
     assert (forced["pair"], forced["pair_bound"]) == (2, 1) and forced["wall_ms"] > 0
+
+
+def test_the_local_bench_starts_the_workers_make_run_starts_and_compose_s_matches_pool() -> None:
+    run = local.run_script()
+    embedded = local.stack_processes("embedded")
+    assert embedded == {name: cmd for name, cmd in run.commands().items() if name != "web"}
+    production = local.stack_processes("production")
+    pool = " ".join(local.PRODUCTION_MATCHES_POOL)
+    assert pool in (ROOT / "docker-compose.yml").read_text()
+    assert " ".join(production["worker-matches"]).endswith(pool)
+    assert production["worker-housekeeping"] == embedded["worker-housekeeping"]
+    environ = local.stack_environment("embedded", Path("/tmp/x"), "postgres://h/db", "redis://h/3")
+    assert environ["BOTS_ALLOW_PRIVATE_ADDRESSES"] == "1", "what make run sets"
+    assert not {"DATABASE_URL", "CELERY_BROKER_URL"} & set(environ), "its own SQLite and folder"
+    environ = local.stack_environment("production", Path("/tmp/x"), "postgres://h/db",
+                                      "redis://h/3")
+    assert (environ["CELERY_BROKER_URL"], environ["CELERY_RESULT_BACKEND"]) == (
+        "redis://h/3", "redis://h/4")
+
+
+@REAL_WORKERS
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_the_local_bench_runs_both_stacks_and_prints_the_ratio() -> None:
+    import psycopg
+    from django.conf import settings
+    from django.db import connection
+
+    data = connection.settings_dict
+    server = f"postgres://{data['USER']}:{data['PASSWORD']}@{data['HOST']}:{data['PORT']}"
+    name = f"{data['NAME']}_local_bench"
+    try:
+        done = subprocess.run(
+            [sys.executable, "bench/local.py", "--participants", "2", "--meetings", "1",
+             "--db", f"{server}/{name}", "--redis", settings.CELERY_BROKER_URL,
+             "--timeout", "120"], cwd=ROOT, capture_output=True, text=True, timeout=400)
+    finally:
+        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    assert done.returncode == 0, done.stderr[-3000:]
+    last = done.stdout.splitlines()[-1]
+    assert re.fullmatch(r"embedded default \d+\.\d matches/s, PostgreSQL \+ Redis "
+                        r"\d+\.\d matches/s: \d+\.\d\d x", last), done.stdout

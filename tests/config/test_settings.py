@@ -107,9 +107,10 @@ def test_cache_url_refuses_what_it_cannot_use(monkeypatch, url) -> None:
 
 def _default_settings(tmp_path: Path, *names: str) -> list[str]:
     """``names`` as a fresh process sees them with the development defaults (no CACHE_URL, no
-    BOTS_ALLOW_PRIVATE_ADDRESSES in its environment)."""
+    BOTS_ALLOW_PRIVATE_ADDRESSES, no broker in its environment)."""
     environ = {key: value for key, value in os.environ.items()
-               if key not in ("CACHE_URL", "BOTS_ALLOW_PRIVATE_ADDRESSES", "DEBUG")}
+               if key not in ("CACHE_URL", "BOTS_ALLOW_PRIVATE_ADDRESSES", "DEBUG",
+                              "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")}
     shown = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c",
          f"from django.conf import settings; print(*[getattr(settings, n) for n in {names!r}], "
@@ -186,3 +187,77 @@ def test_every_task_runs_within_the_longest_task_time_and_is_acknowledged_late()
         limit = task.time_limit or settings.CELERY_TASK_TIME_LIMIT
         assert limit <= settings.LONGEST_TASK_SECONDS, name
         assert task.acks_late and task.reject_on_worker_lost, name
+
+
+def test_sqlite_uses_wal_and_makes_writers_wait_for_each_other(tmp_path, monkeypatch,
+                                                               django_db_blocker) -> None:
+    """The embedded default's thread pool of matches, web server and beat write at once. A
+    transaction that read and then writes while another committed meanwhile failed at once
+    with "database is locked" (a lock upgrade no busy timeout waits for); with every
+    transaction taking the write lock at BEGIN, the second writer waits and both commit."""
+    from django.db import transaction
+    from django.db.utils import ConnectionHandler
+
+    config = env.database_from_url("X_DB", f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    connections = ConnectionHandler({"default": config})  # one connection per thread
+    monkeypatch.setattr(transaction, "get_connection", lambda using=None: connections["default"])
+    with django_db_blocker.unblock():  # a database of this test's own, not the test database
+        _read_then_write_while_another_writes(connections)
+
+
+def _read_then_write_while_another_writes(connections) -> None:
+    import threading
+    import time
+
+    from django.db import transaction
+
+    with connections["default"].cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
+        cursor.execute("CREATE TABLE moves (n INTEGER)")
+    errors: list[Exception] = []
+    reading = threading.Event()
+
+    def read_then_write() -> None:
+        try:
+            with transaction.atomic(), connections["default"].cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM moves")
+                reading.set()
+                time.sleep(0.3)  # the other writer comes now
+                cursor.execute("INSERT INTO moves VALUES (1)")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            reading.set()
+            connections["default"].close()
+
+    def write() -> None:
+        reading.wait(5)
+        try:
+            with transaction.atomic(), connections["default"].cursor() as cursor:
+                cursor.execute("INSERT INTO moves VALUES (2)")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections["default"].close()
+
+    threads = [threading.Thread(target=read_then_write), threading.Thread(target=write)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert errors == []
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT n FROM moves ORDER BY n")
+        assert cursor.fetchall() == [(1,), (2,)]
+    connections["default"].close()
+
+
+def test_the_embedded_broker_polls_often_and_its_interval_is_checked(tmp_path) -> None:
+    """kombu's filesystem transport polled once a second: each task waited half a second on
+    average before a worker saw it."""
+    [options] = _default_settings(tmp_path, "CELERY_BROKER_TRANSPORT_OPTIONS")
+    assert "'polling_interval': 0.02" in options
+    started = _start_with(BLUFF_BROKER_POLL_SECONDS="soon", CELERY_BROKER_URL="filesystem://")
+    assert started.returncode != 0
+    assert "BLUFF_BROKER_POLL_SECONDS='soon' is not a number" in started.stderr

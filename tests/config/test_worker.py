@@ -127,3 +127,18 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task_and_replaces_a
     with psycopg.connect(database_url_for_subprocess(tmp_path), autocommit=True) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [first])
     assert run_task() != first, "a broken connection is replaced before the next task uses it"
+
+
+def test_make_run_plays_matches_on_a_thread_pool_as_the_production_stack_does() -> None:
+    """A match of webhook bots mostly waits on the bots: one match at a time (``--concurrency
+    1``) made a newcomer's first round robin take minutes. `make run`'s matches worker keeps
+    as many in flight as docker-compose.yml's; options a caller adds win."""
+    run = _run_script()
+    matches = run.worker_command("matches")
+    pool = " ".join(matches[matches.index("--pool"):])
+    assert pool == "--pool threads --concurrency 32"
+    assert f"-Q matches {'--hostname'}" in " ".join(matches)
+    assert pool in (ROOT / "docker-compose.yml").read_text()
+    assert run.worker_command("housekeeping")[-2:] == ["--pool", "solo"]
+    assert run.worker_command("matches", "--pool", "solo")[-2:] == ["--pool", "solo"]
+    assert run.commands()["worker-matches"][:len(matches)] == matches
