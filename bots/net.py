@@ -133,12 +133,23 @@ def classify_address(ip: IPAddress) -> str | None:
     return None
 
 
+#: What a refusal says about allowing the address: a bot on the developer's machine is the
+#: usual surprise, and the message must say which switch lets it through.
+ALLOW_PRIVATE_HINT: Final = ("bots on this machine or a private network need "
+                             "BOTS_ALLOW_PRIVATE_ADDRESSES=1 (make run sets it) or "
+                             "--allow-private (manage.py check_bot, run_tournament)")
+NEVER_ALLOWED_HINT: Final = ("refused even with BOTS_ALLOW_PRIVATE_ADDRESSES=1 or "
+                             "--allow-private")
+
+
 def check_address(ip: IPAddress, *, allow_private: bool) -> None:
-    """Raise :class:`BlockedAddress` unless the policy lets us connect to ``ip``."""
+    """Raise :class:`BlockedAddress` unless the policy lets us connect to ``ip``; the message
+    names the address, its category and whether the setting (or the flag) would allow it."""
     why = classify_address(ip)
     if why is not None and not (allow_private and why in ALLOWABLE):
         article = "an" if why[0] in "aeiou" else "a"
-        raise BlockedAddress(f"{ip} is {article} {why} address")
+        hint = ALLOW_PRIVATE_HINT if why in ALLOWABLE else NEVER_ALLOWED_HINT
+        raise BlockedAddress(f"{ip} is {article} {why} address: {hint}")
 
 
 def resolve_host(host: str, port: int) -> list[str]:

@@ -108,12 +108,18 @@ def database_from_url(name: str, default: str) -> dict:
 
 
 def broker_url(name: str, default: str) -> str:
+    """The broker URL. A hostless ``filesystem://`` or ``memory://`` gets kombu's own default
+    host, ``localhost``, written out: kombu warns "No hostname was supplied" on every
+    connection otherwise (in every command that queues a task), and these transports ignore
+    the host."""
     url = env_str(name, default)
     scheme = url.split("://", 1)[0] if "://" in url else ""
     if scheme not in ("filesystem", "redis", "rediss", "amqp", "pyamqp", "memory"):
         raise ImproperlyConfigured(
             f"{name}={url!r}: expected a filesystem://, redis://, amqp:// or memory:// URL."
         )
+    if scheme in ("filesystem", "memory") and url.split("://", 1)[1] in ("", "/"):
+        url = f"{scheme}://localhost/"
     return url
 
 

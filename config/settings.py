@@ -131,6 +131,8 @@ CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 're
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu's filesystem transport, writing each message atomically (config/broker.py).
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
     # kombu's filesystem transport needs its folders to exist before the first message.
     for _folder in ("queue", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)

@@ -143,11 +143,19 @@ def test_bad_urls(url, says: str) -> None:
         check_url(url)
 
 
-def test_a_refused_address_is_named_with_the_right_article() -> None:
-    with pytest.raises(BlockedAddress, match=r"^0\.0\.0\.0 is an unspecified address$"):
+def test_a_refused_address_is_named_with_the_right_article_and_how_to_allow_it() -> None:
+    """A local bot refused as blocked_address is a newcomer's first surprise: the message names
+    the setting and the commands' flag, or says that neither would help."""
+    with pytest.raises(BlockedAddress, match=r"^0\.0\.0\.0 is an unspecified address: "
+                                             r"refused even with BOTS_ALLOW_PRIVATE_ADDRESSES=1 "
+                                             r"or --allow-private$"):
         check_address(ipaddress.ip_address("0.0.0.0"), allow_private=True)
-    with pytest.raises(BlockedAddress, match=r"^127\.0\.0\.1 is a loopback address$"):
-        check_address(ipaddress.ip_address("127.0.0.1"), allow_private=False)
+    for address, why in (("127.0.0.1", "a loopback"), ("10.1.2.3", "a private")):
+        with pytest.raises(BlockedAddress, match=rf"^{re.escape(address)} is {why} address: "
+                                                 r"bots on this machine or a private network "
+                                                 r"need BOTS_ALLOW_PRIVATE_ADDRESSES=1 \(make "
+                                                 r"run sets it\) or --allow-private "):
+            check_address(ipaddress.ip_address(address), allow_private=False)
 
 
 def test_proxy_environment_is_ignored(monkeypatch, fake_bot, secret) -> None:

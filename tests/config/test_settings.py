@@ -261,3 +261,18 @@ def test_the_embedded_broker_polls_often_and_its_interval_is_checked(tmp_path) -
     started = _start_with(BLUFF_BROKER_POLL_SECONDS="soon", CELERY_BROKER_URL="filesystem://")
     assert started.returncode != 0
     assert "BLUFF_BROKER_POLL_SECONDS='soon' is not a number" in started.stderr
+
+
+def test_the_embedded_broker_queues_a_task_without_kombu_s_hostname_warning(tmp_path) -> None:
+    """kombu warned "No hostname was supplied" on every connection to ``filesystem://`` (in
+    run_tournament's output, among others)."""
+    assert env.broker_url("X_BROKER", "filesystem://") == "filesystem://localhost/"
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "DATABASE_URL")}
+    queued = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         "from config.celery import ping; ping.delay(); print('queued')"],
+        cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
+        text=True, timeout=120)
+    assert queued.returncode == 0 and "queued" in queued.stdout, queued.stderr
+    assert "hostname" not in queued.stderr, queued.stderr

@@ -97,3 +97,40 @@ def test_duplicate_balance_counts_matches_not_deals(alice) -> None:
     out, _ = run("--create", "dice_cup", "--participants", "reference:heuristic,reference:random",
                  "--table-size", "2", "--duplicate", "--organiser", "alice", "--no-progress")
     assert "matches per participant 2..2" in out and "finished, 2/2 matches done" in out
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_allow_private_lets_it_call_a_bot_on_this_machine(alice, settings, flag) -> None:
+    """The README runs it from a terminal, where BOTS_ALLOW_PRIVATE_ADDRESSES is not set (only
+    `make run` sets it): a bot on 127.0.0.1 got blocked_address strikes, and nothing said how
+    to allow it. ``--allow-private`` lets it through; without it the call log names both the
+    setting and the flag."""
+    from bots.models import Bot, BotCall
+    from bots.refserver import RefBotServer
+    from bots.signing import new_secret
+    from games.engine import game_ids
+
+    settings.BOTS_ALLOW_PRIVATE_ADDRESSES = False
+    server = RefBotServer(("127.0.0.1", 0))
+    server.serve_in_thread()
+    try:
+        bot = Bot.objects.create(owner=alice, name="local", url=f"{server.base_url}/random",
+                                 secret=new_secret(), games=list(game_ids()), handshake_ok=True)
+        out, _ = run("--create", "dice_cup", "--participants",
+                     f"webhook:{bot.pk},reference:random", "--table-size", "2",
+                     "--organiser", "alice", "--no-progress",
+                     *(["--allow-private"] if flag else []))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "finished, 1/1 matches done" in out
+    calls = BotCall.objects.filter(bot=bot, path="move")
+    assert calls.exists()
+    blocked = calls.filter(reason="blocked_address")
+    if flag:
+        assert not blocked.exists() and calls.filter(reason="").exists()
+    else:
+        assert blocked.exists()
+        assert "BOTS_ALLOW_PRIVATE_ADDRESSES=1" in blocked[0].detail
+        assert "--allow-private" in blocked[0].detail
+    assert settings.BOTS_ALLOW_PRIVATE_ADDRESSES is False, "only while the command runs"

@@ -3,7 +3,7 @@
     python manage.py run_tournament 12
     python manage.py run_tournament --create dice_cup \\
         --participants reference:heuristic,reference:random,webhook:7,player:alice \\
-        --table-size 2 --meetings 2 --seed 7 --organiser alice
+        --table-size 2 --meetings 2 --seed 7 --organiser alice --allow-private
 
 Pending matches are claimed and started a chunk at a time by ``tournament_play`` (as the
 ``play_matches`` task does; matches of reference bots are played and recorded there), webhook
@@ -11,7 +11,8 @@ seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic
 does) and the outcome is recorded by ``tournament_match_record``. So it is safe next to running
 workers: a match is claimed once, whoever claims it. Matches with a polling player wait for
 that player; the command leaves them running (the workers and the player finish them) and says
-how many.
+how many. ``--allow-private`` lets the webhook bots it calls be on this machine (as `make run`
+does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
@@ -42,6 +44,11 @@ class Command(BaseCommand):
                             help="the tournament to play (omit with --create)")
         parser.add_argument("--no-progress", action="store_true",
                             help="no progress bar on stderr")
+        parser.add_argument("--allow-private", action="store_true",
+                            default=settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
+                            help="call webhook bots on loopback/private addresses (bots on "
+                                 "this machine, as make run allows; default: the "
+                                 "BOTS_ALLOW_PRIVATE_ADDRESSES setting)")
         create = parser.add_argument_group("create a tournament first")
         create.add_argument("--create", metavar="GAME", help="the game of a new tournament")
         create.add_argument("--participants", default="",
@@ -58,9 +65,13 @@ class Command(BaseCommand):
                             help="default: the first superuser")
 
     def handle(self, *args: Any, tournament_id: int | None, create: str | None,
-               no_progress: bool, **options: Any) -> None:
+               no_progress: bool, allow_private: bool, **options: Any) -> None:
         if (tournament_id is None) == (create is None):
             raise CommandError("give a tournament id, or --create GAME")
+        # The webhook seats of the matches played here call bots from this process: its
+        # pooled client follows the setting, for as long as the command runs.
+        allowed, settings.BOTS_ALLOW_PRIVATE_ADDRESSES = (settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
+                                                          allow_private)
         try:
             if create is not None:
                 tournament = self._create(create, **options)
@@ -72,6 +83,8 @@ class Command(BaseCommand):
             self._play(tournament, progress=not no_progress)
         except DomainError as exc:
             raise CommandError(exc.detail) from None
+        finally:
+            settings.BOTS_ALLOW_PRIVATE_ADDRESSES = allowed
         self._report(selectors.tournament_get(tournament_id=tournament_id))
 
     def _create(self, game: str, *, participants: str, name: str | None,

@@ -1,0 +1,84 @@
+"""The embedded broker (config/broker.py): a worker never reads a message half written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from queue import Empty
+
+from kombu import Connection
+
+from config.broker import PARTIAL
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _channel(folder: Path):
+    connection = Connection("filesystem://localhost/", transport="config.broker:Transport",
+                            transport_options={"data_folder_in": str(folder),
+                                               "data_folder_out": str(folder),
+                                               "control_folder": str(folder),
+                                               "store_processed": False})
+    return connection, connection.default_channel
+
+
+def test_a_worker_polling_while_messages_are_written_reads_each_one_whole(tmp_path) -> None:
+    """kombu's own transport created the file, then wrote it: a consumer listing the folder in
+    between took an empty file and died on the JSON."""
+    writer, out = _channel(tmp_path)
+    reader, into = _channel(tmp_path)
+    count, got, errors = 300, [], []
+    done = threading.Event()
+
+    def consume() -> None:
+        while len(got) < count and not done.is_set():
+            try:
+                got.append(into._get("matches"))
+            except Empty:
+                continue
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                return
+
+    thread = threading.Thread(target=consume)
+    thread.start()
+    payload = {"body": "x" * 20_000}  # long enough to be caught half written
+    for number in range(count):
+        out._put("matches", {**payload, "number": number})
+    thread.join(30)
+    done.set()
+    writer.release()
+    reader.release()
+    assert errors == []
+    assert sorted(message["number"] for message in got) == list(range(count))
+
+
+def test_a_message_being_written_is_nobody_s_yet(tmp_path) -> None:
+    connection, channel = _channel(tmp_path)
+    (tmp_path / f"1_x.matches.msg{PARTIAL}").write_bytes(b"")
+    try:
+        assert channel._size("matches") == 0
+        try:
+            channel._get("matches")
+        except Empty:
+            pass
+        else:
+            raise AssertionError("a partial message was taken")
+    finally:
+        connection.release()
+
+
+def test_the_embedded_default_uses_it(tmp_path) -> None:
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "DATABASE_URL")}
+    shown = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         "from config.celery import app\n"
+         "with app.connection_for_write() as c: print(type(c.transport).__module__)"],
+        cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
+        text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-1] == "config.broker"
