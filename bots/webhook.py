@@ -243,4 +243,4 @@ def register() -> None:
     from games.seats import register_seat_kind
 
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
-                                check_bot=check_webhook_bot))
+                                check_bot=check_webhook_bot, bot_is_id=True))

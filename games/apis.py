@@ -34,10 +34,11 @@ from rest_framework.views import APIView
 
 from config.throttling import ScopedRateThrottle, password_accepted, password_attempt
 
-from . import schema, selectors, services
+from . import fields, schema, selectors, services
 from .converters import ID_SCHEMA
 from .engine import game_ids, get_game
 from .models import Match
+from .seats import bot_reference
 
 # --------------------------------------------------------------------------------------------
 # Shared pieces of the schema
@@ -272,7 +273,7 @@ class SeatOutputSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     kind = serializers.CharField(help_text='"player", "reference", or a kind another app registers.')
     user = serializers.CharField(allow_null=True, help_text="The player's username.")
-    bot = serializers.CharField(allow_null=True)
+    bot = fields.BotReferenceField(allow_null=True)
     open = serializers.BooleanField(help_text="Waiting for a player to join.")
     strikes = serializers.IntegerField()
     forfeited = serializers.BooleanField()
@@ -290,7 +291,7 @@ class MatchOutputSerializer(serializers.Serializer):
         help_text="Strikes (missed deadlines, failed webhook calls) that forfeit a seat; "
                   "0 = never.")
     deadline = serializers.DateTimeField(allow_null=True, help_text=DEADLINE_HELP)
-    seed = serializers.IntegerField(allow_null=True, help_text="Revealed once the match is over.")
+    seed = fields.SeedField(allow_null=True, help_text="Revealed once the match is over.")
     result = serializers.DictField(allow_null=True, help_text="scores and ranks, once over.")
     created_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
@@ -314,7 +315,7 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
         "finished_at": match.finished_at,
         "seats": [{"number": s.number, "kind": s.kind,
                    "user": s.user.get_username() if s.user_id else None,
-                   "bot": s.bot_name or None, "open": s.is_open, "strikes": s.strikes,
+                   "bot": bot_reference(s.kind, s.bot_name), "open": s.is_open, "strikes": s.strikes,
                    "forfeited": s.forfeited} for s in match.seats.all()],
         "your_seats": _seat_of(user, match),
     }
@@ -350,8 +351,7 @@ class MatchListCreateApi(APIView):
                                         help_text="Game options; see GET /api/games/.")
         seats = serializers.ListField(required=False, max_length=64, min_length=1,
                                       child=serializers.DictField())
-        seed = serializers.IntegerField(required=False, min_value=-(2**63), max_value=2**63 - 1,
-                                        help_text="Default: random, revealed at the end.")
+        seed = fields.SeedField(required=False, help_text="Default: random, revealed at the end.")
         move_time_limit = serializers.IntegerField(required=False, min_value=1,
                                                    max_value=30 * 24 * 3600)
         strike_limit = serializers.IntegerField(
@@ -726,7 +726,7 @@ class LogSeatSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     kind = serializers.CharField()
     user = serializers.CharField(allow_null=True)
-    bot = serializers.CharField(allow_null=True)
+    bot = fields.BotReferenceField(allow_null=True)
 
 
 class MatchLogApi(APIView):
@@ -747,7 +747,7 @@ class MatchLogApi(APIView):
         status = serializers.ChoiceField(choices=Match.Status.choices)
         version = serializers.IntegerField()
         complete = serializers.BooleanField(help_text="Over: actions, private details, seed.")
-        seed = serializers.IntegerField(allow_null=True)
+        seed = fields.SeedField(allow_null=True)
         result = serializers.DictField(allow_null=True)
         seats = LogSeatSerializer(many=True)
         entries = LogEntrySerializer(many=True)

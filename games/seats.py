@@ -126,6 +126,9 @@ class SeatKind:
     #: platform itself) creates a match of the game; raise ``ValueError`` with a readable
     #: reason. ``None``: the kind takes no bot name.
     check_bot: Callable[[str, str, Any], None] | None = None
+    #: The ``bot`` of a seat of this kind is an object id (a webhook bot's), shown by the API
+    #: as a number like every other id (:func:`bot_reference`).
+    bot_is_id: bool = False
 
     @property
     def out_of_process(self) -> bool:
@@ -193,6 +196,15 @@ def unregister_seat_kind(name: str) -> None:
 def get_seat_kind(name: str) -> SeatKind:
     """The registered kind; ``KeyError`` if there is none by that name."""
     return _KINDS[name]
+
+
+def bot_reference(kind: str, bot: str) -> int | str | None:
+    """A seat's (or a tournament participant's) ``bot`` as the API shows it: a webhook bot's
+    id as a number, a reference bot's name as a string, None when it has none."""
+    if not bot:
+        return None
+    seat_kind = _KINDS.get(kind)
+    return int(bot) if seat_kind is not None and seat_kind.bot_is_id and bot.isdigit() else bot
 
 
 def seat_kinds() -> list[str]:

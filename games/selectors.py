@@ -23,6 +23,7 @@ from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
 from .log import LogEntry
 from .models import Match, Seat
+from .seats import bot_reference
 from .states import cache_state, cached_state, load_state
 
 JSON = dict[str, Any]
@@ -266,7 +267,7 @@ def match_log(*, match: Match, since: int = 0, entries: bool = True) -> JSON:
         "result": match.result,
         "seats": [{"number": s.number, "kind": s.kind,
                    "user": s.user.get_username() if s.user_id else None,
-                   "bot": s.bot_name or None} for s in match.seats.all()],
+                   "bot": bot_reference(s.kind, s.bot_name)} for s in match.seats.all()],
     }
     if entries:
         out["entries"] = list(match_log_entries(match=match, since=since))

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
+#: Under BLUFF_VAR_DIR, as every file a run writes (`make test`: var/test/screenshots/).
+SCREENSHOTS = Path(settings.VAR_DIR).resolve() / "screenshots"
 PASSWORD = "a long passphrase 42"
 
 

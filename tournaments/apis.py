@@ -25,12 +25,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import schema
+from games import fields, schema
 
 # One error body and one set of codes for the whole API (the codes of this module are listed
 # in games.apis.ERROR_CODES).
 from games.apis import E400, E401, E429, _error, name_nested_serializers
 from games.converters import ID_SCHEMA
+from games.seats import bot_reference
 
 from . import selectors, services
 from .models import Participant, Tournament, TournamentMatch
@@ -84,8 +85,9 @@ class TournamentParticipantSerializer(serializers.Serializer):
                                                "and match seats refer to it.")
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-    bot = serializers.CharField(allow_null=True, help_text="The webhook bot's id or the "
-                                                           "reference bot's name.")
+    bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
+                                                              "number) or the reference bot's "
+                                                              "name.")
     user = serializers.CharField(allow_null=True, help_text="A player's username.")
     withdrawn = serializers.BooleanField(help_text="Its remaining matches are forfeits.")
     withdrawn_reason = serializers.CharField(allow_null=True)
@@ -105,8 +107,7 @@ class TournamentSerializer(serializers.Serializer):
         help_text="Each table's deal is played once per seat rotation.")
     strike_limit = serializers.IntegerField(help_text="Per match; 0 = never forfeit.")
     move_time_limit = serializers.IntegerField(help_text="Seconds per move, per match.")
-    seed = serializers.IntegerField(allow_null=True,
-                                    help_text="Revealed once the tournament is over.")
+    seed = fields.SeedField(allow_null=True, help_text="Revealed once the tournament is over.")
     participant_count = serializers.IntegerField()
     balance = TournamentBalanceSerializer()
     starts_at = serializers.DateTimeField(allow_null=True)
@@ -137,7 +138,7 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
 
 def _detail(tournament_id: int) -> dict[str, Any]:
     tournament = selectors.tournament_get(tournament_id=tournament_id)
-    people = [{"index": p.index, "name": p.name, "kind": p.kind, "bot": p.bot or None,
+    people = [{"index": p.index, "name": p.name, "kind": p.kind, "bot": bot_reference(p.kind, p.bot),
                "user": p.user.get_username() if p.user_id else None,
                "withdrawn": p.withdrawn, "withdrawn_reason": p.withdrawn_reason or None}
               for p in selectors.tournament_participants(tournament=tournament)]
@@ -150,10 +151,10 @@ class TournamentParticipantSpecSerializer(serializers.Serializer):
     """One entrant of a new tournament."""
 
     kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-    bot = serializers.CharField(required=False, max_length=100,
-                                help_text="webhook: the bot id (a number or a string); "
-                                          "reference: the reference bot's name "
-                                          '("heuristic", "random").')
+    bot = fields.BotReferenceField(required=False, max_length=100,
+                                   help_text="webhook: the bot id (a number or a string); "
+                                             "reference: the reference bot's name "
+                                             '("heuristic", "random").')
     user = serializers.CharField(required=False, max_length=150,
                                  help_text="player: the username of the person who polls.")
     name = serializers.CharField(required=False, max_length=100,
@@ -211,9 +212,9 @@ class TournamentListCreateApi(APIView):
             help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
         starts_at = serializers.DateTimeField(required=False,
                                               help_text="ISO 8601; default (or past): now.")
-        seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
-                                        help_text="Seeds the schedule and every deal. Default: "
-                                                  "random, revealed once it is over.")
+        seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
+                                help_text="Seeds the schedule and every deal. Default: random, "
+                                          "revealed once it is over.")
 
     @extend_schema(
         tags=["tournaments"], operation_id="tournaments_list",
@@ -255,7 +256,7 @@ class TournamentListCreateApi(APIView):
             value={"name": "Friday cup", "game": "dice_cup", "table_size": 2, "meetings": 2,
                    "participants": [{"kind": "reference", "bot": "heuristic"},
                                     {"kind": "reference", "bot": "random"},
-                                    {"kind": "webhook", "bot": "7"},
+                                    {"kind": "webhook", "bot": 7},
                                     {"kind": "player", "user": "alice"}]})],
     )
     def post(self, request: Request) -> Response:
@@ -286,7 +287,7 @@ class TournamentStandingsApi(APIView):
         participant = serializers.IntegerField(help_text="The participant's index.")
         name = serializers.CharField()
         kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-        bot = serializers.CharField(allow_null=True)
+        bot = fields.BotReferenceField(allow_null=True)
         user = serializers.CharField(allow_null=True)
         matches = serializers.IntegerField(help_text="Recorded, forfeits included.")
         points = serializers.FloatField(
@@ -335,8 +336,7 @@ class TournamentMatchesApi(APIView):
         number = serializers.IntegerField(help_text="0, 1, 2 ... in schedule order.")
         round = serializers.IntegerField()
         deal = serializers.IntegerField(help_text="Matches of one deal share their seed.")
-        seed = serializers.IntegerField(allow_null=True,
-                                        help_text="Revealed once the tournament is over.")
+        seed = fields.SeedField(allow_null=True, help_text="Revealed once the tournament is over.")
         seats = serializers.ListField(child=serializers.IntegerField(),
                                       help_text="Participant indices in seat order.")
         status = serializers.ChoiceField(choices=TournamentMatch.Status.choices)

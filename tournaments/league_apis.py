@@ -27,12 +27,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import schema
+from games import fields, schema
 
 # One error body and one set of codes for the whole API (the codes of this module are listed
 # in games.apis.ERROR_CODES).
 from games.apis import E400, E401, E429, _error, name_nested_serializers
 from games.converters import ID_SCHEMA
+from games.seats import bot_reference
 
 from . import leagues, selectors
 from .apis import (
@@ -82,8 +83,9 @@ class LeagueMemberSerializer(serializers.Serializer):
                                                "order, tables and season table refer to it.")
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-    bot = serializers.CharField(allow_null=True, help_text="The webhook bot's id or the "
-                                                           "reference bot's name.")
+    bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
+                                                              "number) or the reference bot's "
+                                                              "name.")
     user = serializers.CharField(allow_null=True, help_text="A player's username.")
     left_at = serializers.DateTimeField(allow_null=True,
                                         help_text="When the member left (null: still a member).")
@@ -178,7 +180,7 @@ def _league_data(league: League, member_count: int) -> dict[str, Any]:
 
 def _member_data(member: Member) -> dict[str, Any]:
     return {"index": member.index, "name": member.name, "kind": member.kind,
-            "bot": member.bot or None,
+            "bot": bot_reference(member.kind, member.bot),
             "user": member.user.get_username() if member.user_id else None,
             "left_at": member.left_at}
 
@@ -253,9 +255,9 @@ class LeagueListCreateApi(APIView):
         move_time_limit = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
             help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
-        seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
-                                        help_text="Seeds every hand's deal. Default: random; "
-                                                  "never shown.")
+        seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
+                                help_text="Seeds every hand's deal. Default: random; never "
+                                          "shown.")
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_list", summary="List leagues",
@@ -297,7 +299,7 @@ class LeagueListCreateApi(APIView):
                    "night_time": "20:00", "timezone": "Europe/Paris",
                    "members": [{"kind": "reference", "bot": "heuristic"},
                                {"kind": "reference", "bot": "random"},
-                               {"kind": "webhook", "bot": "7"},
+                               {"kind": "webhook", "bot": 7},
                                {"kind": "player", "user": "alice"}]})],
     )
     def post(self, request: Request) -> Response:

@@ -17,6 +17,7 @@ from datetime import datetime, time, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from games.engine import get_game
+from games.engine.base import players_range
 from games.engine.great_dalmuti import order_with_newcomer
 
 M = TypeVar("M", bound=Hashable)
@@ -136,7 +137,7 @@ def hand_plan(
     n = len(members)
     if not engine.min_players <= n <= engine.max_players:
         raise ValueError(
-            f"{engine.id} is played by {engine.min_players} to {engine.max_players} players, "
+            f"{engine.id} is played by {players_range(engine.min_players, engine.max_players)}, "
             f"not {n}"
         )
     if hand_number < 1:

@@ -16,6 +16,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import game_ids
+from games.seats import bot_reference
 
 from . import league_rules
 from .confidence import certainty
@@ -112,7 +113,7 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
         cert, rating = sure[row.participant], rated[row.participant]
         out.append({
             "place": row.place, "participant": row.participant, "name": person.name,
-            "kind": person.kind, "bot": person.bot or None,
+            "kind": person.kind, "bot": bot_reference(person.kind, person.bot),
             "user": person.user.get_username() if person.user_id else None,
             "matches": row.matches, "points": row.points, "score": row.score,
             "head_to_head": row.head_to_head, "firsts": row.firsts, "forfeits": row.forfeits,

@@ -30,6 +30,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from games.db import update_rows
+from games.engine.base import counted
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
@@ -82,8 +83,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
     if not max(2, size) <= count <= most:
-        raise BadTournament(f"{count} participants: a tournament of tables of {size} takes "
-                            f"{max(2, size)} to {most}")
+        raise BadTournament(f"{counted(count, 'participant')}: a tournament of tables of "
+                            f"{size} takes {max(2, size)} to {most}")
     if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
         raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
     entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]

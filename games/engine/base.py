@@ -38,6 +38,16 @@ def copy_data(data: Any) -> Any:
     return pickle.loads(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
 
 
+def counted(number: int, noun: str) -> str:
+    """``1 participant``, ``3 participants``: a count in words, for messages."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def players_range(low: int, high: int) -> str:
+    """``2 players`` or ``2 to 6 players``: how many a game or a table seats, for messages."""
+    return counted(low, "player") if low == high else f"{low} to {high} players"
+
+
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
 
@@ -175,7 +185,8 @@ class Game:
             raise BadOptions(f"players must be an integer, not {players!r}")
         if not self.min_players <= players <= self.max_players:
             raise BadOptions(
-                f"{self.name} is for {self.min_players} to {self.max_players} players, not {players}"
+                f"{self.name} is for {players_range(self.min_players, self.max_players)}, "
+                f"not {players}"
             )
         return players
 

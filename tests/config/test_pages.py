@@ -1,7 +1,7 @@
 """The site's pages: home, each game's rules, a tournament, a league. Server-rendered and
 public; they show what the public API shows (never a seed), and render in a real browser
 without console errors, on a phone's width too. The browser test saves a screenshot of every
-page under ``var/screenshots/`` (README: "Screenshots of the pages")."""
+page under ``screenshots/`` in BLUFF_VAR_DIR (README: "Screenshots of the pages")."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from django.utils import timezone
 
 from games.engine import game_ids, get_game
 from games.pages import rules_html
+from tests.browser import SCREENSHOTS
 from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
 from tournaments import leagues, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
-SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
 REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
         for i in range(4)]
 

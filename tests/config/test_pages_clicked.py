@@ -2,7 +2,7 @@
 (its own chromedriver; nothing downloaded): sign in, take a seat and play one full match of
 every game to the end by clicks (choosing among what the page offers: buttons, or a long list
 filtered by typing; simultaneous steps included), step the replay with the keyboard, and no
-page logs a console error. Screenshots of the signed-in pages go to var/screenshots/."""
+page logs a console error. Screenshots of the signed-in pages go to screenshots/ in BLUFF_VAR_DIR."""
 
 from __future__ import annotations
 

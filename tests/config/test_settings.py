@@ -276,3 +276,12 @@ def test_the_embedded_broker_queues_a_task_without_kombu_s_hostname_warning(tmp_
         text=True, timeout=120)
     assert queued.returncode == 0 and "queued" in queued.stdout, queued.stderr
     assert "hostname" not in queued.stderr, queued.stderr
+
+
+def test_the_test_run_keeps_its_screenshots_under_bluff_var_dir() -> None:
+    """`make test` (BLUFF_VAR_DIR=var/test) wrote its screenshots to var/screenshots/."""
+    from django.conf import settings
+
+    from tests.browser import SCREENSHOTS
+
+    assert SCREENSHOTS == Path(settings.VAR_DIR).resolve() / "screenshots"

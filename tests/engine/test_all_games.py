@@ -201,3 +201,16 @@ def test_a_state_saved_without_its_event_log_plays_on_identically(game_id: str) 
         assert detached.result() == full.result()
         with pytest.raises(Exception, match="not in this state"):
             detached.events_since(0)
+
+
+def test_player_counts_read_as_words() -> None:
+    """"dot is for 2 to 2 players" read like a typo."""
+    from games.engine.base import counted, players_range
+
+    with pytest.raises(BadOptions, match="is for 2 players, not 3$"):
+        get_game("dot").new_match(players=3)
+    with pytest.raises(BadOptions, match="is for 2 to 6 players, not 7"):
+        get_game("dice_cup").new_match(players=7)
+    assert (players_range(2, 2), players_range(4, 8)) == ("2 players", "4 to 8 players")
+    assert (counted(1, "participant"), counted(0, "participant")) == (
+        "1 participant", "0 participants")

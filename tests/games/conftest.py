@@ -137,7 +137,7 @@ def to_move(client: APIClient, match: Match, seat: int) -> tuple[int, list[Any]]
 
 def replay_log(log: dict[str, Any]) -> Any:
     """Rebuild a finished match from its public log, as docs/api.md tells anyone to."""
-    state = get_game(log["game"]).new_match(players=log["players"], seed=log["seed"],
+    state = get_game(log["game"]).new_match(players=log["players"], seed=int(log["seed"]),
                                             options=log["options"])
     for entry in log["entries"]:
         if entry["kind"] in ("action", "timeout", "default"):

@@ -92,7 +92,7 @@ def test_a_full_match_over_http(game_id: str, make_user, client_for, alice, bob)
     log = clients[2 % len(clients)].get(url(match_id, "log")).json()
     assert [e["n"] for e in log["entries"]] == list(range(match.version + 1))
     actions = [(e["seat"], e["action"]) for e in log["entries"] if e["kind"] == "action"]
-    assert replay(game_id, len(users), log["seed"], log["options"], actions).result() == \
+    assert replay(game_id, len(users), int(log["seed"]), log["options"], actions).result() == \
         log["result"]
 
 

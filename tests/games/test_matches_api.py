@@ -94,7 +94,7 @@ def test_bots_only_match_plays_to_the_end(alice_api) -> None:
                                                                "bot": "random"}]}, format="json")
     body = response.json()
     assert body["status"] == "finished" and body["result"]["ranks"]
-    assert body["seed"] == 3
+    assert body["seed"] == "3"
 
 
 # ---- list and detail -------------------------------------------------------------------------
@@ -387,17 +387,17 @@ def test_log_is_public_while_running_and_complete_with_the_seed_once_over(duel, 
                 act(clients[s], duel, s, body["version"], body["legal_actions"][-1])
                 break
     done = anon_api.get(url(duel, "log")).json()
-    assert done["complete"] is True and done["seed"] == duel.seed
+    assert done["complete"] is True and done["seed"] == str(duel.seed)
     assert [e["n"] for e in done["entries"]] == list(range(done["version"] + 1))
     assert "private" in json.dumps(done["entries"])
     actions = [(e["seat"], e["action"]) for e in done["entries"] if e["kind"] == "action"]
-    replayed = replay(done["game"], done["players"], done["seed"], done["options"], actions)
+    replayed = replay(done["game"], done["players"], int(done["seed"]), done["options"], actions)
     assert replayed.result() == done["result"]
 
     export = anon_api.get(f"/api/matches/{duel.pk}/log.jsonl")
     assert export.status_code == 200 and export["Content-Type"] == "application/x-ndjson"
     lines = [json.loads(line) for line in
              b"".join(export.streaming_content).decode().splitlines()]
-    assert lines[0]["type"] == "match" and lines[0]["seed"] == duel.seed
+    assert lines[0]["type"] == "match" and lines[0]["seed"] == str(duel.seed)
     assert [line["n"] for line in lines[1:]] == [e["n"] for e in done["entries"]]
     assert anon_api.get("/api/matches/999999/log.jsonl").status_code == 404

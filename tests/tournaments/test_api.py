@@ -49,7 +49,7 @@ def finished(alice_api: APIClient, inline_tasks: Any) -> dict[str, Any]:
 def test_create_answers_the_detail_with_balance_and_progress(finished) -> None:
     assert finished["status"] == "finished" and finished["organiser"] == "alice"
     assert finished["game"] == "dice_cup" and finished["meetings"] == 3
-    assert finished["participant_count"] == 2 and finished["seed"] == 11
+    assert finished["participant_count"] == 2 and finished["seed"] == "11"
     assert [(p["index"], p["kind"], p["bot"], p["user"], p["withdrawn"])
             for p in finished["participants"]] == [(0, "reference", "heuristic", None, False),
                                                    (1, "reference", "random", None, False)]
@@ -67,7 +67,7 @@ def test_create_needs_a_token(anon_api) -> None:
 @pytest.mark.parametrize("overrides, code, words", [
     ({"game": "chess"}, "bad_tournament", "chess"),
     ({"table_size": 7}, "bad_tournament", "2 to 6"),
-    ({"participants": REFERENCE[:1]}, "bad_tournament", "1 participants"),
+    ({"participants": REFERENCE[:1]}, "bad_tournament", "1 participant: "),
     ({"participants": [{"kind": "reference", "bot": "smart"}, *REFERENCE]}, "bad_tournament",
      "smart"),
     ({"participants": [{"kind": "player", "user": "ghost"}, *REFERENCE]}, "bad_tournament",
@@ -144,7 +144,7 @@ def test_anyone_reads_the_detail_standings_and_matches(finished, anon_api) -> No
     for row, match in zip(rows, page["results"], strict=True):
         assert (match["number"], match["seats"], match["status"], match["match"]) == (
             row.number, row.seats, "done", row.match_id)
-        assert match["seed"] == row.seed, "shown: the tournament is over"
+        assert match["seed"] == str(row.seed), "shown: the tournament is over"
         assert match["ranks"] == row.ranks and match["scores"] == row.scores
         assert match["log"].endswith(f"/api/matches/{row.match_id}/log/")
         assert match["view"].endswith(f"/api/matches/{row.match_id}/view/")
@@ -172,10 +172,10 @@ def test_seeds_stay_hidden_until_the_tournament_is_over(alice_api, anon_api) -> 
     assert anon_api.get(f"{URL}{tournament_id}/").json()["seed"] is None
     assert anon_api.get(URL).json()["results"][0]["seed"] is None
     cancelled = alice_api.post(f"{URL}{tournament_id}/cancel/").json()
-    assert cancelled["status"] == "cancelled" and cancelled["seed"] == 11
+    assert cancelled["status"] == "cancelled" and cancelled["seed"] == "11"
     page = anon_api.get(f"{URL}{tournament_id}/matches/").json()
-    assert page["results"][1]["seed"] == TournamentMatch.objects.get(
-        tournament_id=tournament_id, number=1).seed
+    assert page["results"][1]["seed"] == str(TournamentMatch.objects.get(
+        tournament_id=tournament_id, number=1).seed)
 
 
 def test_only_the_organiser_or_staff_cancels(alice_api, bob_api, anon_api, bob) -> None:
@@ -273,3 +273,31 @@ def test_docs_name_every_key_and_error_code_the_api_returns(finished, anon_api) 
         assert f"`{code}`" in errors, code
     for name in [n for n in dir(settings) if n.startswith("TOURNAMENT_")]:
         assert f"| `{name}` |" in text, f"{name} is missing from the settings table"
+
+
+def test_a_webhook_participant_s_bot_is_its_id_as_a_number(alice, alice_api, inline_tasks,
+                                                            monkeypatch) -> None:
+    """Ids are numbers everywhere else in the API; a webhook participant's ``bot`` was the
+    string "7". Its standings row and a league member say the same."""
+    from bots.models import Bot
+    from games.engine import game_ids
+
+    bot = Bot.objects.create(owner=alice, name="local", url="http://127.0.0.1:9/",
+                             secret="whsec_x", games=list(game_ids()), handshake_ok=True)
+    monkeypatch.setattr("games.services.store.enqueue_advance", lambda match_id: None)
+    response = create(alice_api, participants=[{"kind": "webhook", "bot": bot.pk},
+                                                {"kind": "reference", "bot": "random"}],
+                      meetings=1)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert [p["bot"] for p in body["participants"]] == [bot.pk, "random"]
+    standings = alice_api.get(f"{URL}{body['id']}/standings/").json()
+    assert sorted(row["bot"] for row in standings if row["kind"] == "webhook") == [bot.pk]
+    league = alice_api.post("/api/leagues/", {
+        "name": "club", "game": "dice_cup", "table_size": 2,
+        "season_start": timezone.now().isoformat(),
+        "season_end": (timezone.now() + timedelta(days=30)).isoformat(),
+        "members": [{"kind": "webhook", "bot": str(bot.pk)},
+                    {"kind": "reference", "bot": "random"}]}, format="json")
+    assert league.status_code == 201, league.json()
+    assert [m["bot"] for m in league.json()["members"]] == [bot.pk, "random"]

@@ -201,7 +201,7 @@ def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_
     services.tournament_play(tournament_id=tournament.pk)
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
-    assert log["complete"] and log["seed"] == first.seed
+    assert log["complete"] and log["seed"] == str(first.seed)
 
 
 @pytest.mark.postgres
