@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
@@ -24,12 +24,6 @@ SEED_PATTERN = r"^-?[0-9]{1,19}$"
 _SEED = re.compile(SEED_PATTERN)
 
 
-@extend_schema_field({
-    "type": "string", "pattern": SEED_PATTERN, "example": "8242869483248298026",
-    "description": "A 64-bit integer as a decimal string (float-number JSON parsers such as "
-                   "JavaScript's and jq's round integers above 2^53). Requests may send a JSON "
-                   "integer instead.",
-})
 class SeedField(serializers.Field):
     """A seed: out as a decimal string, in as a decimal string or a JSON integer."""
 
@@ -57,11 +51,6 @@ class SeedField(serializers.Field):
         return str(value)
 
 
-@extend_schema_field({
-    "oneOf": [{"type": "integer", "description": "A webhook bot's id."},
-              {"type": "string", "description": 'A reference bot\'s name ("heuristic", '
-                                                '"random").'}],
-})
 class BotReferenceField(serializers.Field):
     """A seat's, participant's or member's bot: shown as given (an id as a number, a name as a
     string); read as a string (the services take either: a webhook bot's id may be sent as a
@@ -84,3 +73,36 @@ class BotReferenceField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:
         return value
+
+
+_SEED_STRING = {"type": "string", "pattern": SEED_PATTERN, "example": "8242869483248298026",
+                "description": "A 64-bit integer as a decimal string (float-number JSON "
+                               "parsers such as JavaScript's and jq's round integers above "
+                               "2^53)."}
+
+
+class SeedFieldExtension(OpenApiSerializerFieldExtension):
+    """Answers carry the string; a request may send the string or a JSON integer."""
+
+    target_class = SeedField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        if direction == "response":
+            return dict(_SEED_STRING)
+        return {"anyOf": [dict(_SEED_STRING), {"type": "integer",
+                                              "minimum": self.target.min_value,
+                                              "maximum": self.target.max_value}],
+                "description": "A 64-bit integer: a decimal string, or a JSON integer."}
+
+
+class BotReferenceFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = BotReferenceField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        nullable = {"nullable": True} if self.target.allow_null else {}
+        return {"anyOf": [{"type": "integer", "description": "A webhook bot's id.", **nullable},
+                          {"type": "string", "description": 'A reference bot\'s name '
+                                                            '("heuristic", "random").',
+                           **nullable}]}

@@ -64,6 +64,8 @@ def test_the_schema_says_seeds_are_strings(client) -> None:
                         ("Tournament", "seed"), ("TournamentMatchesOutput", "seed")):
         assert schema[name]["properties"][field]["type"] == "string", name
         assert schema[name]["properties"][field]["pattern"] == r"^-?[0-9]{1,19}$"
+    request = schema["MatchListCreateInputRequest"]["properties"]["seed"]["anyOf"]
+    assert [s["type"] for s in request] == ["string", "integer"], "a request may send either"
 
 
 def test_a_webhook_seat_s_bot_is_its_id_as_a_number(alice_api, alice) -> None:

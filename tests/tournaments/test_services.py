@@ -61,7 +61,7 @@ def test_bad_input_is_refused_with_the_reason(alice) -> None:
     for kwargs, words in [
         ({"game": "chess"}, "chess"),
         ({"table_size": 9}, "2 to 6"),
-        ({"participants": refs(1)}, "participants"),
+        ({"participants": refs(1)}, "^1 participant: "),
         ({"participants": [{"kind": "reference", "bot": "nobody"}, *refs(1)]}, "nobody"),
         ({"participants": [{"kind": "player", "user": "ghost"}, *refs(1)]}, "ghost"),
         ({"participants": [{"kind": "player", "user": "alice"}] * 2}, "twice"),
