@@ -200,7 +200,7 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
         # scores nothing, finishes last and goes to the bottom of the order.
         worst = max(points.values()) if engine.id in LOWER_IS_BETTER else 0
         points.update({member: worst for member in out})
-        finish.update({member: n - len(out) + 1 for member in out})
+        finish.update({member: n for member in out})  # last, also when every seat forfeited
         order = [member for member in order if member not in out] + out
     return HandOutcome(points, order, finish)
 
@@ -212,6 +212,11 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
 #: Games whose table order changes hand by hand (the social order, GD-2); at the others a
 #: table keeps its seating all night and the first player rotates (``hand_plan``).
 ORDER_CARRYING_GAMES: frozenset[str] = frozenset({_GREAT_DALMUTI})
+
+
+def carries_order(game: str) -> bool:
+    """The finishing order of a hand seats the table's next hand (GD-2)."""
+    return game in ORDER_CARRYING_GAMES
 
 
 def table_order_after_night(game: str, seated: Sequence[M], *, last: Sequence[M],

@@ -18,10 +18,9 @@ night row lock.
 from __future__ import annotations
 
 import logging
-import random
 import secrets
 import time as clock
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -41,6 +40,8 @@ from games.services import NewMatch, matches_create
 from . import league_rules
 from .entrants import entrant_fields, game_table, seat_spec
 from .errors import BadLeague, LeagueNotFound, NotYourLeague
+from .formats import Outcome, PlannedMatch, get_format
+from .formats.league_night import LeagueNight, hand_key
 from .models import Hand, League, Member, Night
 from .selectors import latest_recurring_start
 
@@ -327,74 +328,74 @@ def tables_advance(*, night_id: int, first: int, count: int,
 
 
 def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
-    """Create the next hand (its match and row) of every table of ``tables`` that is ready;
-    in-process hands come back done. Locks the tables' hand rows first."""
+    """Create the next hand (its match and row) of every table of ``tables`` that is ready,
+    as the night's format plans it; in-process hands come back done. Locks the tables' hand
+    rows first."""
     league = night.league
-    last: dict[int, Hand] = {}
-    for hand in (Hand.objects.select_for_update().filter(night=night, table__in=tables)
-                 .order_by("table", "number")):
-        last[hand.table] = hand
+    hands = list(Hand.objects.select_for_update().filter(night=night, table__in=tables)
+                 .order_by("table", "number"))
     members = {m.index: m for m in league.members.all()}
     left = {index for index, member in members.items() if member.left_at is not None}
-    fewest = get_game(league.game).min_players
-    first_night = len(last) < len(tables) and night.number == _first_night_number(league)
-    plans = []
-    for table in tables:
-        previous = last.get(table)
-        if previous is None:
-            order, number = night.tables[table], 1
-        elif previous.status == Hand.Status.RUNNING or previous.number >= league.hands_per_night:
-            continue
-        else:
-            # The Great Dalmuti carries the social order hand to hand (GD-2); the other games
-            # keep the table's seating and rotate who plays first (league_rules.hand_plan).
-            carried = league.game in league_rules.ORDER_CARRYING_GAMES
-            order = previous.order_after if carried else night.tables[table]
-            number = previous.number + 1
-        # A member who left the league is removed between hands, while the table can still
-        # be played without it; else it stays seated, forfeited (out of the night, below).
-        staying = league_rules.without_leavers(order, left)
-        if len(staying) >= fewest:
-            order = staying
-        plan = league_rules.hand_plan(
-            league.game, order, hand_number=number, options=league.options,
-            ordered=league.ordered or number > 1, first_of_season=first_night and number == 1)
-        plans.append((table, number, plan))
-    if not plans:
+    first_of_season = (len({h.table for h in hands}) < len(tables)
+                       and night.number == _first_night_number(league))
+    series = night_format(night, left=left, first_of_season=first_of_season)
+    planned = [match for match in series.plan_tables(_outcomes(hands), tables)
+               if match.key not in {hand_key(h.table, h.number) for h in hands}]
+    if not planned:
         return []
-    out = (out_of_night(night) if last else set()) | left
-    hands = []
-    for options, group in _by_options(plans):
+    new_hands = []
+    for options, group in _by_options(planned):
         matches = matches_create(
             game=league.game, created_by=league.organiser, options=options,
             move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
             series=SERIES, announce=False,  # the hands that finish here are recorded here
-            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats],
-                              seed=_hand_seed(league, night, table, number),
+            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats], seed=plan.seed,
                               seat_users={n: members[i].user for n, i in enumerate(plan.seats)
                                           if members[i].kind == PLAYER},
-                              forfeited=[n for n, i in enumerate(plan.seats) if i in out])
-                     for table, number, plan in group])
+                              forfeited=[n for n, i in enumerate(plan.seats)
+                                         if i in plan.forfeited])
+                     for plan in group])
         finished = [m for m in matches if m.status == Match.Status.FINISHED]
         out_orders = _out_orders(league, finished)
         forfeits = _forfeited_seats([m.pk for m in finished])
-        for (table, number, plan), match in zip(group, matches):
-            hand = Hand(night=night, table=table, number=number, seats=list(plan.seats),
-                        match=match)
+        for plan, match in zip(group, matches):
+            hand = Hand(night=night, table=plan.table, number=plan.number,
+                        seats=list(plan.seats), match=match)
             if match.status == Match.Status.FINISHED:
-                _fill_result(hand, league, plan, match.result, out_orders.get(match.pk),
+                _fill_result(hand, series, plan, match.result, out_orders.get(match.pk),
                              forfeits.get(match.pk, ()))
-            hands.append(hand)
-    Hand.objects.bulk_create(hands)
-    return hands
+            new_hands.append(hand)
+    Hand.objects.bulk_create(new_hands)
+    return new_hands
 
 
-def _by_options(plans: Sequence[tuple[int, int, Any]]) -> list[tuple[dict, list]]:
-    """Plans grouped by their engine options (one ``matches_create`` per group)."""
-    groups: dict[str, tuple[dict, list]] = {}
-    for item in plans:
-        key = repr(sorted(item[2].options.items()))
-        groups.setdefault(key, (dict(item[2].options), []))[1].append(item)
+def night_format(night: Night, *, left: Collection[int] = (),
+                 first_of_season: bool = False) -> LeagueNight:
+    """The night as its format sees it (``formats.league_night``)."""
+    league = night.league
+    return get_format("league_night", game=league.game, tables=night.tables,
+                      hands=league.hands_per_night, seed=league.seed, night=night.number,
+                      options=league.options, ordered=league.ordered,
+                      first_of_season=first_of_season, left=left)
+
+
+def _outcomes(hands: Sequence[Hand]) -> dict[str, Outcome]:
+    """The done hands as their format's outcomes (who forfeited each: one query)."""
+    done = [h for h in hands if h.status == Hand.Status.DONE]
+    forfeits = _forfeited_seats([h.match_id for h in done if h.match_id is not None])
+    return {hand_key(h.table, h.number): Outcome(
+                hand_key(h.table, h.number), tuple(h.seats), tuple(h.finish), None,
+                frozenset(h.seats[n] for n in forfeits.get(h.match_id, ())),
+                points=tuple(h.points), order=tuple(h.order_after))
+            for h in done}
+
+
+def _by_options(planned: Sequence[PlannedMatch]) -> list[tuple[dict, list[PlannedMatch]]]:
+    """Planned hands grouped by their engine options (one ``matches_create`` per group)."""
+    groups: dict[str, tuple[dict, list[PlannedMatch]]] = {}
+    for plan in planned:
+        key = repr(sorted(plan.options.items()))
+        groups.setdefault(key, (dict(plan.options), []))[1].append(plan)
     return list(groups.values())
 
 
@@ -408,11 +409,6 @@ def _group_of(table: int, tables: int) -> tuple[int, int]:
     size = settings.LEAGUE_TABLES_PER_TASK
     first = table - table % size
     return first, min(size, tables - first)
-
-
-def _hand_seed(league: League, night: Night, table: int, number: int) -> int:
-    """Each hand's deal from the league's seed: the same seeds play the same night again."""
-    return random.Random(f"{league.seed}:{night.number}:{table}:{number}").getrandbits(SEED_BITS)
 
 
 def out_of_night(night: Night) -> set[int]:
@@ -435,15 +431,14 @@ def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
     return found
 
 
-def _fill_result(hand: Hand, league: League, plan: Any, result: Mapping[str, Any],
-                 out_order: list[int] | None, forfeited_seats: Sequence[int]) -> None:
+def _fill_result(hand: Hand, series: LeagueNight, plan: PlannedMatch,
+                 result: Mapping[str, Any], out_order: list[int] | None,
+                 forfeited_seats: Sequence[int]) -> None:
     if out_order is not None:
         result = {**result, "out_order": out_order}
-    outcome = league_rules.hand_outcome(league.game, plan, result,
-                                        forfeited={plan.seats[n] for n in forfeited_seats})
+    outcome = series.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
-    hand.points = [outcome.points[m] for m in plan.seats]
-    hand.finish = [outcome.finish[m] for m in plan.seats]
+    hand.points, hand.finish = list(outcome.points), list(outcome.places)
     hand.order_after = list(outcome.order)
 
 
@@ -472,10 +467,12 @@ def hand_record(*, match_id: int) -> bool:
         match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
         if match is None:
             return False
-        plan = league_rules.HandPlan(seats=tuple(hand.seats), options=dict(match.options))
+        plan = PlannedMatch(key=hand_key(hand.table, hand.number), seats=tuple(hand.seats),
+                            seed=match.seed, number=hand.number, table=hand.table,
+                            options=dict(match.options))
         league = hand.night.league
-        _fill_result(hand, league, plan, match.result, _out_orders(league, [match]).get(
-            match_id), _forfeited_seats([match_id]).get(match_id, ()))
+        _fill_result(hand, night_format(hand.night), plan, match.result, _out_orders(
+            league, [match]).get(match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id, group = hand.night_id, _group_of(hand.table, len(hand.night.tables))
         transaction.on_commit(lambda: _enqueue("advance_tables", night_id, *group))

@@ -44,8 +44,9 @@ from .errors import (
     TournamentNotFound,
     TournamentNotRunning,
 )
+from .formats import Format, PlannedMatch, get_format
 from .models import Participant, Tournament, TournamentMatch
-from .scheduling import balance_figures, round_robin, scheduled_matches, table_schedule
+from .scheduling import balance_figures
 from .standings import forfeit_result
 
 log = logging.getLogger(__name__)
@@ -95,9 +96,9 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
             raise BadTournament(f"participant {entrant.index} ({entrant.name}) is entered twice")
         seen.add(key)
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
-    schedule = (round_robin(count, meetings=meetings) if size == 2
-                else table_schedule(count, seats=size, rounds=meetings, seed=seed))
-    scheduled = scheduled_matches(schedule, seed=seed, duplicate=duplicate)
+    series = _format(participants=count, table_size=size, meetings=meetings, seed=seed,
+                     duplicate=duplicate)
+    scheduled = series.plan({})
     _check_limits(organiser, len(scheduled))
     now = timezone.now()
     with transaction.atomic():
@@ -106,18 +107,37 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
             meetings=meetings, duplicate=duplicate, seed=seed, starts_at=starts_at,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
-            balance=asdict(balance_figures(schedule, count)))
+            balance=asdict(balance_figures(schedule_of(scheduled), count)))
         for entrant in entrants:
             entrant.tournament = tournament
         Participant.objects.bulk_create(entrants)
         TournamentMatch.objects.bulk_create(
-            TournamentMatch(tournament=tournament, number=n, round=m.round, deal=m.deal,
-                            seed=m.seed, seats=list(m.seats))
-            for n, m in enumerate(scheduled))
+            TournamentMatch(tournament=tournament, number=m.number, round=m.round,
+                            deal=m.deal, seed=m.seed, seats=list(m.seats))
+            for m in scheduled)
         if starts_at is None or starts_at <= now:
             tournament_start(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
     return tournament
+
+
+def _format(*, participants: int, table_size: int, meetings: int, seed: int,
+            duplicate: bool) -> Format:
+    """The tournament's format (``tournaments.formats``): a two-seat round robin, or rounds
+    of balanced tables."""
+    if table_size == 2:
+        return get_format("round_robin", participants=participants, meetings=meetings,
+                          seed=seed, duplicate=duplicate)
+    return get_format("tables", participants=participants, seats=table_size, rounds=meetings,
+                      seed=seed, duplicate=duplicate)
+
+
+def schedule_of(planned: Sequence[PlannedMatch]) -> list[list[tuple[int, ...]]]:
+    """The rounds of tables of planned matches (one table per deal), for ``balance_figures``."""
+    rounds: dict[int, dict[int, tuple[int, ...]]] = {}
+    for match in planned:
+        rounds.setdefault(match.round, {}).setdefault(match.deal, match.seats)
+    return [list(rounds[r].values()) for r in sorted(rounds)]
 
 
 def _entrant(game: str, index: int, spec: Mapping[str, Any],

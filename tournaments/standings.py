@@ -62,7 +62,8 @@ def match_points(ranks: Sequence[int]) -> list[Fraction]:
     for rank in ranks:
         tied = sum(1 for other in ranks if other == rank)
         places = range(rank, rank + tied)  # competition ranks: a tie at rank r spans r..r+t-1
-        points.append(Fraction(sum(n - place for place in places), (n - 1) * tied))
+        # Forfeiters share the last place (formats.places_with_forfeits): never below 0.
+        points.append(Fraction(sum(max(n - place, 0) for place in places), (n - 1) * tied))
     return points
 
 

@@ -1,7 +1,7 @@
 """The tournament algorithms stay pure Python, like the engine: no Django & co. imported.
 
-Only the listed modules make that promise; the app's Django side (apps.py, models, tasks, API)
-lives beside them and calls them.
+Only the listed modules and the whole ``formats`` package make that promise; the app's Django
+side (apps.py, models, series, tasks, API) lives beside them and calls them.
 """
 
 import pathlib
@@ -14,12 +14,14 @@ from tests.purity import FORBIDDEN, forbidden_imports
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
 PURE_MODULES = ("scheduling", "designs", "groupings", "seating", "standings", "ratings",
-                "confidence", "league_rules")
+                "confidence", "league_rules",
+                *sorted(f"formats.{path.stem}" for path in (TOURNAMENTS / "formats").glob("*.py")))
 
 
 @pytest.mark.parametrize("module", PURE_MODULES)
 def test_no_algorithm_module_imports_a_web_framework(module: str) -> None:
-    assert forbidden_imports(TOURNAMENTS / f"{module}.py") == []
+    path = TOURNAMENTS.joinpath(*module.split("."))
+    assert forbidden_imports(path.with_suffix(".py")) == []
 
 
 def test_importing_the_algorithms_loads_no_django() -> None:

@@ -1,0 +1,9 @@
+"""Series formats: which matches a series plays, how each scores, when it is over. Pure
+Python, no Django: the ground floor of ``tournaments`` (as ``engine`` is of ``games``).
+Importing the package registers every format."""
+
+from . import league_night, round_robin, swiss
+from .base import Format, Outcome, PlannedMatch, format_names, get_format, places_with_forfeits
+
+__all__ = ["Format", "Outcome", "PlannedMatch", "format_names", "get_format",
+           "league_night", "places_with_forfeits", "round_robin", "swiss"]

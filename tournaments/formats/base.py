@@ -1,0 +1,140 @@
+"""What every series format is: a small pure interface, the shape of what it plans and scores,
+and the registry the runner finds formats in. No Django.
+
+A format is a pairing system in lila's sense: given the outcomes so far it says which matches
+may be played now (each with a key unique in its series, its seats, seed and options), how a
+played or forfeited match scores, and whether the series is over. It never touches the
+database; ``tournaments.series`` (the one runner) stores what it plans, plays it as ordinary
+games matches and feeds the outcomes back. ``docs/series.md`` has the policies.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+#: Engine seeds are non-negative 63-bit integers.
+SEED_BITS = 63
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    """One match a format wants played. ``seats[i]`` is the entrant (an int id) at seat i."""
+
+    #: Unique in its series: planning again returns the same key, so a racing worker's insert
+    #: of it is a no-op.
+    key: str
+    seats: tuple[int, ...]
+    seed: int
+    round: int = 0
+    #: Its place in the series' play order (tournaments), or its hand number (league tables).
+    number: int = 0
+    table: int = 0
+    #: Matches with one deal share their seed (duplicate deals).
+    deal: int = 0
+    #: Engine options of this match over the series' own.
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: Entrants seated forfeited from the start (they play default actions, ranked last).
+    forfeited: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one match of a series ended, by seat, as the format scored it."""
+
+    key: str
+    seats: tuple[int, ...]
+    #: Places by seat, 1 = best; forfeiters share the last place (:func:`places_with_forfeits`).
+    places: tuple[int, ...]
+    #: The engine's scores by seat; None for a match not played (a withdrawn entrant).
+    scores: tuple[float, ...] | None
+    #: Entrants scored as forfeits in it.
+    forfeited: frozenset[int] = frozenset()
+    #: Series points by seat where the format keeps its own (league points), else None.
+    points: tuple[int, ...] | None = None
+    #: Entrants best first: the table's order for its next match (league hands).
+    order: tuple[int, ...] | None = None
+
+
+class Format(ABC):
+    """A series format. Instances are cheap and rebuilt from their stored parameters each time
+    the runner asks; the same parameters and outcomes always give the same plan."""
+
+    #: Its registry name (``Tournament.format``, ``docs/series.md``).
+    name: ClassVar[str]
+
+    @abstractmethod
+    def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
+        """The matches that may be played now, given every outcome so far (keyed by match
+        key). Matches planned before are returned again until done; the runner inserts those
+        it does not have yet."""
+
+    @abstractmethod
+    def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
+        """Nothing is left to plan or play."""
+
+    def score(self, match: PlannedMatch, result: Mapping[str, Any] | None,
+              forfeited: Collection[int] = ()) -> Outcome:
+        """A played match from the engine's ``result()`` (``ranks`` and ``scores`` by seat),
+        or, with ``result`` None, a match not played because the entrants in ``forfeited``
+        withdrew. Forfeiters always rank last."""
+        out = frozenset(forfeited) & frozenset(match.seats)
+        out_seats = {seat for seat, entrant in enumerate(match.seats) if entrant in out}
+        if result is None:
+            if not out:
+                raise ValueError("a match not played needs a forfeiting entrant at the table")
+            ranks: Sequence[int] = [1] * len(match.seats)
+            scores = None
+        else:
+            ranks, scores = result["ranks"], tuple(result["scores"])
+        return Outcome(match.key, match.seats, places_with_forfeits(ranks, out_seats), scores,
+                       out)
+
+
+def places_with_forfeits(ranks: Sequence[int], forfeited_seats: Collection[int]) -> tuple[int, ...]:
+    """Places by seat: the seats that did not forfeit in competition order of ``ranks`` among
+    themselves (ties share, 1 = best); every forfeited seat shares the last place, ``n``, so a
+    forfeit never ranks first, also when every seat forfeited."""
+    n = len(ranks)
+    playing = [seat for seat in range(n) if seat not in forfeited_seats]
+    return tuple(n if seat in forfeited_seats else
+                 1 + sum(1 for other in playing if ranks[other] < ranks[seat])
+                 for seat in range(n))
+
+
+def derived_seed(*parts: object) -> int:
+    """A match's deal from its series' seed and its place in it: the same series plays the
+    same deals again."""
+    return random.Random(":".join(map(str, parts))).getrandbits(SEED_BITS)
+
+
+# --------------------------------------------------------------------------------------------
+# The registry
+# --------------------------------------------------------------------------------------------
+
+_FORMATS: dict[str, Callable[..., Format]] = {}
+
+
+def register(cls: type[Format]) -> type[Format]:
+    """Class decorator: the format is found by its ``name``."""
+    if cls.name in _FORMATS:
+        raise ValueError(f"format {cls.name!r} is registered twice")
+    _FORMATS[cls.name] = cls
+    return cls
+
+
+def get_format(name: str, **parameters: Any) -> Format:
+    """The format called ``name`` built from ``parameters``; ``KeyError`` if unknown,
+    ``ValueError`` with the reason if the parameters cannot make it."""
+    try:
+        factory = _FORMATS[name]
+    except KeyError:
+        raise KeyError(f"unknown format {name!r} (known: {', '.join(format_names())})") from None
+    return factory(**parameters)
+
+
+def format_names() -> list[str]:
+    return sorted(_FORMATS)

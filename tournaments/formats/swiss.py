@@ -1,0 +1,110 @@
+"""Swiss: a fixed number of two-seat rounds, each paired by score when the previous one is
+done (lila's Swiss, FIDE's idea). No Django.
+
+Each round: entrants are ranked by score (match points, a bye counting as a win), then entry
+order. With an odd count the lowest-ranked entrant who has not had a bye sits this round out
+(a bye). The rest are paired top down, each with the nearest-ranked entrant it has not met;
+a rematch only where none can be avoided (the fewest the search finds). In each pair the
+entrant who took the first seat less often so far takes it (then: the one who sat second last
+time, then the higher-ranked), so seats alternate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from ..standings import match_points
+from .base import Format, Outcome, PlannedMatch, derived_seed, register
+
+#: Pairing steps one round may try before it accepts one more rematch (keeps 64 entrants quick).
+SEARCH_BUDGET = 20_000
+
+
+@register
+class Swiss(Format):
+    name = "swiss"
+
+    def __init__(self, *, participants: int, rounds: int, seed: int) -> None:
+        if participants < 2:
+            raise ValueError(f"a Swiss tournament needs 2 or more participants, not {participants}")
+        if not 1 <= rounds <= participants - 1 + participants % 2:
+            raise ValueError(f"{participants} participants play 1 to "
+                             f"{participants - 1 + participants % 2} Swiss rounds, not {rounds}")
+        self.participants, self.rounds, self.seed = participants, rounds, seed
+
+    def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
+        number = 0
+        played: list[Outcome] = []
+        byes: list[int] = []
+        for round_index in range(self.rounds):
+            matches, bye = self._pair(round_index, number, played, byes)
+            if not all(match.key in outcomes for match in matches):
+                return [match for match in matches if match.key not in outcomes]
+            played += [outcomes[match.key] for match in matches]
+            byes += bye
+            number += len(matches)
+        return []
+
+    def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
+        return not self.plan(outcomes)
+
+    def _pair(self, round_index: int, first_number: int, played: Sequence[Outcome],
+              byes: Sequence[int]) -> tuple[list[PlannedMatch], list[int]]:
+        score = [Fraction(byes.count(p)) for p in range(self.participants)]
+        met: set[frozenset[int]] = set()
+        first_seats = [0] * self.participants
+        last_seat: dict[int, int] = {}
+        for outcome in played:  # in play order, so last_seat ends on each one's latest
+            for seat, (entrant, points) in enumerate(zip(outcome.seats,
+                                                         match_points(outcome.places))):
+                score[entrant] += points
+                first_seats[entrant] += seat == 0
+                first_seats[entrant] -= seat == 1
+                last_seat[entrant] = seat
+            met.add(frozenset(outcome.seats))
+        ranked = sorted(range(self.participants), key=lambda p: (-score[p], p))
+        bye: list[int] = []
+        if len(ranked) % 2:
+            bye = [next((p for p in reversed(ranked) if p not in byes), ranked[-1])]
+            ranked.remove(bye[0])
+        pairs = _pairs(ranked, met)
+        rank = {p: i for i, p in enumerate(ranked)}
+        matches = []
+        for board, (a, b) in enumerate(pairs):
+            first = min((a, b), key=lambda p: (first_seats[p], -last_seat.get(p, 0), rank[p]))
+            seats = (first, b if first == a else a)
+            number = first_number + board
+            matches.append(PlannedMatch(key=str(number), seats=seats, round=round_index,
+                                        number=number, deal=number,
+                                        seed=derived_seed(self.seed, "swiss", number)))
+        return matches, bye
+
+
+def _pairs(ranked: Sequence[int], met: set[frozenset[int]]) -> list[tuple[int, int]]:
+    """Pairs of ``ranked`` (best first), each with the nearest unmet entrant: depth first, the
+    fewest rematches the budget lets it find."""
+    for rematches in range(len(ranked) // 2 + 1):
+        budget = [SEARCH_BUDGET]
+        found = _search(list(ranked), met, rematches, budget)
+        if found is not None:
+            return found
+    raise AssertionError("pairing with every rematch allowed cannot fail")
+
+
+def _search(left: list[int], met: set[frozenset[int]], rematches: int,
+            budget: list[int]) -> list[tuple[int, int]] | None:
+    if not left:
+        return []
+    budget[0] -= 1
+    if budget[0] < 0 and rematches < len(left) // 2:
+        return None
+    top, rest = left[0], left[1:]
+    for i, other in enumerate(rest):
+        again = frozenset((top, other)) in met
+        if again and not rematches:
+            continue
+        tail = _search(rest[:i] + rest[i + 1:], met, rematches - again, budget)
+        if tail is not None:
+            return [(top, other), *tail]
+    return None
