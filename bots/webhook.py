@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
 from games.db import insert_rows
 from games.driver import Move
 from games.engine import State
+from games.names import seat_labels
 from games.seats import SeatAnswer, SeatKind, Table
 
 from . import protocol
@@ -66,26 +66,21 @@ def check_webhook_bot(game_id: str, bot: str, user: Any = None) -> None:
 
 
 def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
-    """The ``match`` object of every request body: who sits where (public at the table)."""
-    user_ids = {seat.user_id for seat in table.seats if seat.user_id}
-    names = dict(get_user_model().objects.filter(pk__in=user_ids)
-                 .values_list("pk", "username")) if user_ids else {}
-    labels = []
-    for seat in table.seats:
-        if seat.kind == WEBHOOK:
-            bot = bots.get(seat.number)
-            labels.append(bot.name if bot else "deleted bot")
-        elif seat.user_id:
-            labels.append(names.get(seat.user_id, "player"))
-        elif seat.bot:
-            labels.append(f"{seat.kind} {seat.bot}")
-        else:
-            labels.append("open seat")
+    """The ``match`` object of every request body: who sits where (public at the table),
+    each seat named as every page names it (``games.names``)."""
     return protocol.MatchInfo(id=int(table.match_id), game=table.game, options=table.options,
-                              seats=labels,
+                              seats=seat_labels(table.seats),
                               timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
                                              table.move_time_limit * 1000),
                               strike_limit=table.strike_limit or None)
+
+
+def bot_names(bots: set[str]) -> dict[str, str]:
+    """"dice_bot (alice)" for each of ``bots`` (ids as strings) that exists: its owner's name
+    for it and the owner's username (``SeatKind.bot_names``)."""
+    ids = {int(b) for b in bots if b.isdigit()}
+    return {str(pk): f"{name} ({owner})" for pk, name, owner in
+            Bot.objects.filter(pk__in=ids).values_list("pk", "name", "owner__username")}
 
 
 class WebhookSession:
@@ -243,4 +238,5 @@ def register() -> None:
     from games.seats import register_seat_kind
 
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
-                                check_bot=check_webhook_bot, bot_is_id=True))
+                                check_bot=check_webhook_bot, bot_is_id=True,
+                                bot_names=bot_names))

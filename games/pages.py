@@ -32,6 +32,7 @@ from .drawings import draw_view
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
+from .names import seat_labels
 from .services.accounts import user_sign_up
 
 
@@ -109,8 +110,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
         raise Http404("no such match") from None
-    names = _seat_names(match)
-    labels = _seat_labels(match, names)
+    names = labels = _seat_names(match)
     context: dict[str, Any] = {"match": match, "seats": labels, "last": match.version}
     if match.sealed:
         return render(request, "games/match.html", context)
@@ -134,15 +134,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 def _seat_names(match: Any) -> list[str]:
-    """Who sits at each seat, in seat order: a person's name, a bot's, or "open"."""
-    return [seat.user.get_username() if seat.user_id else (seat.bot_name or "open")
-            for seat in sorted(match.seats.all(), key=lambda s: s.number)]
-
-
-def _seat_labels(match: Any, names: Sequence[str]) -> list[str]:
-    """Each seat as the header lists it: number, who (``_seat_names``) and kind."""
-    seats = sorted(match.seats.all(), key=lambda s: s.number)
-    return [f"{seat.number}: {who} ({seat.kind})" for seat, who in zip(seats, names)]
+    """Who sits at each seat, in seat order, as every page names them (``games.names``)."""
+    return seat_labels(sorted(match.seats.all(), key=lambda s: s.number))
 
 
 @login_required
@@ -157,7 +150,7 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
         raise Http404("no such match") from None
     seat = next((s for s in match.seats.all() if s.user_id == request.user.pk), None)
     names = _seat_names(match)
-    context: dict[str, Any] = {"match": match, "seats": _seat_labels(match, names), "seat": seat,
+    context: dict[str, Any] = {"match": match, "seats": names, "seat": seat,
                                "open_seat": any(s.is_open for s in match.seats.all())}
     if seat is not None and match.status != Match.Status.OPEN:
         answer, _ = selectors.seat_view(match_id=match.pk, seat_number=seat.number,

@@ -129,6 +129,10 @@ class SeatKind:
     #: The ``bot`` of a seat of this kind is an object id (a webhook bot's), shown by the API
     #: as a number like every other id (:func:`bot_reference`).
     bot_is_id: bool = False
+    #: The bots of this kind by name, for ``games.names``: given a set of ``bot`` values, the
+    #: label of each that still exists ("dice_bot (alice)"), in one query. ``None``: the
+    #: kind's bots read as "<kind> <bot>".
+    bot_names: Callable[[set[str]], dict[str, str]] | None = None
 
     @property
     def out_of_process(self) -> bool:

@@ -423,8 +423,9 @@ class RatingLeaderboardApi(APIView):
     class OutputSerializer(serializers.Serializer):
         rank = serializers.IntegerField()
         kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-        name = serializers.CharField(help_text="The username for a person, else the name it "
-                                               "was first entered under.")
+        name = serializers.CharField(help_text='A person\'s username; a webhook bot\'s name and '
+                                               'its owner, "dice_bot (alice)"; "heuristic '
+                                               '(reference bot)". Never an entrant\'s label.')
         mu = serializers.FloatField()
         sigma = serializers.FloatField()
         ordinal = serializers.FloatField(help_text="mu - 3 sigma; the board is sorted by it.")

@@ -8,6 +8,7 @@ season points and social order night by night are drawn as line charts (``games.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games.charts import line_chart
+from games.names import seat_labels
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
@@ -27,7 +29,7 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
     except TournamentNotFound:
         raise Http404("no such tournament") from None
     progress = selectors.tournament_progress(tournament=found)
-    names = {p.index: p.name for p in selectors.tournament_participants(tournament=found)}
+    names = entrant_names(selectors.tournament_participants(tournament=found))
     matches = [{"number": row.number + 1, "round": row.round + 1, "status": row.status,
                 "seats": [names.get(i, i) for i in row.seats], "match_id": row.match_id}
                for row in selectors.tournament_matches(tournament=found)
@@ -36,9 +38,24 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "tournament": found, "progress": progress,
         "done_percent": round(100 * progress["done"] / progress["total"]) if progress["total"]
         else 0,
-        "standings": [_with_bar(row) for row in selectors.tournament_standings(tournament=found)],
+        "standings": [{**_with_bar(row), "name": names[row["participant"]]}
+                      for row in selectors.tournament_standings(tournament=found)],
         "matches": matches, "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
     })
+
+
+def entrant_names(entrants: Iterable[Any]) -> dict[int, str]:
+    """Each participant or member (by index) named as everywhere else (``games.names``: a
+    bot by its owner's name for it), with the series' own label beside it in quotes when the
+    organiser gave one: a label never renames the bot."""
+    entrants = list(entrants)
+    names = {}
+    for entrant, label in zip(entrants, seat_labels(entrants)):
+        default = (entrant.user.get_username() if entrant.user_id
+                   else f"{entrant.kind} {entrant.bot}")
+        names[entrant.index] = label if entrant.name in (label, default) \
+            else f"{label} “{entrant.name}”"
+    return names
 
 
 def _with_bar(row: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +74,7 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
         found = selectors.league_get(league_id=league_id)
     except LeagueNotFound:
         raise Http404("no such league") from None
-    names = dict(found.members.values_list("index", "name"))
+    names = entrant_names(found.members.select_related("user"))
     rated = selectors.league_ratings(league_id=found.pk)
     table = [{"row": row, "name": names.get(row.member, row.member),
               "rating": rated.get(row.member)}
@@ -66,6 +83,8 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
     if live is not None:
         for seated in live["tables"]:
             seated["names"] = [names.get(m, m) for m in seated["members"]]
+            for row in seated["standings"]:
+                row["name"] = names.get(row["member"], row["name"])
     history = selectors.league_history(league_id=found.pk)
     label = {m: names.get(m, str(m)) for m in history["points"]}
     return render(request, "tournaments/league.html", {

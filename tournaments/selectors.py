@@ -16,6 +16,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import game_ids
+from games.names import Sitter, seat_labels
 from games.seats import bot_reference
 
 from . import league_rules
@@ -137,11 +138,11 @@ def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
     for person in people:
         key = (person.kind, str(person.user_id) if person.user_id else person.bot)
         identity[(person.tournament_id, person.index)] = key
-    names: dict[tuple[str, str], str] = {}
-    for person in people:
-        key = identity[(person.tournament_id, person.index)]
-        names.setdefault(key, person.user.get_username() if person.user_id else person.name)
     entrants = sorted(set(identity.values()))
+    # Named as the bot's owner (or the person) names it, never by an entrant's label.
+    names = dict(zip(entrants, seat_labels(
+        Sitter(kind, "", int(ref)) if kind == Participant.Kind.PLAYER and ref.isdigit()
+        else Sitter(kind, ref) for kind, ref in entrants)))
     number = {key: n for n, key in enumerate(entrants)}
     rows = (TournamentMatch.objects.filter(tournament__game=game,
                                            status=TournamentMatch.Status.DONE)

@@ -127,7 +127,9 @@ def test_the_league_page_shows_the_season_table_nights_and_next_night(client, si
     assert "515151515151" not in html, "no seed on a page"
     assert "Season points" in html and "Place in the social order" in html
     assert html.count("<polyline") == 2 * 5, "a line per member in each chart"
-    assert html.count("<title>ref0</title>") == 2 * 2 and 'class="legend"' in html
+    assert html.count("<title>heuristic (reference bot) “ref0”</title>") == 2 * 2, \
+        "a member by its bot's name, the league's label beside it"
+    assert 'class="legend"' in html
     assert client.get("/leagues/999999/").status_code == 404
 
 

@@ -200,7 +200,7 @@ def test_only_the_organiser_or_staff_cancels(alice_api, bob_api, anon_api, bob) 
 def test_the_rating_leaderboard_of_a_game(finished, anon_api) -> None:
     board = anon_api.get("/api/ratings/dice_cup/").json()
     assert [row["rank"] for row in board] == [1, 2]
-    assert {row["name"] for row in board} == {"reference heuristic", "reference random"}
+    assert {row["name"] for row in board} == {"heuristic (reference bot)", "random (reference bot)"}
     assert board[0]["ordinal"] >= board[1]["ordinal"] and board[0]["matches"] == 3
     assert [row["rank"] for row in anon_api.get("/api/ratings/dice_cup/?limit=1").json()] == [1]
     assert anon_api.get("/api/ratings/dot/").json() == []

@@ -181,7 +181,8 @@ def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
         top["rating"]["mu"] - 3 * top["rating"]["sigma"])
     assert selectors.tournament_standings(tournament=tournament) == rows, "reproducible"
     board = selectors.ratings_leaderboard(game="dice_cup")
-    assert {entry["name"] for entry in board} == {"reference heuristic", "reference random"}
+    assert {entry["name"] for entry in board} == {"heuristic (reference bot)",
+                                                "random (reference bot)"}
     assert board[0]["ordinal"] >= board[1]["ordinal"] and board[0]["matches"] == 6
 
 

@@ -1,0 +1,88 @@
+"""Who sits at a seat, as every page, chart, replay and API ``name`` field says it: one place.
+
+A person shows by username; a webhook bot by the name its owner gave it and its owner's
+username, "dice_bot (alice)"; a reference bot as "heuristic (reference bot)"; an empty
+player seat as "open seat". A series' own label for an entrant (a tournament participant's
+``name``) is never used here, so entering someone's bot under another label renames nothing.
+
+``games`` never imports the apps that add seat kinds: a kind names its own bots through
+``SeatKind.bot_names`` (one query for all the bots of a page), as the webhook kind does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from .seats import PLAYER, REFERENCE, get_seat_kind
+
+OPEN_SEAT = "open seat"
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """Who sits at a seat, as far as naming needs it (a ``Seat``, a ``TableSeat``, a
+    tournament participant or a league member all reduce to this: :func:`sitter`)."""
+
+    kind: str
+    bot: str = ""
+    user_id: int | None = None
+    #: The username when the caller already has it (no query).
+    username: str | None = None
+
+
+def sitter(seat: Any) -> Sitter:
+    """The :class:`Sitter` of anything with ``kind``, ``bot`` (or ``bot_name``) and
+    ``user_id``; a user already loaded with it (``select_related``) costs no query."""
+    bot = getattr(seat, "bot_name", None)
+    if bot is None:
+        bot = getattr(seat, "bot", "") or ""
+    user_id = getattr(seat, "user_id", None)
+    username = None
+    field = getattr(type(seat), "user", None)
+    if user_id is not None and hasattr(field, "is_cached") and field.is_cached(seat):
+        username = seat.user.get_username()
+    return Sitter(kind=seat.kind, bot=str(bot), user_id=user_id, username=username)
+
+
+def seat_labels(seats: Iterable[Any]) -> list[str]:
+    """Each seat's label (see the module), in the order given; at most one query for the
+    usernames not loaded and one per bot kind, however many seats (pages list hundreds)."""
+    sitters = [s if isinstance(s, Sitter) else sitter(s) for s in seats]
+    missing = {s.user_id for s in sitters if s.user_id is not None and s.username is None}
+    usernames = dict(get_user_model().objects.filter(pk__in=missing)
+                     .values_list("pk", "username")) if missing else {}
+    bot_names: dict[str, dict[str, str]] = {}
+    for kind in {s.kind for s in sitters if s.bot and s.kind not in (PLAYER, REFERENCE)}:
+        try:
+            namer = get_seat_kind(kind).bot_names
+        except KeyError:
+            namer = None
+        if namer is not None:
+            bot_names[kind] = dict(namer({s.bot for s in sitters if s.kind == kind}))
+    return [_label(s, usernames, bot_names) for s in sitters]
+
+
+def _label(seat: Sitter, usernames: dict[int, str], bot_names: dict[str, dict[str, str]]
+           ) -> str:
+    if seat.user_id is not None:
+        return seat.username or usernames.get(seat.user_id, "deleted user")
+    if seat.kind == PLAYER:
+        return OPEN_SEAT
+    if seat.kind == REFERENCE:
+        return f"{seat.bot} (reference bot)"
+    if seat.kind in bot_names:
+        return bot_names[seat.kind].get(seat.bot, "deleted bot")
+    return f"{seat.kind} {seat.bot}".strip()
+
+
+def seat_label(seat: Any) -> str:
+    """One seat's label (:func:`seat_labels` for many)."""
+    return seat_labels([seat])[0]
+
+
+__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "sitter"]
+

@@ -1,0 +1,63 @@
+"""One name per seat everywhere (games.names): a person by username, a webhook bot by its
+owner's name for it and the owner's username, a reference bot as such, an empty seat as open;
+the replay and play pages and the bot protocol's ``seats`` say the same, in few queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bots.models import Bot
+from games import services
+from games.names import Sitter, seat_label, seat_labels
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def dice_bot(alice: Any) -> Bot:
+    return Bot.objects.create(owner=alice, name="dice_bot", url="https://bot.example/",
+                              secret="whsec_x", handshake_ok=True, games=["dice_cup"])
+
+
+def test_each_kind_of_seat_reads_as_a_person_would_name_it(alice, dice_bot) -> None:
+    assert seat_labels([Sitter("webhook", str(dice_bot.pk)), Sitter("player", "", alice.pk),
+                        Sitter("reference", "heuristic"), Sitter("player"),
+                        Sitter("webhook", "999999")]) == [
+        "dice_bot (alice)", "alice", "heuristic (reference bot)", "open seat", "deleted bot"]
+    dice_bot.name = "renamed"
+    dice_bot.save()
+    assert seat_label(Sitter("webhook", str(dice_bot.pk))) == "renamed (alice)"
+
+
+def test_many_seats_cost_one_query_per_kind(alice, bob, dice_bot,
+                                            django_assert_max_num_queries) -> None:
+    other = Bot.objects.create(owner=bob, name="other", url="https://bot.example/",
+                               secret="whsec_y")
+    seats = [Sitter("webhook", str(b.pk)) for b in (dice_bot, other)] * 50 + \
+        [Sitter("player", "", u.pk) for u in (alice, bob)] * 50
+    with django_assert_max_num_queries(2):
+        labels = seat_labels(seats)
+    assert labels[:2] == ["dice_bot (alice)", "other (bob)"] and labels[-1] == "bob"
+
+
+def test_the_replay_and_play_pages_name_the_seats(client, alice, dice_bot) -> None:
+    match = services.match_create(game="dice_cup", created_by=alice, seed=3, join=True,
+                                  seats=[{"kind": "player"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "alice · heuristic (reference bot)" in html and "(player)" not in html
+    client.force_login(alice)
+    html = client.get(f"/matches/{match.pk}/play/").content.decode()
+    assert "alice · heuristic (reference bot)" in html
+
+
+def test_the_bot_protocol_names_the_seats_as_the_pages_do(alice, dice_bot) -> None:
+    from bots.webhook import match_info
+    from games.seats import Table, TableSeat
+
+    table = Table(match_id=1, game="dice_cup", options={}, seed=1, move_time_limit=5,
+                  strike_limit=3, seats=(TableSeat(0, "webhook", str(dice_bot.pk)),
+                                         TableSeat(1, "player", "", alice.pk)))
+    assert match_info(table, {0: dice_bot}).seats == ["dice_bot (alice)", "alice"]

@@ -1,0 +1,53 @@
+"""The ratings leaderboard names a bot as its owner does: entering another person's bot under
+a new label ("bob stole this") renames it neither on the board nor in ``/api/ratings/``."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.models import Bot
+from tournaments import selectors
+from tournaments.models import Participant, Tournament, TournamentMatch
+
+pytestmark = pytest.mark.django_db
+
+
+def recorded(organiser, bot: Bot, label: str) -> Tournament:
+    """A finished tournament of ``bot`` (entered under ``label``) against a reference bot."""
+    tournament = Tournament.objects.create(name="cup", game="dice_cup", organiser=organiser,
+                                           status="finished", table_size=2, meetings=1,
+                                           strike_limit=3, move_time_limit=5, seed=1)
+    Participant.objects.create(tournament=tournament, index=0, kind="webhook", bot=str(bot.pk),
+                               name=label)
+    Participant.objects.create(tournament=tournament, index=1, kind="reference",
+                               bot="random", name="the house")
+    TournamentMatch.objects.create(tournament=tournament, number=0, round=0, deal=0, seed=1,
+                                   seats=[0, 1], status="done", ranks=[1, 2], scores=[1, 0])
+    return tournament
+
+
+def test_entering_someone_elses_bot_under_a_new_label_does_not_rename_it(alice, bob,
+                                                                         anon_api) -> None:
+    bot = Bot.objects.create(owner=alice, name="dice_bot", url="https://bot.example/",
+                             secret="whsec_x", handshake_ok=True, games=["dice_cup"])
+    recorded(alice, bot, "dice_bot")
+    recorded(bob, bot, "bob stole this")  # the newest entry of the bot
+    board = selectors.ratings_leaderboard(game="dice_cup")
+    assert [row["name"] for row in board] == ["dice_bot (alice)", "random (reference bot)"]
+    assert board[0]["matches"] == 2, "both entries are one bot"
+    api = anon_api.get("/api/ratings/dice_cup/").json()
+    assert [row["name"] for row in api] == ["dice_bot (alice)", "random (reference bot)"]
+    assert "bob stole this" not in str(api)
+
+
+def test_the_tournament_page_shows_the_bot_by_name_and_the_label_beside_it(alice, bob,
+                                                                           client) -> None:
+    bot = Bot.objects.create(owner=alice, name="dice_bot", url="https://bot.example/",
+                             secret="whsec_x", handshake_ok=True, games=["dice_cup"])
+    tournament = recorded(bob, bot, "bob stole this")
+    html = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "dice_bot (alice) “bob stole this”" in html
+    assert "random (reference bot) “the house”" in html
+    plain = recorded(alice, bot, f"webhook {bot.pk}")  # the default label: nothing beside it
+    html = client.get(f"/tournaments/{plain.pk}/").content.decode()
+    assert "dice_bot (alice)" in html and "dice_bot (alice) “" not in html
