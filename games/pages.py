@@ -10,6 +10,7 @@ markup or scripts into the page.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -42,10 +43,17 @@ def game_cards() -> list[dict[str, Any]]:
              "max_players": game.max_players} for game in map(get_game, game_ids())]
 
 
+#: Developers' notes in a rules file (code paths, engine internals), between these marks:
+#: the file reads whole in the repository, the public page drops them.
+DEVELOPERS_ONLY = re.compile(r"<!-- developers -->.*?<!-- /developers -->\n?", re.DOTALL)
+
+
 @cache
 def rules_html(game: str) -> SafeString:
-    """The game's rules page as HTML (read once per process: the file ships with the code)."""
+    """The game's rules page as HTML (read once per process: the file ships with the code),
+    without its developers' notes (``DEVELOPERS_ONLY``)."""
     text = (settings.RULES_DIR / f"{game}.md").read_text(encoding="utf-8")
+    text = DEVELOPERS_ONLY.sub("", text)
     renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
     return mark_safe(renderer.render(text))  # noqa: S308 - raw HTML in the source is escaped
 
