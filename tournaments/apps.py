@@ -9,8 +9,7 @@ class TournamentsConfig(AppConfig):
         # games never imports tournaments: finished matches are reported by a signal.
         from games.signals import match_finished
 
-        from . import leagues, services
+        from . import leagues, series, services  # noqa: F401 - each registers its kind
 
-        match_finished.connect(services.on_match_finished,
+        match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
-        match_finished.connect(leagues.on_match_finished, dispatch_uid="leagues.match_finished")

@@ -25,7 +25,6 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -35,10 +34,9 @@ from games.engine import get_game
 from games.log import last_entries
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
-from games.services import NewMatch, matches_create
 
-from . import league_rules
-from .entrants import entrant_fields, game_table, seat_spec
+from . import league_rules, series
+from .entrants import entrant_fields, game_table
 from .errors import BadLeague, LeagueNotFound, NotYourLeague
 from .formats import Outcome, PlannedMatch, get_format
 from .formats.league_night import LeagueNight, hand_key
@@ -212,7 +210,7 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     with transaction.atomic():
         claimed = Night.objects.filter(pk=night_id, status=Night.Status.SCHEDULED).update(
-            status=Night.Status.RUNNING, started_at=now, lease_until=now + _lease())
+            status=Night.Status.RUNNING, started_at=now, lease_until=series.lease_until(now))
         if not claimed:
             return False
         night = Night.objects.select_related("league__organiser").get(pk=night_id)
@@ -269,7 +267,7 @@ def night_advance(*, night_id: int) -> int:
               .values_list("tables", flat=True).first())
     groups = table_groups(len(tables or ()))
     for first, count in groups:
-        _enqueue("advance_tables", night_id, first, count)
+        series.enqueue("advance_tables", night_id, first, count)
     return len(groups)
 
 
@@ -313,11 +311,11 @@ def tables_advance(*, night_id: int, first: int, count: int,
         started += batch
         if not new_hands:
             break
-        Night.objects.filter(pk=night_id).update(lease_until=timezone.now() + _lease())
+        Night.objects.filter(pk=night_id).update(lease_until=series.lease_until())
         if not finished_here:
             return started  # each is recorded when its match finishes (hand_record)
         if clock.monotonic() > stop_at:
-            _enqueue("advance_tables", night_id, first, count)
+            series.enqueue("advance_tables", night_id, first, count)
             return started
     with transaction.atomic():
         night = (Night.objects.select_for_update().select_related("league")
@@ -338,23 +336,17 @@ def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
     left = {index for index, member in members.items() if member.left_at is not None}
     first_of_season = (len({h.table for h in hands}) < len(tables)
                        and night.number == _first_night_number(league))
-    series = night_format(night, left=left, first_of_season=first_of_season)
-    planned = [match for match in series.plan_tables(_outcomes(hands), tables)
+    night_plan = night_format(night, left=left, first_of_season=first_of_season)
+    planned = [match for match in night_plan.plan_tables(_outcomes(hands), tables)
                if match.key not in {hand_key(h.table, h.number) for h in hands}]
     if not planned:
         return []
     new_hands = []
     for options, group in _by_options(planned):
-        matches = matches_create(
-            game=league.game, created_by=league.organiser, options=options,
+        matches = series.matches_start(
+            game=league.game, organiser=league.organiser, options=options,
             move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-            series=SERIES, announce=False,  # the hands that finish here are recorded here
-            matches=[NewMatch(seats=[seat_spec(members[i]) for i in plan.seats], seed=plan.seed,
-                              seat_users={n: members[i].user for n, i in enumerate(plan.seats)
-                                          if members[i].kind == PLAYER},
-                              forfeited=[n for n, i in enumerate(plan.seats)
-                                         if i in plan.forfeited])
-                     for plan in group])
+            series=SERIES, entrants=members, planned=group)
         finished = [m for m in matches if m.status == Match.Status.FINISHED]
         out_orders = _out_orders(league, finished)
         forfeits = _forfeited_seats([m.pk for m in finished])
@@ -362,7 +354,7 @@ def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
             hand = Hand(night=night, table=plan.table, number=plan.number,
                         seats=list(plan.seats), match=match)
             if match.status == Match.Status.FINISHED:
-                _fill_result(hand, series, plan, match.result, out_orders.get(match.pk),
+                _fill_result(hand, night_plan, plan, match.result, out_orders.get(match.pk),
                              forfeits.get(match.pk, ()))
             new_hands.append(hand)
     Hand.objects.bulk_create(new_hands)
@@ -431,12 +423,12 @@ def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
     return found
 
 
-def _fill_result(hand: Hand, series: LeagueNight, plan: PlannedMatch,
+def _fill_result(hand: Hand, night_plan: LeagueNight, plan: PlannedMatch,
                  result: Mapping[str, Any], out_order: list[int] | None,
                  forfeited_seats: Sequence[int]) -> None:
     if out_order is not None:
         result = {**result, "out_order": out_order}
-    outcome = series.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
+    outcome = night_plan.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
     hand.points, hand.finish = list(outcome.points), list(outcome.places)
     hand.order_after = list(outcome.order)
@@ -475,23 +467,8 @@ def hand_record(*, match_id: int) -> bool:
             league, [match]).get(match_id), _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id, group = hand.night_id, _group_of(hand.table, len(hand.night.tables))
-        transaction.on_commit(lambda: _enqueue("advance_tables", night_id, *group))
+        series.enqueue("advance_tables", night_id, *group)
     return True
-
-
-def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
-                      **kwargs: Any) -> None:
-    """Receiver of ``games.signals.match_finished`` for league hands (never fails the caller;
-    the reaper records what this misses; other series' matches cost no query)."""
-    ours = [match_id for match_id in match_ids if series.get(match_id) == SERIES]
-    if not ours:
-        return
-    waiting = Hand.objects.filter(match_id__in=ours, status=Hand.Status.RUNNING)
-    for match_id in waiting.values_list("match_id", flat=True):
-        try:
-            hand_record(match_id=match_id)
-        except Exception:  # noqa: BLE001
-            log.exception("recording match %s for its league hand failed", match_id)
 
 
 def _finish_if_done(night: Night) -> bool:
@@ -529,17 +506,10 @@ def nights_reap(*, now: datetime | None = None) -> int:
         fixed += hand_record(match_id=match_id)
     stale = Night.objects.filter(status=Night.Status.RUNNING, lease_until__lt=now)
     for night_id in stale.values_list("pk", flat=True):
-        Night.objects.filter(pk=night_id).update(lease_until=now + _lease())
+        Night.objects.filter(pk=night_id).update(lease_until=series.lease_until(now))
         night_advance(night_id=night_id)
         fixed += 1
     return fixed
 
 
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
-
-
-def _enqueue(task: str, *args: int) -> None:
-    """Queue ``tournaments.<task>`` by name (routed to its queue by CELERY_TASK_ROUTES): the
-    tasks module calls these services, so they never import it back."""
-    current_app.send_task(f"tournaments.{task}", args=list(args))
+series.register(series.SeriesKind(name=SERIES, record=hand_record, reap=nights_reap))

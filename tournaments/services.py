@@ -20,7 +20,7 @@ import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -33,10 +33,10 @@ from games.db import update_rows
 from games.engine.base import counted
 from games.errors import BadSeats
 from games.models import Match, Seat
-from games.seats import PLAYER, get_seat_kind
-from games.services import NewMatch, match_stop, matches_create, matches_unseal
+from games.seats import get_seat_kind
+from games.services import match_stop, matches_unseal
 
-from .entrants import entrant_fields, game_table, seat_spec
+from .entrants import entrant_fields, game_table
 from .errors import (
     BadTournament,
     NotYourTournament,
@@ -44,6 +44,7 @@ from .errors import (
     TournamentNotFound,
     TournamentNotRunning,
 )
+from . import series
 from .formats import Format, PlannedMatch, get_format
 from .models import Participant, Tournament, TournamentMatch
 from .scheduling import balance_figures
@@ -175,7 +176,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
                                         ).update(status=Tournament.Status.RUNNING,
                                                  started_at=now)
     if started:
-        transaction.on_commit(lambda: _enqueue("dispatch", tournament_id))
+        series.enqueue("dispatch", tournament_id)
     return bool(started)
 
 
@@ -196,10 +197,10 @@ def tournament_dispatch(*, tournament_id: int, now: datetime | None = None) -> i
     pending = TournamentMatch.objects.filter(
         tournament_id=tournament_id, tournament__status=Tournament.Status.RUNNING,
         status=TournamentMatch.Status.PENDING)
-    count = pending.update(lease_until=now + _lease())
+    count = pending.update(lease_until=series.lease_until(now))
     tasks = -(-count // settings.TOURNAMENT_CHUNK)
     for _ in range(tasks):
-        _enqueue("play_matches", tournament_id)
+        series.enqueue("play_matches", tournament_id)
     return tasks
 
 
@@ -268,7 +269,7 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
             return outcome
         TournamentMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
             status=TournamentMatch.Status.RUNNING, attempts=F("attempts") + 1,
-            lease_until=now + _lease())
+            lease_until=series.lease_until(now))
         tournament = Tournament.objects.select_related("organiser").get(pk=tournament_id)
         people = {p.index: p for p in tournament.participants.all()}
         to_start = _forfeit_or_keep(tournament, rows, people, now=now, outcome=outcome)
@@ -330,17 +331,13 @@ def _forfeit_or_keep(tournament: Tournament, rows: Sequence[TournamentMatch],
 
 def _start_matches(tournament: Tournament, rows: Sequence[TournamentMatch],
                    people: Mapping[int, Participant]) -> list[Match]:
-    if not rows:
-        return []
-    return matches_create(
-        game=tournament.game, created_by=tournament.organiser, options=tournament.options,
+    return series.matches_start(
+        game=tournament.game, organiser=tournament.organiser, options=tournament.options,
         move_time_limit=tournament.move_time_limit, strike_limit=tournament.strike_limit,
         # A duplicate deal is played once per rotation: no finished rotation may show it
         # while another is still to play.
-        sealed=tournament.duplicate, series=SERIES, announce=False,  # recorded right here
-        matches=[NewMatch(seats=[seat_spec(people[i]) for i in row.seats], seed=row.seed,
-                          seat_users={n: people[i].user for n, i in enumerate(row.seats)
-                                      if people[i].kind == PLAYER})
+        sealed=tournament.duplicate, series=SERIES, entrants=people,
+        planned=[PlannedMatch(key=str(row.number), seats=tuple(row.seats), seed=row.seed)
                  for row in rows])
 
 
@@ -399,22 +396,6 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
             _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
         _finish_if_done(row.tournament_id, now=now)
     return True
-
-
-def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
-                      **kwargs: Any) -> None:
-    """Receiver of ``games.signals.match_finished``: never fails the caller that finished the
-    matches (the reaper records what this misses); other series' matches cost no query."""
-    ours = [match_id for match_id in match_ids if series.get(match_id) == SERIES]
-    if not ours:
-        return
-    waiting = TournamentMatch.objects.filter(match_id__in=ours,
-                                             status=TournamentMatch.Status.RUNNING)
-    for match_id in waiting.values_list("match_id", flat=True):
-        try:
-            tournament_match_record(match_id=match_id)
-        except Exception:  # noqa: BLE001
-            log.exception("recording match %s for its tournament failed", match_id)
 
 
 def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
@@ -494,11 +475,5 @@ def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
     return fixed
 
 
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
-
-
-def _enqueue(task: str, object_id: int) -> None:
-    from . import tasks
-
-    getattr(tasks, task).delay(object_id)
+series.register(series.SeriesKind(name=SERIES, record=tournament_match_record,
+                                  reap=tournaments_reap))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import leagues, services
+from . import leagues, series, services
 
 
 @shared_task(name="tournaments.play_matches", ignore_result=True, acks_late=True,
@@ -38,7 +38,7 @@ def start_due() -> int:
 def reap() -> int:
     """Periodic: record, requeue or finish what a crash or a lost message left behind, in
     tournaments and league nights."""
-    return services.tournaments_reap() + leagues.nights_reap()
+    return series.reap()
 
 
 @shared_task(name="tournaments.start_due_nights", ignore_result=True, time_limit=120,

@@ -20,7 +20,7 @@ from games.engine import game_ids, get_game
 from games.pages import rules_html
 from tests.browser import SCREENSHOTS
 from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
-from tournaments import leagues, services
+from tournaments import leagues, series, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
@@ -31,13 +31,9 @@ REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"r
 def site(alice: Any, monkeypatch: Any) -> dict[str, Any]:
     """A finished tournament, a scheduled one, and a league with a finished night and a
     recurring next one, all played in-process."""
-    from tournaments import tasks
+    from tests.tournaments.conftest import run_inline
 
-    def run(task: str, *args: int) -> None:
-        getattr(tasks, task).apply(args=list(args))
-
-    monkeypatch.setattr(services, "_enqueue", run)
-    monkeypatch.setattr(leagues, "_enqueue", run)
+    run_inline(monkeypatch)
     cup = services.tournament_create(organiser=alice, name="Friday cup", game="dice_cup",
                                       participants=REFS, table_size=2, seed=424242424242)
     later = services.tournament_create(organiser=alice, name="Next cup", game="dot",
@@ -107,7 +103,7 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
 
 def test_running_pages_refresh_themselves_and_finished_ones_do_not(client, site, alice,
                                                                   monkeypatch) -> None:
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: None)
+    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
     running = services.tournament_create(organiser=alice, name="Live cup", game="dice_cup",
                                          participants=REFS[:2], table_size=2)
     assert 'data-live="5"' in client.get(f"/tournaments/{running.pk}/").content.decode()

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
 from tests.tournaments.test_workers import ROOT, Workers, bots, wait_until  # noqa: F401
-from tournaments import leagues
+from tournaments import leagues, series
 from tournaments.models import Night
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -126,7 +126,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
     assert [h.number for h in hands] == [1, 2, 3, 4], "every hand once"
     assert Match.objects.filter(league_hand__night=night).count() == 4, "no hand played twice"
 
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: transaction.on_commit(
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: transaction.on_commit(
         lambda: getattr(__import__("tournaments.tasks").tasks, task).apply(args=list(args))))
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
         lambda: match_advance_automatic_seats(match_id=match_id)))

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from games import log
 from games.models import Match
-from tournaments import league_rules, leagues, selectors
+from tournaments import league_rules, leagues, selectors, series
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
@@ -287,7 +287,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
 
     from django.db import connection
 
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)  # no worker
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
     monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
     settings.LEAGUE_TABLES_PER_TASK = 1
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
@@ -364,7 +364,7 @@ def test_recurring_nights_start_at_local_time_across_daylight_saving(alice) -> N
 
 def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> None:
     started: list[int] = []
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: started.append(args))
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: started.append(args))
     league = recurring(alice)
     at = datetime(2026, 10, 29, 19, 0, 5, tzinfo=UTC)
     assert leagues.nights_start_due(now=at) == 1
@@ -379,7 +379,7 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
 
 
 def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
-    monkeypatch.setattr(leagues, "_enqueue", lambda task, *args: None)
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=timezone.now() + timedelta(hours=2))
@@ -428,8 +428,8 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
     from django.conf import settings as django_settings
 
     sent: list[tuple[str, list[int]]] = []
-    monkeypatch.setattr(current_app, "send_task",
-                        lambda name, args: sent.append((name, args)))
+    monkeypatch.setattr(current_app, "send_task", lambda name, args=None, kwargs=None, **options:
+                        sent.append((name, list(args))))
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
     assert leagues.nights_start_due() == 1

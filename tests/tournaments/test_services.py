@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Match
-from tournaments import services
+from tournaments import series, services
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
 from tournaments.models import Participant, Tournament, TournamentMatch
 
@@ -215,7 +215,7 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
 
     from django.db import connection
 
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: None)
+    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
     tournament = create(alice, participants=refs(2), meetings=2)
     services.tournament_start(tournament_id=tournament.pk)
     at_commit, go_on = threading.Event(), threading.Event()

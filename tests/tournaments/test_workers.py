@@ -27,7 +27,7 @@ from games.log import entries
 from games.models import Match
 from tests.conftest import REAL_WORKERS, database_url_for_subprocess
 from tests.deterministic_bot import DeterministicBot
-from tournaments import selectors, services
+from tournaments import selectors, series, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ def in_process(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Tournament
     from games.services import match_advance_automatic_seats, store
     from tournaments import tasks
 
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: transaction.on_commit(
+    monkeypatch.setattr(series, "enqueue", lambda task, object_id: transaction.on_commit(
         lambda: getattr(tasks, task).apply(args=[object_id])))
     monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
         lambda: match_advance_automatic_seats(match_id=match_id)))

@@ -1,0 +1,109 @@
+"""The series runner's one copy of what every kind of series (a tournament, a league night)
+shares: how its work is queued, how long a claim holds, how a finished games match finds the
+series it belongs to, the reaper, and how planned matches become games
+matches. ``docs/series.md`` has the policies.
+
+A kind of series registers a :class:`SeriesKind` under its ``Match.series`` value
+(``tournaments.services`` for tournaments, ``tournaments.leagues`` for league hands), as seat
+kinds register in ``games.seats``: the one ``match_finished`` receiver and the one reaper here
+go through the registry, so a new kind is one registration, not another receiver.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from games.models import Match
+from games.seats import PLAYER
+from games.services import NewMatch, matches_create
+
+from .entrants import seat_spec
+from .formats import PlannedMatch
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SeriesKind:
+    """What the runner needs of one kind of series."""
+
+    #: Its ``Match.series`` value.
+    name: str
+    #: Record a finished games match of this kind (once: False if there was nothing to do).
+    record: Callable[..., bool]
+    #: Periodic repair (``now`` keyword): returns how many rows it fixed.
+    reap: Callable[..., int]
+
+
+_KINDS: dict[str, SeriesKind] = {}
+
+
+def register(kind: SeriesKind) -> SeriesKind:
+    if kind.name in _KINDS and _KINDS[kind.name] != kind:
+        raise ValueError(f"series kind {kind.name!r} is registered twice")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def enqueue(task: str, *args: int) -> None:
+    """Queue ``tournaments.<task>(*args)`` once the current transaction commits (at once
+    outside one): Celery's ``delay_on_commit``, so a worker never looks for rows that are not
+    committed yet. The one seam every series queues work through (tests make it eager)."""
+    from . import tasks  # the tasks call the services that call this
+
+    getattr(tasks, task).delay_on_commit(*args)
+
+
+def lease_until(now: datetime | None = None) -> datetime:
+    """Until when a claim (a queued chunk, a running night) holds before the reaper takes it
+    again: ``TOURNAMENT_LEASE_SECONDS`` from ``now``."""
+    return (now or timezone.now()) + timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
+
+
+def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
+                      **kwargs: Any) -> None:
+    """The one receiver of ``games.signals.match_finished``: each finished match is recorded by
+    its series' kind. Never fails the caller that finished the matches (the reaper records
+    what this misses); matches of no series cost nothing."""
+    for match_id in match_ids:
+        kind = _KINDS.get(series.get(match_id, ""))
+        if kind is None:
+            continue
+        try:
+            kind.record(match_id=match_id)
+        except Exception:  # noqa: BLE001
+            log.exception("recording match %s for its %s failed", match_id, kind.name)
+
+
+def reap(*, now: datetime | None = None) -> int:
+    """Periodic: every kind's repair (record what a lost signal missed, queue again what a
+    dead worker held, finish what is over). Returns how many rows were fixed."""
+    now = now or timezone.now()
+    return sum(kind.reap(now=now) for kind in _KINDS.values())
+
+
+def matches_start(*, game: str, organiser: AbstractBaseUser, options: Mapping[str, Any],
+                  move_time_limit: int, strike_limit: int, series: str,
+                  entrants: Mapping[int, Any], planned: Sequence[PlannedMatch],
+                  sealed: bool = False) -> list[Match]:
+    """The games matches of ``planned`` (``entrants``: entrant id -> participant or member),
+    in one ``games.services.matches_create``: every rule of matches applies. Matches of
+    in-process bots come back finished; the runner records them itself (``announce`` off)."""
+    if not planned:
+        return []
+    return matches_create(
+        game=game, created_by=organiser, options=options, move_time_limit=move_time_limit,
+        strike_limit=strike_limit, sealed=sealed, series=series, announce=False,
+        matches=[NewMatch(seats=[seat_spec(entrants[i]) for i in plan.seats], seed=plan.seed,
+                          seat_users={n: entrants[i].user for n, i in enumerate(plan.seats)
+                                      if entrants[i].kind == PLAYER},
+                          forfeited=[n for n, i in enumerate(plan.seats) if i in plan.forfeited])
+                 for plan in planned])
