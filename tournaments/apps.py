@@ -9,7 +9,8 @@ class TournamentsConfig(AppConfig):
         # games never imports tournaments: finished matches are reported by a signal.
         from games.signals import match_finished
 
-        from . import leagues, series, services  # noqa: F401 - each registers its kind
+        # Each kind of series registers itself; the tasks, so series.enqueue finds them by name.
+        from . import leagues, series, services, tasks  # noqa: F401
 
         match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
@@ -56,10 +57,10 @@ def register(kind: SeriesKind) -> SeriesKind:
 def enqueue(task: str, *args: int) -> None:
     """Queue ``tournaments.<task>(*args)`` once the current transaction commits (at once
     outside one): Celery's ``delay_on_commit``, so a worker never looks for rows that are not
-    committed yet. The one seam every series queues work through (tests make it eager)."""
-    from . import tasks  # the tasks call the services that call this
-
-    getattr(tasks, task).delay_on_commit(*args)
+    committed yet. The one seam every series queues work through (tests make it eager). The
+    task is found by name (``tournaments.apps`` imports the tasks module at startup): the
+    tasks call the services that call this, so this never imports them."""
+    current_app.tasks[f"tournaments.{task}"].delay_on_commit(*args)
 
 
 def lease_until(now: datetime | None = None) -> datetime:
