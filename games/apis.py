@@ -55,7 +55,7 @@ ERROR_CODES = (
     "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
     "tournament_not_running", "game_not_found",
     # tournaments.league_apis too
-    "league_not_found", "not_your_league", "bad_league",
+    "league_not_found", "not_your_league", "bad_league", "night_not_open",
 )
 
 #: The ``deadline`` of every answer that has one.

@@ -4,7 +4,7 @@ in, and the game, table size and options checked by the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -39,6 +39,19 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
     except KeyError as exc:
         raise ValueError(str(exc)) from None
     return {"kind": kind, "bot": bot, "user": None, "name": spec.get("name") or f"{kind} {bot}"}
+
+
+def entered_twice(entrants: Sequence[Any]) -> Any | None:
+    """The first of ``entrants`` (participants or members) that is the same webhook bot or the
+    same person as one before it, or None. A reference bot may be entered any number of times:
+    it is a program anyone may seat, not someone's entry (docs/series.md)."""
+    seen: set[tuple[str, str, Any]] = set()
+    for entrant in entrants:
+        key = (entrant.kind, entrant.bot, entrant.user_id)
+        if key in seen and entrant.kind != Participant.Kind.REFERENCE:
+            return entrant
+        seen.add(key)
+    return None
 
 
 def seat_spec(participant: Participant | Any) -> dict[str, Any]:

@@ -44,6 +44,10 @@ class NotYourLeague(DomainError):
                                     "Only the league's organiser (or staff) may change it.")
 
 
+class NightNotOpen(DomainError):
+    code, status, default_detail = "night_not_open", 409, "The night is already over."
+
+
 class BadLeague(DomainError):
     """The game, options, tables, members, season or schedule cannot make a league."""
 

@@ -43,7 +43,7 @@ from .apis import (
     TournamentParticipantSpecSerializer,
     TournamentRatingSerializer,
 )
-from .models import League, Member, Night, Participant
+from .models import Hand, League, Member, Night, Participant
 
 E404 = _error("No such league (or member).",
               ("league_not_found", "No such league.", None),
@@ -405,6 +405,34 @@ class LeagueNightsApi(APIView):
                         status=status.HTTP_201_CREATED)
 
 
+NIGHT_NUMBER = OpenApiParameter("number", ID_SCHEMA, OpenApiParameter.PATH,
+                                description="The night's number (1, 2, 3 ... in start order).")
+
+
+class LeagueNightCancelApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["leagues"], operation_id="leagues_nights_cancel",
+        summary="Cancel a scheduled or running night (organiser or staff)",
+        description="Hands not started never will be; hands in progress are stopped (every "
+                    "seat forfeits) and marked cancelled. A cancelled night counts for nothing: "
+                    "its finished hands keep their replays but add nothing to the season table, "
+                    "and the league's order does not move (docs/series.md).",
+        parameters=[LEAGUE_ID, NIGHT_NUMBER], request=None,
+        responses={200: LeagueNightSerializer, 401: E401, 403: E403, 429: E429,
+                   404: _error("No such league or night.",
+                               ("league_not_found", "No such league.", None),
+                               ("league_not_found", "league 3 has no night 9", None)),
+                   409: _error("The night is over.",
+                               ("night_not_open", "night 2 is finished", None))},
+    )
+    def post(self, request: Request, league_id: int, number: int) -> Response:
+        night = leagues.night_cancel(league_id=league_id, number=number, user=request.user)
+        hands = night.hands.filter(status=Hand.Status.DONE).count()
+        return Response(LeagueNightSerializer(_night_data(night, hands)).data)
+
+
 class LeagueMemberJoinApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -417,6 +445,7 @@ class LeagueMemberJoinApi(APIView):
         responses={201: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
                    400: _error("Bad request, or it cannot be a member.",
                                ("bad_league", "member 5: no user 'ghost'", None),
+                               ("bad_league", "dice_bot is a member already (member 2)", None),
                                ("invalid", "kind: \"alien\" is not a valid choice.", None))},
     )
     def post(self, request: Request, league_id: int) -> Response:

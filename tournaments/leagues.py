@@ -33,11 +33,12 @@ from django.utils import timezone
 from games.engine import get_game
 from games.log import last_entries
 from games.models import Match, Seat
+from games.services import match_stop
 from games.seats import PLAYER, get_seat_kind
 
 from . import league_rules, series
-from .entrants import entrant_fields, game_table
-from .errors import BadLeague, LeagueNotFound, NotYourLeague
+from .entrants import entered_twice, entrant_fields, game_table
+from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
 from .formats import Outcome, PlannedMatch, get_format
 from .formats.league_night import LeagueNight, hand_key
 from .models import Hand, League, Member, Night
@@ -91,6 +92,8 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     if len(members) > settings.LEAGUE_MAX_MEMBERS:
         raise BadLeague(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
     rows = [_member(game, index, spec, organiser) for index, spec in enumerate(members)]
+    if (twice := entered_twice(rows)) is not None:
+        raise BadLeague(f"member {twice.index} ({twice.name}) is entered twice")
     with transaction.atomic():
         league = League.objects.create(
             name=name, game=game, options=league_options, organiser=organiser,
@@ -142,6 +145,11 @@ def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, An
                  .values_list("index", flat=True).first())
         member = _member(league.game, 0 if index is None else index + 1, spec, league.organiser)
         member.league = league
+        present = list(league.members.filter(left_at__isnull=True).order_by("index"))
+        if entered_twice([*present, member]) is not None:
+            same = next(m for m in present if (m.kind, m.bot, m.user_id)
+                        == (member.kind, member.bot, member.user_id))
+            raise BadLeague(f"{member.name} is a member already (member {same.index})")
         try:
             with transaction.atomic():
                 member.save()
@@ -173,6 +181,43 @@ def night_schedule(*, league_id: int, user: AbstractBaseUser, starts_at: datetim
                                         starts_at=starts_at)
     except IntegrityError:
         raise BadLeague("the league already has a night at that time") from None
+
+
+def night_cancel(*, league_id: int, number: int, user: AbstractBaseUser) -> Night:
+    """Cancel a scheduled or running night (organiser or staff). Hands not started never will
+    be; hands in progress are stopped (every seat forfeits) and marked cancelled; the night
+    then counts for nothing: its finished hands stay (their replays) but add nothing to the
+    season table, and the league's order does not move (docs/series.md)."""
+    league = league_get_changeable(league_id=league_id, user=user)
+    now = timezone.now()
+    with transaction.atomic():
+        # The night row first, then its hands: a group of tables that is starting hands
+        # re-reads the night after locking its hands (_start_ready_hands).
+        night = Night.objects.select_for_update().filter(league=league, number=number).first()
+        if night is None:
+            raise LeagueNotFound(f"league {league.pk} has no night {number}")
+        if night.status not in (Night.Status.SCHEDULED, Night.Status.RUNNING):
+            raise NightNotOpen(f"night {number} is {night.status}")
+        Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED,
+                                                 finished_at=now, lease_until=None)
+    _hands_stop(night.pk, reason="league night cancelled")
+    night.refresh_from_db()
+    return night
+
+
+def _hands_stop(night_id: int, *, reason: str) -> int:
+    """Stop the running hands of a night that is over (cancelled): each is marked cancelled and
+    its match ended at once, every seat forfeited (``games.services.match_stop``)."""
+    with transaction.atomic():
+        running = list(Hand.objects.select_for_update()
+                       .filter(night_id=night_id, status=Hand.Status.RUNNING)
+                       .values_list("pk", "match_id"))
+        Hand.objects.filter(pk__in=[pk for pk, _ in running]).update(
+            status=Hand.Status.CANCELLED, finished_at=timezone.now())
+    for _, match_id in running:
+        if match_id is not None:
+            match_stop(match_id=match_id, reason=reason)
+    return len(running)
 
 
 def _next_number(league: League) -> int:
@@ -328,10 +373,13 @@ def tables_advance(*, night_id: int, first: int, count: int,
 def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
     """Create the next hand (its match and row) of every table of ``tables`` that is ready,
     as the night's format plans it; in-process hands come back done. Locks the tables' hand
-    rows first."""
+    rows first, then reads the night's status again: a night cancelled meanwhile (which
+    locked the night before its hands) starts nothing more."""
     league = night.league
     hands = list(Hand.objects.select_for_update().filter(night=night, table__in=tables)
                  .order_by("table", "number"))
+    if not Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
+        return []
     members = {m.index: m for m in league.members.all()}
     left = {index for index, member in members.items() if member.left_at is not None}
     first_of_season = (len({h.table for h in hands}) < len(tables)
@@ -496,10 +544,15 @@ def _finish_if_done(night: Night) -> bool:
 
 
 def nights_reap(*, now: datetime | None = None) -> int:
-    """Periodic: record hands whose match finished unnoticed, and advance running nights
-    whose lease expired (a worker died between two hands). Returns how many it touched."""
+    """Periodic: record hands whose match finished unnoticed, stop hands still running in a
+    cancelled night (one started as it was cancelled), and advance running nights whose lease
+    expired (a worker died between two hands). Returns how many it touched."""
     now = now or timezone.now()
     fixed = 0
+    for night_id in set(Hand.objects.filter(status=Hand.Status.RUNNING,
+                                            night__status=Night.Status.CANCELLED)
+                        .values_list("night_id", flat=True)):
+        fixed += _hands_stop(night_id, reason="league night cancelled")
     unrecorded = Hand.objects.filter(status=Hand.Status.RUNNING,
                                      match__status=Match.Status.FINISHED)
     for match_id in list(unrecorded.values_list("match_id", flat=True)[:1000]):

@@ -245,6 +245,7 @@ class Hand(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running", "running"
         DONE = "done", "done"
+        CANCELLED = "cancelled", "cancelled (its night was, while it ran)"
 
     night = models.ForeignKey(Night, on_delete=models.CASCADE, related_name="hands")
     table = models.PositiveSmallIntegerField(help_text="0 = top table.")

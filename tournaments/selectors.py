@@ -164,13 +164,22 @@ def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
             for place, r in enumerate(board[:limit], start=1) if r.matches]
 
 
+#: Nights whose hands count in the season: a cancelled one counts for nothing (docs/series.md).
+COUNTED_NIGHTS = (Night.Status.RUNNING, Night.Status.FINISHED)
+
+
+def _counted_hands(*, league_id: int) -> QuerySet[Hand]:
+    return Hand.objects.filter(night__league_id=league_id, status=Hand.Status.DONE,
+                               night__status__in=COUNTED_NIGHTS)
+
+
 def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
     """The season table: every recorded hand of the league's nights added up, in the order
     of ``league_rules.season_table`` (movement since the last finished night)."""
     league = League.objects.get(pk=league_id)
     records = []
     for night_number, seats, points, finish in (
-            Hand.objects.filter(night__league=league, status=Hand.Status.DONE)
+            _counted_hands(league_id=league.pk)
             .values_list("night__number", "seats", "points", "finish")):
         records.append(league_rules.HandRecord(
             night=night_number, points=dict(zip(seats, points)), finish=dict(zip(seats, finish))))
@@ -187,11 +196,10 @@ def league_history(*, league_id: int) -> JSON:
     member ``points`` (season total at the start and after each of those nights) and
     ``positions`` (place in the order, 1 = top, at the same moments; None once it left)."""
     league = League.objects.get(pk=league_id)
-    played = list(league.nights.filter(status__in=(Night.Status.RUNNING, Night.Status.FINISHED))
+    played = list(league.nights.filter(status__in=COUNTED_NIGHTS)
                   .order_by("number").values_list("number", "order_before"))
     per_night: dict[int, Counter[int]] = {number: Counter() for number, _ in played}
-    for number, seats, points in (Hand.objects.filter(night__league=league,
-                                                      status=Hand.Status.DONE)
+    for number, seats, points in (_counted_hands(league_id=league.pk)
                                   .values_list("night__number", "seats", "points")):
         per_night[number].update(dict(zip(seats, points)))
     # The order at the start of each night played, then the league's order now.
@@ -212,7 +220,7 @@ def league_history(*, league_id: int) -> JSON:
 def league_ratings(*, league_id: int) -> dict[int, Rating]:
     """Each member's OpenSkill rating (PlackettLuce, as tournaments rate) from every recorded
     hand in play order (night, hand, table), its finishing places as the ranks."""
-    hands = list(Hand.objects.filter(night__league_id=league_id, status=Hand.Status.DONE)
+    hands = list(_counted_hands(league_id=league_id)
                  .order_by("night__number", "number", "table").values_list("seats", "finish"))
     members = list(Member.objects.filter(league_id=league_id).values_list("index", flat=True))
     count = max([*members, *(m for seats, _ in hands for m in seats)], default=-1) + 1

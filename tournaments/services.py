@@ -36,7 +36,7 @@ from games.models import Match, Seat
 from games.seats import get_seat_kind
 from games.services import match_stop, matches_unseal
 
-from .entrants import entrant_fields, game_table
+from .entrants import entered_twice, entrant_fields, game_table
 from .errors import (
     BadTournament,
     NotYourTournament,
@@ -90,12 +90,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
         raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
     entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
-    seen: set[tuple[str, str, Any]] = set()
-    for entrant in entrants:  # a reference bot may be entered many times, a bot or person once
-        key = (entrant.kind, entrant.bot, entrant.user_id)
-        if key in seen and entrant.kind != Participant.Kind.REFERENCE:
-            raise BadTournament(f"participant {entrant.index} ({entrant.name}) is entered twice")
-        seen.add(key)
+    if (twice := entered_twice(entrants)) is not None:
+        raise BadTournament(f"participant {twice.index} ({twice.name}) is entered twice")
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
     series = _format(participants=count, table_size=size, meetings=meetings, seed=seed,
                      duplicate=duplicate)

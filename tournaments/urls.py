@@ -24,6 +24,8 @@ urlpatterns = [
          name="league-table"),
     path("leagues/<id:league_id>/nights/", league_apis.LeagueNightsApi.as_view(),
          name="league-nights"),
+    path("leagues/<id:league_id>/nights/<id:number>/cancel/",
+         league_apis.LeagueNightCancelApi.as_view(), name="league-night-cancel"),
     path("leagues/<id:league_id>/members/", league_apis.LeagueMemberJoinApi.as_view(),
          name="league-members"),
     path("leagues/<id:league_id>/members/<id:index>/leave/",

@@ -30,6 +30,7 @@ OPERATIONS = {
     ("/api/leagues/{league_id}/table/", "get"): "leagues_table",
     ("/api/leagues/{league_id}/nights/", "get"): "leagues_nights",
     ("/api/leagues/{league_id}/nights/", "post"): "leagues_nights_schedule",
+    ("/api/leagues/{league_id}/nights/{number}/cancel/", "post"): "leagues_nights_cancel",
     ("/api/leagues/{league_id}/members/", "post"): "leagues_members_join",
     ("/api/leagues/{league_id}/members/{index}/leave/", "post"): "leagues_members_leave",
 }

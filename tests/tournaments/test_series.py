@@ -1,0 +1,155 @@
+"""The policies every series follows, written once (docs/series.md), tried on league nights
+as on tournaments: cancel (a scheduled night, a running one with hands in progress, the race
+with a group of tables starting hands), one entry per bot or person, and the one receiver and
+reaper that serve every kind of series."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games.models import Match
+from tests.tournaments.test_league_api import URL, create, refs, schedule_now
+from tournaments import leagues, selectors, series
+from tournaments.models import Hand, Night
+
+pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
+
+#: Two dice-cup tables: bob (polling, so his hand waits for him) with a bot, and two bots
+#: whose hands finish at once.
+WITH_BOB = [{"kind": "player", "user": "bob"}, *refs(3)]
+
+
+def running_night(client: APIClient) -> tuple[int, Night]:
+    league_id = create(client, game="dice_cup", table_size=2, members=WITH_BOB).json()["id"]
+    schedule_now(client, league_id)
+    assert leagues.nights_start_due() == 1
+    return league_id, Night.objects.get(league_id=league_id)
+
+
+def cancel(client: APIClient, league_id: int, number: int) -> Any:
+    return client.post(f"{URL}{league_id}/nights/{number}/cancel/")
+
+
+def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api, bob,
+                                                             inline_nights) -> None:
+    league_id, night = running_night(alice_api)
+    bots_table = night.hands.filter(table=1)
+    assert bots_table.count() == 3 and all(h.status == "done" for h in bots_table), \
+        "the bots' table played its three hands in-process"
+    waiting = night.hands.get(table=0, number=1)
+    assert waiting.status == "running" and waiting.match.status == Match.Status.RUNNING
+    assert any(row.points for row in selectors.league_table(league_id=league_id))
+
+    answer = cancel(alice_api, league_id, night.number)
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["status"] == "cancelled" and answer.json()["finished_at"]
+    waiting.refresh_from_db()
+    assert waiting.status == "cancelled", "the hand in progress is stopped, not scored"
+    assert waiting.match.status == Match.Status.FINISHED
+    assert waiting.match.seats.filter(forfeited=True).count() == 2, "every seat forfeits"
+    assert not any(row.points for row in selectors.league_table(league_id=league_id)), \
+        "a cancelled night's finished hands add nothing to the season"
+    assert selectors.league_history(league_id=league_id)["nights"] == []
+    night.refresh_from_db()
+    assert night.league.order == [] and not night.league.ordered, "the order does not move"
+
+    # Nothing starts again: not the group's next advance, not the reaper.
+    assert leagues.tables_advance(night_id=night.pk, first=0, count=2) == 0
+    leagues.nights_reap(now=timezone.now() + timedelta(hours=1))
+    assert night.hands.count() == 4
+    again = cancel(alice_api, league_id, night.number)
+    assert again.status_code == 409 and again.json() == {
+        "code": "night_not_open", "detail": "night 1 is cancelled"}
+
+
+def test_a_scheduled_night_cancelled_never_starts(alice_api) -> None:
+    league_id = create(alice_api).json()["id"]
+    later = timezone.now() + timedelta(hours=1)
+    alice_api.post(f"{URL}{league_id}/nights/", {"starts_at": later.isoformat()}, format="json")
+    assert cancel(alice_api, league_id, 1).json()["status"] == "cancelled"
+    assert leagues.nights_start_due(now=later + timedelta(minutes=1)) == 0
+    assert Night.objects.get(league_id=league_id).started_at is None
+
+
+def test_only_the_organiser_or_staff_cancels_a_night_that_exists(alice_api, bob_api, anon_api,
+                                                                 bob) -> None:
+    league_id = create(alice_api).json()["id"]
+    schedule_now(alice_api, league_id)
+    assert cancel(anon_api, league_id, 1).status_code == 401
+    refused = cancel(bob_api, league_id, 1)
+    assert refused.status_code == 403 and refused.json()["code"] == "not_your_league"
+    missing = cancel(alice_api, league_id, 9)
+    assert missing.status_code == 404 and missing.json() == {
+        "code": "league_not_found", "detail": f"league {league_id} has no night 9"}
+    assert cancel(alice_api, 999999, 1).status_code == 404
+    assert Night.objects.get(league_id=league_id).status == "scheduled"
+    bob.is_staff = True
+    bob.save()
+    assert cancel(bob_api, league_id, 1).status_code == 200
+
+
+def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
+        alice_api, bob, monkeypatch) -> None:
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
+    league_id, night = running_night(alice_api)
+    leagues.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
+    hand = night.hands.get(table=0)
+    # The race: the night was cancelled while this group's transaction was starting the hand.
+    Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED)
+    assert hand.status == "running"
+    assert leagues.nights_reap() >= 1
+    hand.refresh_from_db()
+    assert hand.status == "cancelled" and hand.match.status == Match.Status.FINISHED
+
+
+def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api, bob,
+                                                                      monkeypatch) -> None:
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    league_id, night = running_night(alice_api)
+    loaded = Night.objects.select_related("league__organiser").get(pk=night.pk)  # read running
+    cancel(alice_api, league_id, night.number)
+    from django.db import transaction
+
+    with transaction.atomic():
+        assert leagues._start_ready_hands(loaded, [0, 1]) == []
+    assert not night.hands.exists()
+
+
+@pytest.mark.parametrize("members, words", [
+    ([{"kind": "player", "user": "bob"}, *refs(4), {"kind": "player", "user": "bob"}],
+     "member 5 (bob) is entered twice"),
+])
+def test_a_league_takes_a_bot_or_person_once(alice_api, bob, members, words) -> None:
+    refused = create(alice_api, members=members)
+    assert refused.status_code == 400 and refused.json() == {"code": "bad_league",
+                                                            "detail": words}
+    same_reference = create(alice_api, members=[*refs(5), refs(1)[0]])
+    assert same_reference.status_code == 201, "a reference bot may sit many times"
+
+
+def test_joining_twice_is_refused_until_the_member_left(alice_api, bob) -> None:
+    league_id = create(alice_api).json()["id"]
+    members = f"{URL}{league_id}/members/"
+    assert alice_api.post(members, {"kind": "player", "user": "bob"}, format="json"
+                          ).status_code == 201
+    twice = alice_api.post(members, {"kind": "player", "user": "bob", "name": "bobby"},
+                           format="json")
+    assert twice.status_code == 400 and twice.json() == {
+        "code": "bad_league", "detail": "bobby is a member already (member 5)"}
+    alice_api.post(f"{members}5/leave/")
+    assert alice_api.post(members, {"kind": "player", "user": "bob"}, format="json"
+                          ).status_code == 201
+
+
+def test_one_receiver_serves_every_kind_of_series() -> None:
+    from games.signals import match_finished
+
+    sync_receivers, _ = match_finished._live_receivers(None)
+    ours = [r for r in sync_receivers if r.__module__.startswith("tournaments")]
+    assert ours == [series.on_match_finished]
+    assert set(series._KINDS) == {"tournament", "league"}
