@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 JSON = dict[str, Any]
 
 
@@ -29,6 +31,8 @@ class Codec:
     game_id: ClassVar[str]
     #: Every observation value lies in ``[0, observation_high]``.
     observation_high: float
+    #: The observation's last values that encode the pending part (:meth:`encode_pending`).
+    pending_size: ClassVar[int] = 0
 
     def __init__(self, players: int, options: JSON) -> None:
         self.players = players
@@ -41,6 +45,14 @@ class Codec:
     def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
         """The indices the seat may take now (its view, its legal actions, its pending part)."""
         raise NotImplementedError
+
+    def legal_mask(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> np.ndarray:
+        """The action mask: ``action_size`` int8 values, 1 at each of :meth:`legal_indices`.
+        Not to be changed: a codec may hand out the same cached array again."""
+        mask = bytearray(self.action_size)  # set item by item: quicker than numpy's
+        for index in self.legal_indices(view, legal, pending):  # fancy indexing of a list
+            mask[index] = 1
+        return np.frombuffer(mask, np.int8)
 
     def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
         """``(engine action, None)`` when ``index`` completes an action, else ``(None, the new
@@ -75,8 +87,8 @@ class Codec:
         return (me + offset) % self.players
 
     def by_offset(self, per_seat: Sequence[Any], me: int) -> list[Any]:
-        """A per-seat list reordered so that index ``k`` is offset ``k``."""
-        return [per_seat[(me + k) % self.players] for k in range(self.players)]
+        """A per-seat list reordered so that index ``k`` is offset ``k`` (a rotation)."""
+        return per_seat[me:] + per_seat[:me]  # type: ignore[operator]
 
     def one_hot(self, k: int | None, size: int) -> list[float]:
         """``size`` values, 1.0 at ``k`` (none for ``None``)."""

@@ -21,6 +21,7 @@ from games.engine.dice_cup import CHIPS, POINTS
 from .base import JSON, FlatCodec
 
 PHASES = ("call", "answer", "give", "over")
+PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 _MAX_GIVE = max(POINTS.values())  # every chip is worth 1+ points, so at most 5 are given
 
 
@@ -43,6 +44,8 @@ class DiceCupCodec(FlatCodec):
         n = players
         self.observation_size = (len(PHASES) + n + 4 + len(CHIPS) * (n + 1) + n + (1 + n + 2)
                                  + 4 * n + 2)
+        self._all_in_middle = [1.0, *[0.0] * n] * len(CHIPS)
+        self._no_call = [0.0] * (1 + n + 2)
 
     def keys(self) -> Sequence[Hashable]:
         out: list[Hashable] = [("call", k, x) for k in range(self.players) for x in CHIPS]
@@ -84,16 +87,17 @@ class DiceCupCodec(FlatCodec):
         return {"type": kind}
 
     def encode(self, view: JSON) -> list[float]:
+        # One list extended with slices and precomputed parts: this runs on every step.
         n, me = self.players, view["seat"]
-        hot = self.one_hot
-        out = hot(PHASES.index(view["phase"]), len(PHASES))
-        out += hot(self.offset(view["roller"], me), n)
+        out = [0.0] * (len(PHASES) + n)
+        out[PHASE_AT[view["phase"]]] = 1.0
+        out[len(PHASES) + (view["roller"] - me) % n] = 1.0
         dice = view["dice"]
-        out += [0, 0, 0] if dice is None else dice
+        out += (0, 0, 0) if dice is None else dice
         out.append(float(view["dice_revealed"]))
         # Per chip [middle, offset 0, ..., offset n-1]: the middle unless someone holds it.
+        where = self._all_in_middle[:]
         width = n + 1
-        where = [1.0, *[0.0] * n] * len(CHIPS)
         for seat, chips in enumerate(view["chips"]):
             k = 1 + (seat - me) % n
             for chip in chips:
@@ -101,16 +105,22 @@ class DiceCupCodec(FlatCodec):
                 where[at] = 0.0
                 where[at + k] = 1.0
         out += where
-        out += self.by_offset(view["points"], me)
+        points = view["points"]
+        out += points[me:]
+        out += points[:me]
         call = view["call"]
         if call is None:
-            out += [0.0] * (1 + n + 2)
+            out += self._no_call
         else:
-            out += [1.0, *hot(self.offset(call["target"], me), n), call["number"],
-                    float(call["from_target"])]
-        for tally in self.by_offset(view["honesty"], me):
-            out += tally
-        for tally in self.by_offset(view["answers"], me):
-            out += tally
-        out += [view["turn"], view["target_points"] or 0]
+            target = [0.0] * n
+            target[(call["target"] - me) % n] = 1.0
+            out.append(1.0)
+            out += target
+            out.append(call["number"])
+            out.append(float(call["from_target"]))
+        for tallies in (view["honesty"], view["answers"]):
+            for tally in tallies[me:] + tallies[:me]:
+                out += tally
+        out.append(view["turn"])
+        out.append(view["target_points"] or 0)
         return out

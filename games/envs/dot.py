@@ -18,6 +18,8 @@ from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import Any
 
+import numpy as np
+
 from games.engine.dot import STARS, deck_keys
 
 from .base import JSON, FlatCodec
@@ -51,25 +53,39 @@ class DotCodec(FlatCodec):
         return out
 
     def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
-        # The lists' documented contents, read from the view without building their dicts:
-        # commits are 3 of (hand + a remaining star); discards, ``count`` of the other pool.
-        if view["phase"] == "commit" and legal:
-            stars = view["stars_left"][view["seat"]]
-            return list(self._commits(tuple(view["hand"]), tuple(stars)))
+        step = self._step(view, legal)
+        return super().legal_indices(view, legal) if step is None else list(self._indices(*step))
+
+    def legal_mask(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> np.ndarray:
+        step = self._step(view, legal)
+        return super().legal_mask(view, legal) if step is None else self._mask(*step)
+
+    def _step(self, view: JSON, legal: Sequence[JSON]) -> tuple[str, tuple[str, ...], Any] | None:
+        """What the legal lists' documented contents depend on, read from the view without
+        building their dicts: commits are 3 of (hand + a remaining star); discards, ``count`` of
+        the other pool. ``None`` when the seat has nothing to do."""
+        if not legal:
+            return None
+        if view["phase"] == "commit":
+            return ("commit", tuple(view["hand"]), tuple(view["stars_left"][view["seat"]]))
         step = view["discard"]
-        if step is not None and legal:
-            return list(self._discards(tuple(view["pools"][step["pool"]]), step["count"]))
-        return super().legal_indices(view, legal)
+        return ("discard", tuple(view["pools"][step["pool"]]), step["count"])
 
     @functools.lru_cache(maxsize=1 << 16)  # noqa: B019  (codecs are shared and never freed)
-    def _commits(self, hand: tuple[str, ...], stars: tuple[str, ...]) -> list[int]:
-        return [self.index_of[("commit", star, shared)] for star in STARS if star in stars
-                for shared in dict.fromkeys(combinations(sorted(hand + (star,)), 3))]
+    def _indices(self, kind: str, cards: tuple[str, ...], arg: Any) -> tuple[int, ...]:
+        index_of = self.index_of
+        if kind == "commit":
+            return tuple(index_of[("commit", star, shared)] for star in STARS if star in arg
+                         for shared in dict.fromkeys(combinations(sorted(cards + (star,)), 3)))
+        return tuple(index_of[("discard", chosen)]
+                     for chosen in dict.fromkeys(combinations(sorted(cards), arg)))
 
-    @functools.lru_cache(maxsize=1 << 12)  # noqa: B019
-    def _discards(self, pool: tuple[str, ...], count: int) -> list[int]:
-        return [self.index_of[("discard", cards)]
-                for cards in dict.fromkeys(combinations(sorted(pool), count))]
+    @functools.lru_cache(maxsize=1 << 14)  # noqa: B019
+    def _mask(self, kind: str, cards: tuple[str, ...], arg: Any) -> np.ndarray:
+        mask = np.zeros(self.action_size, np.int8)
+        mask[list(self._indices(kind, cards, arg))] = 1
+        mask.flags.writeable = False  # shared by every environment of these options
+        return mask
 
     def key(self, view: JSON, action: JSON) -> Hashable:
         if action["type"] == "commit":

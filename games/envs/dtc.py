@@ -13,6 +13,7 @@ and ``offer, claim <v>`` sends it with the claim. Index (15)::
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from games.engine.dtc import KEYS, VALUES, offer_bounds
@@ -24,12 +25,16 @@ CLAIM = len(KEYS)
 ACCEPT = CLAIM + VALUES
 CALL = ACCEPT + 1
 PHASES = ("offer", "respond", "over")
+PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 _EMPTY = (0,) * len(KEYS)
+#: A counts-per-rank dict with all seven keys (a view's hand, a penalty pile) in rank order.
+_by_rank = itemgetter(*KEYS)
 
 
 class DtcCodec(Codec):
     game_id = "dtc"
     observation_high = 66.0
+    pending_size = len(KEYS)
 
     def __init__(self, players: int, options: JSON) -> None:
         super().__init__(players, options)
@@ -37,6 +42,8 @@ class DtcCodec(Codec):
         n = players
         self.observation_size = (len(PHASES) + 7 + 7 + n + 7 * n + 1 + (1 + n + 2 + 7) + 3
                                  + (1 + 3 * n + 2 + 7 + 1) + 1)
+        self._no_offer = [0.0] * (1 + n + 2 + 7)
+        self._no_call = [0.0] * (1 + 3 * n + 2 + 7 + 1)
 
     def legal_indices(self, view: JSON, legal: Any, pending: Any = None) -> list[int]:
         """In the offer phase only the view is read (the hand and what the offer must beat,
@@ -78,32 +85,47 @@ class DtcCodec(Codec):
         return list(pending or _EMPTY)
 
     def encode(self, view: JSON) -> list[float]:
+        # Built by extending one list with C-level reads (itemgetter, rotations): this runs
+        # on every step (bench/envs.py).
         n, me = self.players, view["seat"]
-        hot = self.one_hot
-        out = hot(PHASES.index(view["phase"]), len(PHASES))
-        hand = view["hand"]
-        out += [hand[k] for k in KEYS]
-        out += self.by_offset(view["hand_sizes"], me)
-        for pile in self.by_offset(view["penalty"], me):
-            out += [pile[k] for k in KEYS]
+        out = [0.0, 0.0, 0.0]
+        out[PHASE_AT[view["phase"]]] = 1.0
+        out += _by_rank(view["hand"])
+        sizes = view["hand_sizes"]
+        out += sizes[me:]
+        out += sizes[:me]
+        penalty = view["penalty"]
+        for pile in penalty[me:] + penalty[:me]:
+            out += _by_rank(pile)
         out.append(view["pile"])
         offer = view["offer"]
         if offer is None:
-            out += [0.0] * (1 + n + 2 + 7)
+            out += self._no_offer
         else:
-            mine = offer.get("cards") or {}
-            out += [1.0, *hot(self.offset(offer["giver"], me), n), offer["count"], offer["value"],
-                    *(mine.get(k, 0) for k in KEYS)]
+            giver = [0.0] * n
+            giver[(offer["giver"] - me) % n] = 1.0
+            mine = offer.get("cards")
+            out.append(1.0)
+            out += giver
+            out.append(offer["count"])
+            out.append(offer["value"])
+            out += [mine.get(k, 0) for k in KEYS] if mine else _EMPTY
         beat = view["to_beat"]
-        out += [0.0, 0.0, 0.0] if beat is None else [1.0, beat["count"], beat["value"]]
+        out += (0.0, 0.0, 0.0) if beat is None else (1.0, beat["count"], beat["value"])
         call = view["last_call"]
         if call is None:
-            out += [0.0] * (1 + 3 * n + 2 + 7 + 1)
+            out += self._no_call
         else:
+            seats = [0.0] * (3 * n)
+            seats[(call["challenger"] - me) % n] = 1.0
+            seats[n + (call["giver"] - me) % n] = 1.0
+            seats[2 * n + (call["taker"] - me) % n] = 1.0
             cards = call["cards"]
-            out += [1.0, *hot(self.offset(call["challenger"], me), n),
-                    *hot(self.offset(call["giver"], me), n),
-                    *hot(self.offset(call["taker"], me), n), call["count"], call["value"],
-                    *(cards.get(k, 0) for k in KEYS), float(call["true"])]
+            out.append(1.0)
+            out += seats
+            out.append(call["count"])
+            out.append(call["value"])
+            out += [cards.get(k, 0) for k in KEYS]
+            out.append(float(call["true"]))
         out.append(float(view["variant_2a"]))
         return out

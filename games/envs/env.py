@@ -16,7 +16,6 @@ import gymnasium
 import numpy as np
 import orjson
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from games.engine import Rng, get_game
 from games.engine.base import State
@@ -27,6 +26,7 @@ from .dot import DotCodec
 from .dtc import DtcCodec
 from .dutch import DutchCodec
 from .great_dalmuti import GreatDalmutiCodec
+from .wrapping import ActionSpace, recommended_wrappers
 
 CODECS: dict[str, type[Codec]] = {c.game_id: c for c in (
     DtcCodec, GreatDalmutiCodec, DutchCodec, DiceCupCodec, DotCodec)}
@@ -91,7 +91,6 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
         self.agent_seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         c = self.codec
-        self._mask_zeros = np.zeros(c.action_size, dtype=np.int8)
         self.observation_spaces = {agent: gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, c.observation_high, (c.observation_size,),
                                                 np.float32),
@@ -99,7 +98,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
             "view": gymnasium.spaces.Text(VIEW_MAX_LENGTH, min_length=2,
                                           charset=VIEW_CHARSET),
         }) for agent in self.possible_agents}
-        self.action_spaces = {agent: gymnasium.spaces.Discrete(c.action_size)
+        self.action_spaces = {agent: ActionSpace(c.action_size)
                               for agent in self.possible_agents}
         self._seeds: Rng | None = None
         self._next_seed: int | None = None
@@ -153,43 +152,45 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
 
     def observe(self, agent: str) -> JSON:
         seat = self.agent_seat[agent]
-        view, text, vector = self._position(seat)
-        pending = None
+        entry = self._position(seat)
+        view, text, vector = entry
+        if text is None:  # first observation of this position: the work is done here, once
+            text = entry[1] = view_json(view)
+            vector = entry[2] = np.fromiter(self.codec.observe(view), np.float32,
+                                            self.codec.observation_size)
+        vector = vector.copy()
         if agent == self.agent_selection and not self.match.is_over:
             mask = self._mask(seat, view).copy()
-            pending = self.pending
+            if self.pending is not None:  # the part-built action, seen by its seat alone
+                vector[self.codec.observation_size - self.codec.pending_size:] = \
+                    self.codec.encode_pending(self.pending)
         else:
-            mask = self._mask_zeros.copy()
-        vector = vector + self.codec.encode_pending(pending)
-        size = self.codec.observation_size
-        return {"observation": np.fromiter(vector, np.float32, size), "action_mask": mask,
-                "view": text}
+            mask = np.zeros(self.codec.action_size, np.int8)
+        return {"observation": vector, "action_mask": mask, "view": text}
 
     def forget_position(self) -> None:
-        """Drop what is cached about the current position (after ``state`` is replaced)."""
-        # Per (seat, moves): the view, its JSON text and its vector without a pending part;
-        # per (seat, moves, pending): the action mask.
-        self._position_cache: tuple[tuple, Any] = ((), None)
+        """Drop what is cached about the current position (after ``match`` is replaced)."""
+        # Per (seat, moves): [the view, its JSON text, its observation vector with no pending
+        # part] (the last two made on the first observe()); per (seat, moves, pending): the
+        # action mask.
+        self._position_cache: tuple[tuple, list] = ((), [])
         self._mask_cache: tuple[tuple, Any] = ((), None)
 
-    def _position(self, seat: int) -> tuple[JSON, str, list[float]]:
-        """The seat's view, as JSON text and as a vector, computed once per position (observe
-        and step both need the view; the steps of a DTC offer share all three)."""
+    def _position(self, seat: int) -> list:
+        """``[view, text, vector]`` of the seat's position, each computed once per position
+        (observe and step both need the view; the steps of a DTC offer share all three). Only
+        ``step()`` needs nothing but the view, so the text and vector wait for ``observe()``."""
         key = (seat, self.match.moves)
         if self._position_cache[0] != key:
-            view = self.match.view(seat)
-            vector = self.codec.encode(view)
-            self._position_cache = (key, (view, view_json(view), vector))
+            self._position_cache = (key, [self.match.view(seat), None, None])
         return self._position_cache[1]
 
     def _mask(self, seat: int, view: JSON) -> np.ndarray:
-        """The acting seat's action mask (not to be changed: observe() hands out copies)."""
+        """The acting seat's action mask (never changed: observe() hands out copies)."""
         key = (seat, self.match.moves, self.pending)
         if self._mask_cache[0] != key:
             legal = self.match.legal_actions(seat)
-            mask = self._mask_zeros.copy()
-            mask[self.codec.legal_indices(view, legal, self.pending)] = 1
-            self._mask_cache = (key, mask)
+            self._mask_cache = (key, self.codec.legal_mask(view, legal, self.pending))
         return self._mask_cache[1]
 
     def step(self, action: Any) -> None:
@@ -252,9 +253,6 @@ def env(game_id: str, **kwargs: Any) -> AECEnv:
     """``raw_env(game_id, **kwargs)`` with the wrappers PettingZoo recommends for turn-based
     games: an illegal action ends the match with reward -1 for its agent (and a warning),
     out-of-range actions raise, and the AEC call order is enforced."""
-    environment: AECEnv = raw_env(game_id, **kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    return wrappers.OrderEnforcingWrapper(environment)
+    return recommended_wrappers(raw_env(game_id, **kwargs), illegal_reward=-1)
 
 

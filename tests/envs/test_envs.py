@@ -301,3 +301,53 @@ def test_the_bench_runs_and_replays_the_same_play() -> None:
     out = subprocess.run([sys.executable, "bench/envs.py", "--seconds", "0.05", "--game", "dot"],
                          cwd=root, check=True, capture_output=True, text=True).stdout
     assert out.splitlines()[-1].startswith("dot ")
+
+
+def test_the_quick_action_space_answers_as_gymnasiums_discrete() -> None:
+    """games/envs/wrapping.py: ActionSpace.contains answers a plain int at once; every answer
+    is gymnasium's."""
+    import gymnasium
+
+    from games.envs.wrapping import ActionSpace
+
+    quick, reference = ActionSpace(15), gymnasium.spaces.Discrete(15)
+    for x in [-1, 0, 7, 14, 15, 2**70, True, False, 3.0, "3", None, np.int64(3), np.int8(14),
+              np.int64(15), np.array(3), np.array([3]), np.float32(3), np.uint8(2)]:
+        assert quick.contains(x) == reference.contains(x), x
+    assert quick == reference
+
+
+@pytest.mark.parametrize("game_id", ["dice_cup", "dot"])
+def test_env_has_pettingzoos_wrappers_reading_the_fields_through(game_id: str) -> None:
+    """env()'s wrappers are PettingZoo's (subclassed so that the AEC fields are read from the
+    unwrapped environment at once): same errors before reset, same fields after, writes land
+    in the environment, and an observation handed out can be changed freely."""
+    from pettingzoo.utils import wrappers
+
+    e = env(game_id)
+    layers, inner = [], e
+    while inner is not e.unwrapped:
+        layers.append(inner)
+        inner = inner.env
+    assert [type(w).__bases__[-1] for w in layers] == [
+        wrappers.OrderEnforcingWrapper, wrappers.AssertOutOfBoundsWrapper,
+        wrappers.TerminateIllegalWrapper]
+    for name in ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
+                 "num_agents"):
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            getattr(e, name)
+    e.reset(seed=4)
+    raw = e.unwrapped
+    for layer in layers:
+        for name in ("agent_selection", "agents", "rewards", "terminations", "truncations",
+                     "infos", "_cumulative_rewards"):
+            assert getattr(layer, name) is getattr(raw, name), name
+    obs = e.observe(e.agent_selection)
+    obs["action_mask"][:] = 0
+    obs["observation"][:] = 0
+    again = e.observe(e.agent_selection)
+    assert again["action_mask"].any() and again["observation"].any()
+    e.step(int(np.flatnonzero(again["action_mask"])[0]))
+    assert e.agent_selection == raw.agent_selection
+    e.agent_selection = raw.possible_agents[0]
+    assert raw.agent_selection == raw.possible_agents[0]
