@@ -30,6 +30,7 @@ from config.throttling import AccountLocked, password_accepted, password_attempt
 
 from . import selectors
 from .drawings import draw_view
+from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
@@ -111,34 +112,54 @@ class SignInForm(AuthenticationForm):
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """The replay viewer: the table after log entry ``?turn=N`` (default: now), stepped by
-    buttons, keys and deep links. While a match is not disclosed (running, or a sealed
+    buttons, keys, the move list and deep links, and following a running match live
+    (replay.js long-polls the public view API; ``?partial=1`` is the frame it swaps in,
+    ``?partial=moves`` the move list). While a match is not disclosed (running, or a sealed
     duplicate deal) it shows only what a spectator saw at each turn (the public view, no
-    action, which may be a sealed choice); once over, every seat's view and action."""
+    action, which may be a sealed choice); once over, every hand face up (each seat's view)
+    and every action."""
     try:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
         raise Http404("no such match") from None
-    names = labels = _seat_names(match)
-    context: dict[str, Any] = {"match": match, "seats": labels, "last": match.version}
+    names = _seat_names(match)
+    disclosed = match.disclosed
+    context: dict[str, Any] = {
+        "match": match, "seats": names, "last": match.version,
+        "ranks": list(zip(names, match.result["ranks"])) if disclosed and match.result else [],
+    }
     if match.sealed:
         return render(request, "games/match.html", context)
+    partial = request.GET.get("partial")
+    if partial == "moves":
+        return render(request, "games/_moves.html", {"moves": _moves(match, names, disclosed)})
     try:
         turn = min(max(int(request.GET.get("turn", match.version)), 0), match.version)
     except ValueError:
         turn = match.version
     state, entries = selectors.match_state_at(match=match, turn=turn)
     entry = entries[-1] if entries else None
-    disclosed = match.disclosed
     context.update({
-        "turn": turn, "entry": entry, "disclosed": disclosed, "to_act": state.to_act(),
-        "action": json.dumps(entry.action) if entry is not None and disclosed else None,
+        "turn": turn, "disclosed": disclosed,
+        "caption": entry_text(match.game, entry.kind, entry.seat,
+                              entry.action if disclosed else None, names) if entry else "",
+        "to_act": [names[seat] for seat in state.to_act()],
         "public": draw_view(match.game, state.public_view(), match.players, names),
-        "views": [(labels[seat], draw_view(match.game, state.view(seat), match.players, names))
+        "views": [(names[seat], draw_view(match.game, state.view(seat), match.players, names))
                   for seat in range(match.players)] if disclosed else [],
         "previous": max(turn - 1, 0), "next": min(turn + 1, match.version),
     })
-    template = "games/_frame.html" if request.GET.get("partial") else "games/match.html"
-    return render(request, template, context)
+    if partial:
+        return render(request, "games/_frame.html", context)
+    context["moves"] = _moves(match, names, disclosed)
+    return render(request, "games/match.html", context)
+
+
+def _moves(match: Match, names: Sequence[str], disclosed: bool) -> list[dict[str, Any]]:
+    """Every log entry in words, for the move list (actions only once disclosed)."""
+    return [{"turn": e.n, "text": entry_text(match.game, e.kind, e.seat,
+                                             e.action if disclosed else None, names)}
+            for e in selectors.match_entries(match=match)]
 
 
 def _seat_names(match: Any) -> list[str]:
@@ -168,7 +189,7 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
         context.update({
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
                                                 names),
-            "actions": [] if grouped else [{"label": _action_label(a), "json": json.dumps(a)}
+            "actions": [] if grouped else [{"label": action_label(a), "json": json.dumps(a)}
                                            for a in legal],
             "action_groups": action_groups(legal) if grouped else [],
         })
@@ -188,39 +209,9 @@ def action_groups(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str, dict[str, Any]] = {}
     for action in legal:
         kind = str(action.get("type", "act"))
-        group = groups.setdefault(kind, {"type": kind, "label": _words(kind), "actions": []})
-        group["actions"].append({"label": _action_fields(action) or _words(kind),
+        group = groups.setdefault(kind, {"type": kind, "label": words(kind), "actions": []})
+        group["actions"].append({"label": action_fields(action) or words(kind),
                                  "json": json.dumps(action)})
     for group in groups.values():
         group["choose"] = len(group["actions"]) > FEW_ACTIONS
     return list(groups.values())
-
-
-def _action_label(action: dict[str, Any]) -> str:
-    """An action as a button says it: its type first, then its other fields in words."""
-    kind, rest = _words(str(action.get("type", "act"))), _action_fields(action)
-    return f"{kind}: {rest}" if rest else kind
-
-
-def _action_fields(action: dict[str, Any]) -> str:
-    return " · ".join(f"{_words(k)} {_value_words(v)}" for k, v in action.items() if k != "type")
-
-
-def _words(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def _value_words(value: Any) -> str:
-    """A field's value as a person reads it (house rule G-6): a face-down card's slot handle
-    as "seat 1 slot 2", equal-rank cards given as counts as the cards ("4 ×2, joker"), a list
-    as its items."""
-    if isinstance(value, dict):
-        if value.keys() <= {"seat", "slot"}:
-            return " ".join(f"{k} {_value_words(v)}" for k, v in value.items())
-        return ", ".join(f"{rank} ×{count}" if count != 1 else str(rank)
-                         for rank, count in value.items())
-    if isinstance(value, list):
-        return ", ".join(_value_words(v) for v in value)
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    return str(value)

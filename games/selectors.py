@@ -282,6 +282,12 @@ def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
         yield _public_entry(entry, complete)
 
 
+def match_entries(*, match: Match) -> list[LogEntry]:
+    """Every log entry of the match, in order (for the replay's move list: the caller shows
+    an entry's action only once the match is disclosed)."""
+    return list(log.entries(match.pk))
+
+
 def match_state_at(*, match: Match, turn: int) -> tuple[State, list[LogEntry]]:
     """The match replayed by the engine up to and including log entry ``turn`` (0 = the deal),
     from its seed and logged actions, and the entries so far. For the replay page: the caller

@@ -1,6 +1,11 @@
-// The replay viewer: step through a match's log without reloading the page. Buttons, the
-// turn box and the keys (left/right arrows, Home, End) fetch that turn's frame; the address
-// keeps ?turn=N, so every turn has a deep link.
+// The replay viewer: step through a match's log without reloading the page, and follow a
+// running match live. Keys (left/right arrows, Home, End), buttons, the turn box, the move list
+// and autoplay all set the turn wanted, absolutely: 20 quick presses of → go 20 turns on,
+// whatever frame is on screen meanwhile, and only the answer for the latest turn wanted is
+// drawn. The address keeps ?turn=N, so every turn has a deep link. A running match is followed
+// through the public view API's long poll (?wait= with the ETag, or after= the last version
+// known): a new version extends the log and the move list, a viewer at the last turn moves on
+// with it, and the end of the match redraws the head and the frame (every hand face up).
 (function () {
   "use strict";
   var nav = document.querySelector("nav.replay");
@@ -8,36 +13,126 @@
   if (!nav || !frame) { return; }
   var last = Number(nav.dataset.last);
   var box = nav.querySelector("input[name=turn]");
-  function current() { return Number(frame.querySelector(".frame").dataset.turn); }
+  var moves = document.getElementById("moves");
+  var api = "/api/matches/" + nav.dataset.match + "/view/";
+  var wanted = Number(frame.querySelector(".frame").dataset.turn);
+  var asked = 0;  // the latest frame request: answers to older ones are dropped
+  var etag = null;
+  var timer = null;
+
+  function get(url) {
+    return fetch(url, { headers: { "Accept": "text/html" }, cache: "no-store" })
+      .then(function (answer) { return answer.ok ? answer.text() : null; });
+  }
+  function steps() {
+    var to = { first: 0, back: Math.max(wanted - 1, 0), forward: Math.min(wanted + 1, last),
+               last: last };
+    Array.prototype.forEach.call(nav.querySelectorAll("a.step"), function (link) {
+      link.href = "?turn=" + to[link.dataset.step];
+    });
+    if (!moves) { return; }
+    var before = moves.querySelector("a.current");
+    if (before) { before.classList.remove("current"); before.removeAttribute("aria-current"); }
+    var now = moves.querySelector('a[data-turn="' + wanted + '"]');
+    if (now) { now.classList.add("current"); now.setAttribute("aria-current", "step"); }
+  }
   function show(turn) {
-    turn = Math.max(0, Math.min(last, turn));
-    fetch("?turn=" + turn + "&partial=1", { headers: { "Accept": "text/html" } })
-      .then(function (answer) { return answer.ok ? answer.text() : null; })
-      .then(function (html) {
-        if (html === null) { return; }
-        frame.innerHTML = html;
-        box.value = turn;
-        var links = nav.querySelectorAll("a.step");
-        links[1].dataset.turn = Math.max(turn - 1, 0);
-        links[2].dataset.turn = Math.min(turn + 1, last);
-        links[1].href = "?turn=" + links[1].dataset.turn;
-        links[2].href = "?turn=" + links[2].dataset.turn;
-        window.history.replaceState(null, "", "?turn=" + turn);
-      });
+    wanted = Math.max(0, Math.min(last, turn));
+    box.value = wanted;
+    steps();
+    window.history.replaceState(null, "", "?turn=" + wanted);
+    var mine = ++asked;
+    return get("?turn=" + wanted + "&partial=1").then(function (html) {
+      if (html !== null && mine === asked) { frame.innerHTML = html; }
+    });
+  }
+  function target(step) {
+    return { first: 0, back: wanted - 1, forward: wanted + 1, last: last }[step];
   }
   nav.addEventListener("click", function (event) {
     var link = event.target.closest("a.step");
-    if (!link) { return; }
-    event.preventDefault();
-    show(Number(link.dataset.turn));
+    if (link) { event.preventDefault(); stop(); show(target(link.dataset.step)); return; }
+    var play = event.target.closest("button[data-play]");
+    if (play) { if (timer) { stop(); } else { start(); } }
   });
   nav.querySelector("form").addEventListener("submit", function (event) {
     event.preventDefault();
+    stop();
     show(Number(box.value));
   });
+  if (moves) {
+    moves.addEventListener("click", function (event) {
+      var link = event.target.closest("a[data-turn]");
+      if (!link) { return; }
+      event.preventDefault();
+      stop();
+      show(Number(link.dataset.turn));
+    });
+  }
   document.addEventListener("keydown", function (event) {
-    if (event.target === box) { return; }
-    var keys = { ArrowLeft: current() - 1, ArrowRight: current() + 1, Home: 0, End: last };
-    if (event.key in keys) { event.preventDefault(); show(keys[event.key]); }
+    if (event.target === box || event.target.tagName === "SELECT") { return; }
+    var keys = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last" };
+    if (event.key in keys) { event.preventDefault(); stop(); show(target(keys[event.key])); }
   });
+
+  // Autoplay: one turn per tick at the speed chosen, until the last turn (then it waits
+  // there for a live match's next move).
+  var button = nav.querySelector("button[data-play]");
+  var speed = nav.querySelector("select[data-speed]");
+  function tick() { if (wanted < last) { show(wanted + 1); } else if (nav.dataset.status === "finished") { stop(); } }
+  function start() {
+    if (wanted >= last && nav.dataset.status === "finished") { show(0); }
+    timer = window.setInterval(tick, 1000 / Number(speed.value));
+    button.textContent = "❚❚ pause";
+  }
+  function stop() {
+    if (!timer) { return; }
+    window.clearInterval(timer);
+    timer = null;
+    button.textContent = "▷ play";
+  }
+  if (speed) { speed.addEventListener("change", function () { if (timer) { stop(); start(); } }); }
+
+  // Following a match that is not over.
+  function swap(html, selector) {
+    var fresh = new DOMParser().parseFromString(html, "text/html").querySelector(selector);
+    var old = document.querySelector(selector);
+    if (fresh && old) { old.innerHTML = fresh.innerHTML; }
+  }
+  function update(view) {
+    var statusChanged = view.status !== nav.dataset.status;
+    if (view.version === last && !statusChanged) { return Promise.resolve(); }
+    var following = wanted === last;
+    last = view.version;
+    nav.dataset.last = last;
+    nav.dataset.status = view.status;
+    box.max = last;
+    nav.querySelector("span[data-last]").textContent = last;
+    var done = [];
+    if (moves) { done.push(get("?partial=moves").then(function (html) { if (html !== null) { moves.innerHTML = html; steps(); } })); }
+    if (statusChanged) {
+      done.push(get("?turn=" + last).then(function (html) { if (html !== null) { swap(html, "#match-head"); } }));
+      if (view.status === "finished") {
+        var badge = nav.querySelector("[data-live]");
+        if (badge) { badge.remove(); }
+      }
+    }
+    if (following || statusChanged) { done.push(show(following ? last : wanted)); }
+    else { steps(); }
+    return Promise.all(done);
+  }
+  function follow() {
+    if (nav.dataset.status === "finished") { return; }
+    var headers = etag ? { "If-None-Match": etag } : {};
+    fetch(api + "?wait=25&after=" + last, { headers: headers, cache: "no-store" })
+      .then(function (answer) {
+        if (answer.status === 304) { return follow(); }
+        if (!answer.ok) { throw new Error("status " + answer.status); }
+        etag = answer.headers.get("ETag");
+        return answer.json().then(update).then(follow);
+      })
+      .catch(function () { window.setTimeout(follow, 3000); });
+  }
+  steps();
+  follow();
 })();

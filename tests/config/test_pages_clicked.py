@@ -148,3 +148,94 @@ def test_the_replay_steps_with_the_keyboard(live_server, browser, django_user_mo
     wait_for(lambda: turn() == str(match.version))
     errors = console_errors(browser)
     assert not errors, errors
+
+
+def test_twenty_quick_presses_land_on_turn_twenty(live_server, browser,
+                                                  django_user_model) -> None:
+    """Each key sets the turn wanted from the last one wanted, not from the frame on screen
+    (which lags the presses): no press is lost, and the last answer drawn is turn 20's."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                  seats=[{"kind": "reference", "bot": "heuristic"},
+                                         {"kind": "reference", "bot": "random"}])
+    assert match.version > 25
+    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT * 20)
+
+    def shown() -> tuple[str, str, str]:
+        return tuple(browser.execute_script(
+            "return [document.querySelector('#frame .frame').dataset.turn,"
+            " document.querySelector('nav.replay input[name=turn]').value,"
+            " (document.querySelector('#moves a.current') || {}).textContent || '']"))
+
+    wait_for(lambda: shown()[0] == "20")
+    time.sleep(0.5)  # any answer still on its way for an earlier turn must not be drawn
+    turn, box, current = shown()
+    assert (turn, box) == ("20", "20") and browser.current_url.endswith("?turn=20")
+    assert current == log_text(match, 20), "the move list marks turn 20"
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def log_text(match: Any, turn: int) -> str:
+    from games.drawings.words import entry_text
+    from games.names import seat_labels
+
+    entry = list(log.entries(match.pk, until=turn))[-1]
+    names = seat_labels(sorted(match.seats.all(), key=lambda s: s.number))
+    return entry_text(match.game, entry.kind, entry.seat, entry.action, names)
+
+
+def test_the_replay_follows_a_running_match_live(live_server, browser, one_request_at_a_time,
+                                                 django_user_model, settings) -> None:
+    """Moves posted through the API show on an open replay page without a reload: the page
+    long-polls the public view. The poll may wait 30 s, far longer than the test waits for a
+    move, so only being woken by the move can show it in time. At the end, every hand face up."""
+    from django.test import Client
+
+    settings.BLUFF_POLL_MAX_WAIT = 30
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    bob = django_user_model.objects.create_user("bob", password=PASSWORD)
+    match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=5,
+                                  seats=[{"kind": "player"}, {"kind": "player"}])
+    services.match_join(match_id=match.pk, user=bob)
+    players = {0: Client(), 1: Client()}
+    players[0].force_login(alice)
+    players[1].force_login(bob)
+    browser.get(f"{live_server.url}/matches/{match.pk}/")
+    browser.execute_script("window.notReloaded = true")
+
+    def shown() -> str:
+        return browser.execute_script(
+            "return window.notReloaded && document.querySelector('#frame .frame').dataset.turn")
+
+    api = f"/api/matches/{match.pk}/seats/"
+    for _ in range(6):
+        with one_request_at_a_time:
+            answer = next(a for a in (players[s].get(f"{api}{s}/").json() for s in (0, 1))
+                          if a["your_turn"])
+            seat = answer["seat"]
+            posted = players[seat].post(f"{api}{seat}/actions/",
+                                        {"version": answer["version"],
+                                         "action": answer["legal_actions"][0]},
+                                        content_type="application/json")
+            assert posted.status_code == 200, posted.json()
+            version = posted.json()["version"]
+        wait_for(lambda: shown() == str(version), timeout=10)
+        assert browser.execute_script(
+            "return document.querySelector('nav.replay span[data-last]').textContent") == \
+            str(version)
+        assert "moved" in browser.find_element("css selector", "#moves").text, \
+            "a running match's moves, their actions unseen"
+    with one_request_at_a_time:
+        services.match_stop(match_id=match.pk, reason="test over")
+    wait_for(lambda: "Every hand, face up" in browser.page_source, timeout=10)
+    assert browser.execute_script("return window.notReloaded") is True
+    assert "ranks:" in browser.find_element("css selector", "#match-head").text
+    assert not browser.find_elements("css selector", "[data-live]")
+    errors = console_errors(browser)
+    assert not errors, errors

@@ -27,8 +27,14 @@ def test_a_finished_match_shows_every_seats_view_and_the_action_at_each_turn(
     assert finished.status == "finished" and finished.version > 5
     html = client.get(f"/matches/{finished.pk}/?turn=3").content.decode()
     assert 'value="3"' in html and f'max="{finished.version}"' in html
-    assert "Every seat's view" in html and html.count('class="card seat-view"') == 2
-    assert "by seat" in html and "<code>" in html, "the action of entry 3"
+    assert "Every hand, face up" in html and html.count('class="card seat-view"') == 2
+    caption = html.split('<p class="caption">')[1].split("</p>")[0]
+    assert caption.startswith("random (reference bot) tells heuristic (reference bot) the dice "
+                              "show "), "the action of entry 3 in words, not JSON"
+    assert "{" not in caption and html.count('name="turn"') == 1, "one turn counter"
+    moves = html.split('<ol class="move-list"')[1].split("</ol>")[0]
+    assert moves.count("<li>") == finished.version + 1 and "the deal" in moves
+    assert '<a href="?turn=2" data-turn="2">random (reference bot) calls it a bluff</a>' in moves
     assert 'class="die pips-' in html, "dice drawn as dice"
     assert html.count('class="game-table" data-game="dice_cup"') == 3, "the table and 2 seats"
     first = client.get(f"/matches/{finished.pk}/?turn=0&partial=1").content.decode()
@@ -52,8 +58,9 @@ def test_a_running_match_shows_only_what_a_spectator_saw(client, alice, bob) -> 
     html = client.get(f"/matches/{match.pk}/").content.decode()
     assert "The table" in html and "only what a spectator sees" in html
     assert 'class="die hidden"' in html, "the roller's cup, its dice unseen"
-    assert "Every seat's view" not in html and 'class="die pips-' not in html, \
+    assert "Every hand" not in html and 'class="die pips-' not in html, \
         "the roller's hidden dice never reach a spectator's page"
+    assert 'class="badge live"' in html and 'data-countdown' in html, "live, with its deadline"
 
 
 def test_a_sealed_deal_shows_nothing(client, finished) -> None:

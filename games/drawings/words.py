@@ -1,0 +1,144 @@
+"""Actions and log entries in words, as a player would say them: the play page's buttons
+(``action_label``, any game) and the replay's move list and caption (``entry_text``, with a
+sentence per game where one reads better than the generic "type: field value").
+
+An action is named only where the page may show it: the replay passes no action while the
+match is not disclosed (a sealed choice, a hidden card), and the entry reads "alice moved".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+def action_label(action: JSON) -> str:
+    """An action as a button says it: its type first, then its other fields in words."""
+    kind, rest = words(str(action.get("type", "act"))), action_fields(action)
+    return f"{kind}: {rest}" if rest else kind
+
+
+def action_fields(action: JSON) -> str:
+    return " · ".join(f"{words(k)} {value_words(v)}" for k, v in action.items() if k != "type")
+
+
+def words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def value_words(value: Any) -> str:
+    """A field's value as a person reads it (house rule G-6): a face-down card's slot handle
+    as "seat 1 slot 2", equal-rank cards given as counts as the cards ("4 ×2, joker"), a list
+    as its items."""
+    if isinstance(value, dict):
+        if value.keys() <= {"seat", "slot"}:
+            return " ".join(f"{k} {value_words(v)}" for k, v in value.items())
+        return ", ".join(f"{rank} ×{count}" if count != 1 else str(rank)
+                         for rank, count in value.items())
+    if isinstance(value, list):
+        return ", ".join(value_words(v) for v in value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
+def _cards(counts: Mapping[str, int]) -> str:
+    return value_words(dict(counts)) or "nothing"
+
+
+def _seat(names: Sequence[str], seat: Any) -> str:
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+
+
+def _slot(names: Sequence[str], slot: Mapping[str, Any]) -> str:
+    return f"{_seat(names, slot.get('seat'))}'s card {slot.get('slot')}"
+
+
+Sayer = Callable[[JSON, Sequence[str]], "str | None"]
+
+
+def _dtc(a: JSON, names: Sequence[str]) -> str | None:
+    if a["type"] == "offer":
+        count = sum(a.get("cards", {}).values())
+        return f"offers {count} card{'s' * (count != 1)} as {a.get('value')}s " \
+               f"(really {_cards(a.get('cards', {}))})"
+    return {"accept": "accepts the offer", "call": "calls it a bluff"}.get(a["type"])
+
+
+def _great_dalmuti(a: JSON, names: Sequence[str]) -> str | None:
+    kind = a["type"]
+    if kind in ("play", "give_back"):
+        return f"{'plays' if kind == 'play' else 'gives back'} {_cards(a.get('cards', {}))}"
+    if kind == "exchange" and "with" in a:
+        return f"exchanges with {_seat(names, a['with'])}"
+    return {"pass": "passes", "no": "calls no revolution", "declare": "declares a revolution",
+            "decline": "declines the exchange"}.get(kind)
+
+
+def _dutch(a: JSON, names: Sequence[str]) -> str | None:
+    kind, slot = a["type"], a.get("slot")
+    if isinstance(slot, dict):
+        verb = {"replace": "keeps the drawn card in place of", "snap": "snaps",
+                "queen": "looks at (queen)", "peek": "looks at"}.get(kind, words(kind))
+        return f"{verb} {_slot(names, slot)}"
+    if kind == "jack" and isinstance(a.get("a"), dict) and isinstance(a.get("b"), dict):
+        return f"swaps {_slot(names, a['a'])} and {_slot(names, a['b'])} (jack)"
+    if kind == "ace" and "seat" in a:
+        return f"gives {_seat(names, a['seat'])} a card (ace)"
+    return {"draw": "draws", "take": "takes the top discard",
+            "discard": "discards the drawn card", "done": "says \"J'ai terminé\" (done)",
+            "no_power": "uses no power", "pass": "passes"}.get(kind)
+
+
+def _dice_cup(a: JSON, names: Sequence[str]) -> str | None:
+    kind = a["type"]
+    if kind == "call":
+        return f"tells {_seat(names, a.get('target'))} the dice show {a.get('number')}"
+    if kind == "give":
+        return f"gives chip {a.get('chip')}"
+    if kind == "trade":
+        return f"trades chips {value_words(a.get('give', []))} for chip {a.get('take')}"
+    return {"truth": "believes it", "bluff": "calls it a bluff"}.get(kind)
+
+
+def _dot(a: JSON, names: Sequence[str]) -> str | None:
+    if a["type"] == "commit":
+        return f"commits star {a.get('star')} with {_cards(a.get('shared', {}))}"
+    if a["type"] == "discard":
+        return f"discards {_cards(a.get('cards', {}))}"
+    return None
+
+
+#: A sentence per game for its actions; an action a game's sayer does not know (None) reads
+#: as the generic ``action_label``.
+SAYERS: dict[str, Sayer] = {"dtc": _dtc, "great_dalmuti": _great_dalmuti, "dutch": _dutch,
+                            "dice_cup": _dice_cup, "dot": _dot}
+
+
+def action_text(game: str, action: JSON, names: Sequence[str] = ()) -> str:
+    """The action in the game's own words ("offers 2 cards as 4s (really 3, joker)")."""
+    sayer = SAYERS.get(game)
+    try:
+        said = sayer(action, names) if sayer is not None and "type" in action else None
+    except (AttributeError, TypeError, ValueError):  # an odd logged action: say it plainly
+        said = None
+    return said or action_label(action)
+
+
+def entry_text(game: str, kind: str, seat: int | None, action: JSON | None,
+               names: Sequence[str]) -> str:
+    """A log entry as the move list says it; ``action`` None where it may not be shown."""
+    if kind == "start":
+        return "the deal"
+    who = _seat(names, seat) if seat is not None else "the table"
+    said = action_text(game, action, names) if isinstance(action, dict) else None
+    if kind == "resign":
+        return f"{who} resigned"
+    if kind == "timeout":
+        return f"{who} ran out of time: {said}" if said else f"{who} ran out of time"
+    if kind == "default":
+        return f"{who} was played for: {said}" if said else f"{who} was played for"
+    return f"{who} {said}" if said else f"{who} moved"
