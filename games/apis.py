@@ -62,6 +62,11 @@ ERROR_CODES = (
 DEADLINE_HELP = ("When the polling seats to act (people, programs) get the default action and a "
                  "strike; null when none is to act (only bots are: a bot is judged on its own "
                  "calls, never on this) or the match is not running.")
+#: The ``result`` of a match in every answer that has one.
+RESULT_HELP = ("Once over (null before): scores and ranks by seat (rank 1 is best, ties share). "
+               "A game whose finishing order the ranks do not imply adds order, every seat "
+               "once, best first, forfeited seats last: The Great Dalmuti's order of going out "
+               "of the last hand (GD-2), public at the table.")
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -292,7 +297,7 @@ class MatchOutputSerializer(serializers.Serializer):
                   "0 = never.")
     deadline = serializers.DateTimeField(allow_null=True, help_text=DEADLINE_HELP)
     seed = fields.SeedField(allow_null=True, help_text="Revealed once the match is over.")
-    result = serializers.DictField(allow_null=True, help_text="scores and ranks, once over.")
+    result = serializers.DictField(allow_null=True, help_text=RESULT_HELP)
     created_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -748,7 +753,7 @@ class MatchLogApi(APIView):
         version = serializers.IntegerField()
         complete = serializers.BooleanField(help_text="Over: actions, private details, seed.")
         seed = fields.SeedField(allow_null=True)
-        result = serializers.DictField(allow_null=True)
+        result = serializers.DictField(allow_null=True, help_text=RESULT_HELP)
         seats = LogSeatSerializer(many=True)
         entries = LogEntrySerializer(many=True)
 

@@ -155,6 +155,30 @@ def competition_ranks(keys: Sequence[Any]) -> list[int]:
     return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
+def order_with_newcomer(order: Sequence[Any], newcomer: Any) -> list[Any]:
+    """GD-12: the order (best first) with ``newcomer`` inserted in the middle, as a Merchant
+    (The Great Dalmuti's rule, which a league applies to every game).
+
+    ``order`` lists players best first (seats or any player ids). The newcomer takes index
+    ``len(order) // 2`` of the new order: the exact middle when the new table has an odd size,
+    the upper (better) of the two middle positions when it is even. Pure: ``order`` is not
+    modified. Raises :class:`BadOptions` (a ``ValueError``) for a malformed order or a newcomer
+    already in it.
+    """
+    if not isinstance(order, (list, tuple)):
+        raise BadOptions(f"order must be a list, not {type(order).__name__}")
+    try:
+        distinct = len(set(order)) == len(order) and hash(newcomer) is not None
+    except TypeError:
+        raise BadOptions("players in an order must be seat numbers or ids") from None
+    if not distinct:
+        raise BadOptions(f"order {list(order)!r} names a player twice")
+    if newcomer in order:
+        raise BadOptions(f"newcomer {newcomer!r} is already in the order")
+    middle = len(order) // 2  # GD-12: upper middle when there are two
+    return [*order[:middle], newcomer, *order[middle:]]
+
+
 # --------------------------------------------------------------------------------------------
 # Game and State
 # --------------------------------------------------------------------------------------------
@@ -172,6 +196,18 @@ class Game:
     state_class: ClassVar[type[State]]
     #: Reference bots by name; each maps to a class taking ``(game, seat, seed)``.
     bots: ClassVar[dict[str, type[Bot]]] = {}
+
+    # ---- what a series of matches (a tournament, a league night) needs to know -----------
+    #: The lowest score is the best (a card-total game). Ranks already say who won; this says
+    #: which way a total of scores over several matches runs.
+    lower_score_wins: ClassVar[bool] = False
+    #: A match's scores are points that add up over a series of matches (a league sums them
+    #: hand after hand); if false a series scores a match by its ranks alone.
+    scores_add_up: ClassVar[bool] = False
+    #: The order a match finished in (``result()["order"]``) seats the next match of a series:
+    #: it is the game's social order. If false a series keeps its seating and rotates the
+    #: first seat.
+    order_carries_over: ClassVar[bool] = False
 
     @property
     def default_options(self) -> JSON:
@@ -255,6 +291,16 @@ class Game:
             raise CorruptState(f"saved state breaks an invariant: {exc}") from exc
         return state
 
+    def series_options(self, options: JSON, *, players: int, ordered: bool,
+                       first: bool) -> JSON:
+        """The options of one match in a series of matches played one after another at a table
+        (a league night's hands), from the series' ``options``: what the game needs passed on
+        from one match to the next. ``ordered``: the table is seated in the order it finished
+        the match before (:attr:`order_carries_over`; false before there is one); ``first``:
+        the series' very first match at this table (a season's). Default: the options
+        unchanged (a copy)."""
+        return copy.deepcopy(dict(options))
+
     def make_bot(self, name: str, seat: int, seed: int = 0) -> Bot:
         try:
             return self.bots[name](self, seat, seed)
@@ -322,6 +368,12 @@ class State:
     def _outcome(self) -> tuple[list[Any], list[Any]]:
         """``(scores, rank_keys)`` per seat; a smaller rank key is better."""
         raise NotImplementedError
+
+    def _order(self) -> list[int] | None:
+        """The seats in the order they finished, best first, where the ranks do not say it
+        (a going-out order that ties in points cannot show); ``None`` (the default): the
+        ranks are the order. Public: ``result()`` shows it to everyone."""
+        return None
 
     def _end_at_move_cap(self) -> None:
         """Stop the match where it stands (G-7): after this, ``is_over`` is true."""
@@ -428,10 +480,16 @@ class State:
             self.emit("forfeit", seat=seat, reason=reason)
 
     def result(self) -> JSON:
-        """``{"scores": [...], "ranks": [...]}`` (G-4); also valid mid-match as a standing."""
+        """``{"scores": [...], "ranks": [...]}`` (G-4); also valid mid-match as a standing.
+        Games with a finishing order the ranks do not imply add ``"order"``: every seat once,
+        best first, forfeited seats last (as they rank)."""
         scores, keys = self._outcome()
         keys = [(seat in self.forfeited, key) for seat, key in enumerate(keys)]
-        return {"scores": scores, "ranks": competition_ranks(keys)}
+        out: JSON = {"scores": scores, "ranks": competition_ranks(keys)}
+        order = self._order()
+        if order is not None:
+            out["order"] = sorted(order, key=lambda seat: seat in self.forfeited)  # stable
+        return out
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (``None``: a spectator), JSON-ready (G-3)."""

@@ -892,6 +892,7 @@ class Dtc(Game):
     )
     state_class = DtcState
     bots = {"random": RandomBot, "heuristic": DtcHeuristicBot}
+    lower_score_wins = True  # DTC-8: the fewest cards is best
 
     def move_cap(self, players: int, options: JSON) -> int:
         """G-7: a bound legal play can never reach (26,532 moves).

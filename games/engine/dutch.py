@@ -1044,6 +1044,8 @@ class Dutch(Game):
     )
     state_class = DutchState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}
+    lower_score_wins = True  # DU-8: the lowest total after the last round wins
+    scores_add_up = True  # DU-8: the rounds' card totals add up
 
     def move_cap(self, players: int, options: JSON) -> int:
         """G-7: 250 turns per round, each at most ``players + 2`` moves (draw, discard,

@@ -28,6 +28,7 @@ from .base import (
     Option,
     RandomBot,
     State,
+    order_with_newcomer,
 )
 from .rng import Rng
 
@@ -87,29 +88,6 @@ def set_json(rank: int, naturals: int, jesters: int) -> JSON:
     if jesters:
         return {KEY[rank]: naturals, "jester": jesters}
     return {KEY[rank]: naturals}
-
-
-def order_with_newcomer(order: Sequence[Any], newcomer: Any) -> list[Any]:
-    """GD-12: the social order with ``newcomer`` inserted as a Merchant in the middle.
-
-    ``order`` lists players from the Greater Dalmuti to the Greater Peon (seats or any player
-    ids). The newcomer takes index ``len(order) // 2`` of the new order: the exact middle when
-    the new table has an odd size, the upper (better) of the two middle positions when it is
-    even. Pure: ``order`` is not modified. Raises :class:`BadOptions` (a ``ValueError``) for a
-    malformed order or a newcomer already in it.
-    """
-    if not isinstance(order, (list, tuple)):
-        raise BadOptions(f"order must be a list, not {type(order).__name__}")
-    try:
-        distinct = len(set(order)) == len(order) and hash(newcomer) is not None
-    except TypeError:
-        raise BadOptions("players in an order must be seat numbers or ids") from None
-    if not distinct:
-        raise BadOptions(f"order {list(order)!r} names a player twice")
-    if newcomer in order:
-        raise BadOptions(f"newcomer {newcomer!r} is already in the order")
-    middle = len(order) // 2  # GD-12: upper middle when there are two
-    return [*order[:middle], newcomer, *order[middle:]]
 
 
 def _check_initial_order(value: Any, options: JSON, players: int) -> str | None:
@@ -716,6 +694,15 @@ class GreatDalmutiState(State):
         """GD-10: highest total points wins (rank key = -points)."""
         return list(self.points), [-p for p in self.points]
 
+    def _order(self) -> list[int]:
+        """GD-2: the social order the next hand would be seated in: the seats in the order they
+        went out of the last hand, then (a hand cut short by the move cap, G-7) those still
+        holding cards in this hand's order. With the philanthropic bonus (GD-9) points can tie
+        two seats that went out one after the other: the ranks alone do not say who was first.
+        Public: everyone at the table saw who went out when."""
+        gone = set(self.out)
+        return [*self.out, *(seat for seat in self.order if seat not in gone)]
+
     def default_action(self, seat: int) -> JSON:
         """Timeout/failure action, always legal: revolution step ``no``; a Dalmuti gives back
         its worst cards (highest natural ranks, Jesters only if it must); the Merchant
@@ -1115,6 +1102,22 @@ class GreatDalmuti(Game):
     )
     state_class = GreatDalmutiState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}
+    scores_add_up = True  # GD-9 points per hand, GD-10 the highest total wins
+    order_carries_over = True  # GD-2: the order of going out seats the next hand
+
+    def series_options(self, options: JSON, *, players: int, ordered: bool,
+                       first: bool) -> JSON:
+        """Each match of the series is one hand (``hands`` 1) seated in social order, and
+        ``initial_order`` carries that order in (GD-12), or ``None`` before there is one: the
+        engine draws it (GD-2). The engine applies ``first_deal_revolution`` (GD-5) to a
+        match's first hand, i.e. to every such match: it stays as set on the series' first
+        match only."""
+        merged = super().series_options(options, players=players, ordered=ordered, first=first)
+        merged["hands"] = 1
+        merged["initial_order"] = list(range(players)) if ordered else None
+        if not first:
+            merged["first_deal_revolution"] = False
+        return merged
 
     def move_cap(self, players: int, options: JSON) -> int:
         """G-7: per hand, the revolution step (``players`` answers) + taxation (at most 3

@@ -61,6 +61,13 @@ def check_result(state) -> None:
     assert min(result["ranks"]) == 1
     # G-4: a rank equals 1 + the number of seats strictly ahead.
     assert competition_ranks(result["ranks"]) == result["ranks"]
+    assert set(result) <= {"scores", "ranks", "order"}
+    if state.game.order_carries_over:
+        assert "order" in result, "the order that seats the next match"
+    if "order" in result:  # every seat once, forfeited seats last as they rank
+        assert sorted(result["order"]) == list(range(state.players))
+        forfeited = [seat in state.forfeited for seat in result["order"]]
+        assert forfeited == sorted(forfeited)
     json.dumps(result)
 
 
@@ -123,6 +130,22 @@ def test_every_move_keeps_invariants_and_leaks_nothing(game_id: str, seed: int) 
         state.apply(seat, action)
     check_result(state)
     assert resampled_differs, "resample() never changed any hidden information"
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_series_match_gets_valid_options(game_id: str) -> None:
+    """``series_options`` (a league's hand after hand) gives options the game accepts, for
+    the first match and the later ones, and leaves the series' own options alone."""
+    game = get_game(game_id)
+    players = game.min_players
+    for ordered, first in ((False, True), (True, False)):
+        series = game.check_options({}, players)
+        passed = game.series_options(series, players=players, ordered=ordered, first=first)
+        assert game.check_options(passed, players) == passed
+        assert series == game.check_options({}, players)
+        state = game.new_match(players=players, seed=3, options=passed)
+        random_playout(state, Rng(3))
+        check_result(state)
 
 
 @pytest.mark.parametrize("game_id", game_ids())

@@ -419,6 +419,8 @@ def test_dtc_8_score_is_penalty_plus_hand_fewest_best_g_4_ranks() -> None:
     state = position([{"1": 2}, {"2": 1}, {"3": 1}, {"4": 5}],
                      penalty=[{"5": 1}, {"5": 2}, {"6": 4}, {}])
     assert state.result() == {"scores": [3, 3, 5, 5], "ranks": [1, 1, 3, 3]}
+    assert GAME.lower_score_wins, "DTC-8: fewest is best"
+    assert not GAME.scores_add_up and not GAME.order_carries_over  # a series ranks matches
 
 
 def test_dtc_8_standing_mid_match_counts_a_pending_offer_for_its_giver() -> None:

@@ -595,6 +595,15 @@ def test_du_8_lowest_cumulative_total_wins_with_shared_ranks():
     assert tie.result() == {"scores": [2, 2], "ranks": [1, 1]}
 
 
+def test_du_8_a_series_adds_up_the_totals_lowest_first():
+    """What a series (a league) reads off the game: the totals are points that add up and
+    the lowest wins (DU-8); no social order carries over, and the options pass unchanged."""
+    assert GAME.lower_score_wins and GAME.scores_add_up and not GAME.order_carries_over
+    options = {"rounds": 2}
+    passed = GAME.series_options(options, players=3, ordered=True, first=False)
+    assert passed == options and passed is not options
+
+
 # ---------------------------------------------------------------------------------------------
 # General rules: G-3 views, G-5, G-6 malformed actions, G-7 move cap, resample, JSON
 # ---------------------------------------------------------------------------------------------

@@ -485,7 +485,8 @@ def test_gd_9_one_point_per_player_still_in_the_hand() -> None:
     state.apply(3, {"type": "pass"})
     state.apply(2, {"type": "play", "cards": {"3": 1}})        # out third: 1 still in
     assert state.is_over
-    assert state.result() == {"scores": [3, 2, 1, 0], "ranks": [1, 2, 3, 4]}
+    assert state.result() == {"scores": [3, 2, 1, 0], "ranks": [1, 2, 3, 4],
+                              "order": [0, 1, 2, 3]}
 
 
 @pytest.mark.parametrize("philanthropic", [False, True])
@@ -498,6 +499,10 @@ def test_gd_9_philanthropic_bonus_when_the_peons_move_up(philanthropic: bool) ->
     bonus = 1 if philanthropic else 0
     assert state.result()["scores"] == [0 + bonus, 1 + bonus, 2, 3]
     assert len(events(state, "hand_end")[0]["philanthropic"]) == 2 * bonus
+    # GD-2: the going-out order, which with the bonus the ranks no longer tell: seat 1 (out
+    # third, +1) ties seat 2 (out second) on 2 points.
+    assert state.result()["order"] == [3, 2, 1, 0] == events(state, "hand_end")[0]["out_order"]
+    assert state.result()["ranks"] == ([4, 2, 2, 1] if philanthropic else [4, 3, 2, 1])
 
 
 def test_gd_9_no_philanthropic_bonus_when_the_peons_stay() -> None:
@@ -524,7 +529,10 @@ def test_gd_10_a_match_is_a_number_of_hands(hands: int) -> None:
 
 def test_gd_10_highest_total_points_wins_ties_share() -> None:
     state = craft(4, {0: {"1": 1}, 1: {"2": 1}}, points=[5, 9, 9, 1], turn=0)
-    assert state.result() == {"scores": [5, 9, 9, 1], "ranks": [3, 1, 1, 4]}
+    # The order is the social order (GD-2: seats 2 and 3 out, then 0 and 1 still in as they
+    # sit), not the ranking by total points.
+    assert state.result() == {"scores": [5, 9, 9, 1], "ranks": [3, 1, 1, 4],
+                              "order": [2, 3, 0, 1]}
     assert GAME.default_options["hands"] == 20
     with pytest.raises(BadOptions):
         GAME.new_match(options={"hands": 0})
@@ -589,6 +597,42 @@ def test_gd_12_initial_order_carries_the_social_order_into_a_match() -> None:
                 "01234", [0, 1, 2, 3, "4"]):
         with pytest.raises(BadOptions):
             GAME.new_match(players=5, options={"initial_order": bad})
+
+
+def test_gd_2_the_result_carries_the_last_hands_going_out_order() -> None:
+    state = GAME.new_match(players=5, seed=7, options={"hands": 3})
+    random_playout(state, Rng(7))
+    ends = events(state, "hand_end")
+    assert len(ends) == 3 and state.result()["order"] == ends[-1]["out_order"]
+    assert GAME.order_carries_over, "GD-2: the order of going out seats the next hand"
+
+
+def test_gd_2_a_forfeited_seat_is_last_in_the_order_as_in_the_ranks() -> None:
+    state = craft(4, {0: {"1": 1}, 1: {"2": 1}}, points=[5, 9, 9, 1], turn=0)
+    state.forfeit(2)
+    assert state.result()["order"] == [3, 0, 1, 2] and state.result()["ranks"][2] == 4
+
+
+def test_gd_2_a_hand_cut_by_the_move_cap_orders_those_out_then_the_rest_as_seated() -> None:
+    state = craft(4, {0: {"5": 1}, 2: {"4": 1}, 3: {"6": 1}}, order=[3, 2, 1, 0], turn=3,
+                  out=[1], points=[0, 3, 0, 0])
+    state._end_at_move_cap()  # G-7: scored as it stands
+    assert state.is_over and state.result()["order"] == [1, 3, 2, 0]
+
+
+def test_a_series_of_one_hand_matches_carries_the_order_in() -> None:
+    """GD-2/GD-12: a league hand is a one-hand match seated in social order, the order
+    handed in as ``initial_order`` (or drawn before there is one); GD-5's
+    ``first_deal_revolution`` applies to the series' first match only."""
+    league = {"philanthropic": True, "first_deal_revolution": True}
+    first = GAME.series_options(league, players=5, ordered=False, first=True)
+    assert first == {**league, "hands": 1, "initial_order": None}
+    later = GAME.series_options(league, players=5, ordered=True, first=False)
+    assert later == {"philanthropic": True, "first_deal_revolution": False, "hands": 1,
+                     "initial_order": [0, 1, 2, 3, 4]}
+    assert league == {"philanthropic": True, "first_deal_revolution": True}, "not changed"
+    GAME.check_options(later, 5)
+    assert GAME.scores_add_up and not GAME.lower_score_wins, "GD-9/GD-10: most points win"
 
 
 def test_gd_12_newcomer_enters_as_a_merchant_in_the_middle() -> None:

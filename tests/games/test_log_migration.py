@@ -4,10 +4,10 @@ each with its own time) and back."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from games import log
+
+from ..migrations import migrate, migrate_to_latest
 
 BEFORE = [("games", "0008_log_rows_without_fk_checks")]
 AFTER = [("games", "0009_match_log_pages")]
@@ -15,14 +15,8 @@ AFTER = [("games", "0009_match_log_pages")]
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 def test_log_rows_become_pages_and_back() -> None:
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
     try:
         Match = apps.get_model("games", "Match")
         MatchEvent = apps.get_model("games", "MatchEvent")
@@ -38,15 +32,14 @@ def test_log_rows_become_pages_and_back() -> None:
         expected = [(r.n, r.kind, r.seat, r.action, r.events, r.event_count, r.created_at)
                     for r in rows]
 
-        _migrate(AFTER)
+        migrate(AFTER)
         entries = list(log.entries(match.pk))
         assert [(e.n, e.kind, e.seat, e.action, e.events, e.event_count, e.created_at)
                 for e in entries] == expected
 
-        apps = _migrate(BEFORE)
+        apps = migrate(BEFORE)
         MatchEvent = apps.get_model("games", "MatchEvent")
         assert [(r.n, r.kind, r.seat, r.action, r.events, r.event_count, r.created_at)
                 for r in MatchEvent.objects.filter(match_id=match.pk).order_by("n")] == expected
     finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()

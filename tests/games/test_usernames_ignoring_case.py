@@ -11,19 +11,13 @@ import httpx
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
 
 from ..gunicorn import TEST_APP, serving
+from ..migrations import migrate, migrate_to_latest
 
 BEFORE = [("games", "0010_log_pages_lz4")]
 AFTER = [("games", "0011_usernames_unique_ignoring_case")]
 INDEX = "auth_user_username_lower_uniq"
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def _index_exists() -> bool:
@@ -45,13 +39,13 @@ def test_the_database_refuses_a_name_differing_only_in_case() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_names_existing_case_duplicates_then_adds_the_index() -> None:
     try:
-        apps = _migrate(BEFORE)
+        apps = migrate(BEFORE)
         assert not _index_exists()
         users = apps.get_model("auth", "User").objects
         for name in ("Alice", "alice", "bob", "BOB", "Bob", "carol"):
             users.create(username=name)
         with pytest.raises(RuntimeError) as refused:
-            _migrate(AFTER)
+            migrate(AFTER)
         message = str(refused.value)
         assert "2 group(s)" in message
         assert "'Alice', 'alice'" in message and "'BOB', 'Bob', 'bob'" in message
@@ -59,14 +53,13 @@ def test_the_migration_names_existing_case_duplicates_then_adds_the_index() -> N
         assert not _index_exists()
 
         users.filter(username__in=["alice", "BOB", "Bob"]).delete()
-        _migrate(AFTER)
+        migrate(AFTER)
         assert _index_exists()
-        _migrate(BEFORE)
+        migrate(BEFORE)
         assert not _index_exists(), "the migration reverses"
     finally:
         get_user_model().objects.all().delete()
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()
     assert _index_exists()
 
 
