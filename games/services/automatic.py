@@ -64,16 +64,19 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
     applied = steps = 0
     stop_at = time.monotonic() + max_seconds
     while steps < max_steps:
-        lease = Lease.claim(match_id)
-        if lease is None:
+        claimed = Lease.claim_and_read(match_id)
+        if claimed is None:
             return applied
+        lease, match, seats = claimed
         try:
-            done, answered, outcome = _advance(match_id, lease, stop_at=stop_at,
+            done, answered, outcome = _advance(match_id, lease, (match, seats), stop_at=stop_at,
                                                batch_moves=batch_moves,
                                                batch_seconds=batch_seconds,
                                                max_steps=max_steps - steps)
-        finally:
-            lease.release()
+        except BaseException:
+            lease.release(rolled_back=True)
+            raise
+        lease.release()
         steps += done
         applied += answered
         if outcome == _REQUEUE:
@@ -91,15 +94,18 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
 _DONE, _WAITING, _REQUEUE = "done", "waiting", "requeue"
 
 
-def _advance(match_id: int, lease: Lease, *, stop_at: float, batch_moves: int,
-             batch_seconds: float, max_steps: int) -> tuple[int, int, str]:
-    """Play the match's out-of-process seats while ``lease`` is held; the steps played, the
-    answers applied and how it stopped."""
+def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None, *,
+             stop_at: float, batch_moves: int, batch_seconds: float,
+             max_steps: int) -> tuple[int, int, str]:
+    """Play the match's out-of-process seats while ``lease`` is held, from ``found`` (the
+    match and its seats as the claim read them); the steps played, the answers applied and
+    how it stopped."""
     applied = steps = 0
     told_start = False
     while steps < max_steps:
-        found = read_match(match_id)
-        if found is None or found[0].status == Match.Status.OPEN:
+        if found is None:
+            found = read_match(match_id)
+        if found is None or not found[1] or found[0].status == Match.Status.OPEN:
             return steps, applied, _DONE
         match, seats = found
         if not lease.held_by_me(match):  # ran out and another task took it: that one asks
@@ -114,6 +120,7 @@ def _advance(match_id: int, lease: Lease, *, stop_at: float, batch_moves: int,
         done, answered, outcome = _play(match, seats, driver, lease, stop_at=stop_at,
                                         batch_moves=batch_moves, batch_seconds=batch_seconds,
                                         max_steps=max_steps - steps)
+        found = None
         steps += done
         applied += answered
         if outcome is not None:
@@ -151,7 +158,7 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
         with transaction.atomic():
             stored = save(match, driver, seats=seats, previous_to_act=previous,
                           enqueue=False, guard_version=base_version, lease=lease,
-                          remember=False, tells_end=True)
+                          release=driver.state.is_over, remember=False, tells_end=True)
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..db import insert_rows
+from ..db import claim_match, insert_rows, update_then_insert
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
@@ -89,10 +89,11 @@ def enqueue_advance(match_id: int) -> None:
 class Lease:
     """One task's hold on a match's out-of-process seats (``Match.lease_until``): while it
     holds it no other task asks them, so a duplicate message (a re-queue, a redelivery) costs
-    one statement, not a second round of bot calls. Claimed when the task starts, renewed by
-    each batch it stores (:func:`save` writes only while the lease is still its own) and
-    released when it stops; a worker that dies keeps it until it runs out, then the match is
-    anyone's again (the stalled-match sweep queues it).
+    one statement, not a second round of bot calls. Claimed when the task starts (with its
+    first read: :meth:`claim_and_read`), renewed by each batch it stores (:func:`save` writes
+    only while the lease is still its own) and released when it stops (by the UPDATE of the
+    batch that ends the match, else a statement of its own); a worker that dies keeps it until
+    it runs out, then the match is anyone's again (the stalled-match sweep queues it).
 
     Times are the workers' clocks (keep the hosts in sync, e.g. NTP, as for every lease here).
     """
@@ -101,6 +102,8 @@ class Lease:
         self.match_id = match_id
         #: The lease_until this task wrote last: the match is its own while the row holds it.
         self.until = until
+        #: Let go already, with the batch that ended the match (``save(release=True)``).
+        self.released = False
 
     @staticmethod
     def seconds() -> timedelta:
@@ -116,29 +119,46 @@ class Lease:
                    .update(lease_until=until))
         return cls(match_id, until) if claimed else None
 
+    @classmethod
+    def claim_and_read(cls, match_id: int) -> tuple[Lease, Match, list[Seat]] | None:
+        """:meth:`claim`, and the match and its seats as :func:`read_match` reads them, in
+        one statement (the task's first read: ``games.db.claim_match``); None if the lease is
+        held by another task or the match is gone."""
+        now = timezone.now()
+        until = now + cls.seconds()
+        found = claim_match(match_id, until=until, now=now)
+        return None if found is None else (cls(match_id, until), *found)
+
     def held_by_me(self, match: Match) -> bool:
         """``match`` (as just read) still holds this lease, and it has not run out: a task
         whose lease ran out stops even if nobody took the match yet (a host cut off for
         longer than its lease must not store what it saw meanwhile)."""
-        return match.lease_until == self.until and timezone.now() < self.until
+        return (not self.released and match.lease_until == self.until
+                and timezone.now() < self.until)
 
     def renewal(self) -> datetime:
         """A later end for the lease, to be written with the next stored batch."""
         return timezone.now() + self.seconds()
 
-    def release(self) -> None:
-        """Let go (if still held): the next task may claim the match at once."""
-        Match.objects.filter(pk=self.match_id, lease_until=self.until).update(lease_until=None)
+    def release(self, *, rolled_back: bool = False) -> None:
+        """Let go (if still held): the next task may claim the match at once. ``rolled_back``:
+        an error may have undone the batch that let it go, so say it again."""
+        if rolled_back or not self.released:
+            Match.objects.filter(pk=self.match_id, lease_until=self.until).update(
+                lease_until=None)
+            self.released = True
 
 
 def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
          now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
          enqueue: bool = True, started: bool = False, guard_version: int | None = None,
-         lease: Lease | None = None, remember: bool = True, tells_end: bool = False) -> bool:
+         lease: Lease | None = None, release: bool = False, remember: bool = True,
+         tells_end: bool = False) -> bool:
     """Store the driver's state and moves into ``match`` (and its seats), and let each seat
     session write its own records of them. Returns False, having written nothing, when
     ``guard_version`` is given and the match is no longer at that version (or not running),
-    or ``lease`` is given and no longer held (the write renews it).
+    or ``lease`` is given and no longer held (the write renews it, or with ``release`` lets
+    it go: the task asks nothing more, the same statement as the moves).
 
     ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
     goes on (fewer of them are still asked) the deadline stays. ``enqueue``: queue the task
@@ -156,20 +176,25 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
             match.lease_until = lease.until = lease.renewal()
         match.save()
     else:
-        rows = Match.objects.filter(pk=match.pk, version=guard_version,
-                                    status=Match.Status.RUNNING)
+        guard = {"pk": match.pk, "version": guard_version, "status": Match.Status.RUNNING}
         fields = {field: getattr(match, field) for field in SAVED_FIELDS}
         if lease is not None:
-            if timezone.now() >= lease.until:
+            if lease.released or timezone.now() >= lease.until:
                 return False  # ran out: another task may be asking these seats already
-            rows = rows.filter(lease_until=lease.until)
-            fields["lease_until"] = renewed = lease.renewal()
-        if not rows.update(**fields):
+            guard["lease_until"] = lease.until
+            fields["lease_until"] = renewed = None if release else lease.renewal()
+        # The moves' log page goes with the guarded UPDATE, in the same statement.
+        page = [page_row(match.pk, driver.moves)] if driver.moves else []
+        if not update_then_insert(Match, guard, fields, MatchLogPage, page):
             return False
         if lease is not None:
-            match.lease_until = lease.until = renewed
+            match.lease_until = renewed
+            if release:  # lease.until stays what the row held, for release(rolled_back=True)
+                lease.released = True
+            else:
+                lease.until = renewed
     moves = driver.take_moves()
-    if moves:
+    if moves and guard_version is None:
         insert_rows(MatchLogPage, [page_row(match.pk, moves)])
     for seat in seats:
         strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
