@@ -67,9 +67,12 @@ def check_webhook_bot(game_id: str, bot: str, user: Any = None) -> None:
 
 def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
     """The ``match`` object of every request body: who sits where (public at the table),
-    each seat named as every page names it (``games.names``)."""
+    each seat named as every page names it (``games.names``); ``bots`` loaded with their
+    owners name theirs without a query."""
+    known = {str(bot.pk): bot_label(bot.name, bot.owner.get_username())
+             for bot in bots.values() if bot is not None and Bot.owner.is_cached(bot)}
     return protocol.MatchInfo(id=int(table.match_id), game=table.game, options=table.options,
-                              seats=seat_labels(table.seats),
+                              seats=seat_labels(table.seats, known_bots={WEBHOOK: known}),
                               timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
                                              table.move_time_limit * 1000),
                               strike_limit=table.strike_limit or None)
@@ -79,8 +82,13 @@ def bot_names(bots: set[str]) -> dict[str, str]:
     """"dice_bot (alice)" for each of ``bots`` (ids as strings) that exists: its owner's name
     for it and the owner's username (``SeatKind.bot_names``)."""
     ids = {int(b) for b in bots if b.isdigit()}
-    return {str(pk): f"{name} ({owner})" for pk, name, owner in
+    return {str(pk): bot_label(name, owner) for pk, name, owner in
             Bot.objects.filter(pk__in=ids).values_list("pk", "name", "owner__username")}
+
+
+def bot_label(name: str, owner: str) -> str:
+    """How a webhook bot is named everywhere: "dice_bot (alice)"."""
+    return f"{name} ({owner})"
 
 
 class WebhookSession:
@@ -97,7 +105,9 @@ class WebhookSession:
                     ids[seat.number] = int(seat.bot)
                 except ValueError:
                     continue
-        found = Bot.objects.in_bulk(set(ids.values()))
+        # With their owners: the bots' labels in every request body (match_info) cost no
+        # statement of their own.
+        found = Bot.objects.select_related("owner").in_bulk(set(ids.values()))
         self.bots: dict[int, Bot | None] = {n: found.get(bot_id) for n, bot_id in ids.items()}
         self._info: protocol.MatchInfo | None = None
         self._caller: WebhookCaller | None = None

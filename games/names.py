@@ -11,7 +11,7 @@ player seat as "open seat". A series' own label for an entrant (a tournament par
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,15 +48,23 @@ def sitter(seat: Any) -> Sitter:
     return Sitter(kind=seat.kind, bot=str(bot), user_id=user_id, username=username)
 
 
-def seat_labels(seats: Iterable[Any]) -> list[str]:
+def seat_labels(seats: Iterable[Any], *,
+                known_bots: Mapping[str, Mapping[str, str]] | None = None) -> list[str]:
     """Each seat's label (see the module), in the order given; at most one query for the
-    usernames not loaded and one per bot kind, however many seats (pages list hundreds)."""
+    usernames not loaded and one per bot kind, however many seats (pages list hundreds).
+    ``known_bots``: labels the caller has already, by kind and bot (a kind whose bots are all
+    in it costs no query)."""
     sitters = [s if isinstance(s, Sitter) else sitter(s) for s in seats]
+    known_bots = known_bots or {}
     missing = {s.user_id for s in sitters if s.user_id is not None and s.username is None}
     usernames = dict(get_user_model().objects.filter(pk__in=missing)
                      .values_list("pk", "username")) if missing else {}
     bot_names: dict[str, dict[str, str]] = {}
     for kind in {s.kind for s in sitters if s.bot and s.kind not in (PLAYER, REFERENCE)}:
+        wanted = {s.bot for s in sitters if s.kind == kind}
+        if wanted <= known_bots.get(kind, {}).keys():
+            bot_names[kind] = dict(known_bots[kind])
+            continue
         try:
             namer = get_seat_kind(kind).bot_names
         except KeyError:
