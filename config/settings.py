@@ -278,8 +278,9 @@ TOURNAMENT_MAX_MEETINGS = env_int("TOURNAMENT_MAX_MEETINGS", 20, minimum=1)
 # Per organiser (staff are exempt): scheduled or running tournaments, and matches still to play.
 TOURNAMENT_MAX_ACTIVE = env_int("TOURNAMENT_MAX_ACTIVE", 3, minimum=1)
 TOURNAMENT_MAX_QUEUED_MATCHES = env_int("TOURNAMENT_MAX_QUEUED_MATCHES", 5000, minimum=1)
-# A participant whose seat forfeited this many matches in a row is withdrawn (0 = never).
-TOURNAMENT_FORFEITS_TO_WITHDRAW = env_int("TOURNAMENT_FORFEITS_TO_WITHDRAW", 3, minimum=0)
+# An entrant of any series (a tournament participant, a league member for the rest of a night)
+# whose seat forfeited this many matches in a row is withdrawn (0 = never): docs/series.md.
+SERIES_FORFEITS_TO_WITHDRAW = env_int("SERIES_FORFEITS_TO_WITHDRAW", 3, minimum=0)
 # Pending matches one play task claims and starts at once (their bookkeeping in one transaction).
 # 32: a chunk's own statements and its task cost ~10 ms, ~0.3 ms a match at 32; one and two
 # workers both ran faster than at 16 in bench/tournament.py.

@@ -153,6 +153,10 @@ class LeagueNightSerializer(serializers.Serializer):
     starts_at = serializers.DateTimeField()
     status = NightStatusField()
     reason = serializers.CharField(allow_null=True, help_text="Why it could not start.")
+    withdrawn = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Members whose bot could not be seated this night (member index -> why): "
+                  "seated forfeited in each of its hands (docs/series.md).")
     tables = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="Member indexes per table when it started, top table first, best first.")
@@ -187,7 +191,7 @@ def _member_data(member: Member) -> dict[str, Any]:
 
 def _night_data(night: Night, hands_done: int) -> dict[str, Any]:
     return {"number": night.number, "starts_at": night.starts_at, "status": night.status,
-            "reason": night.reason or None, "tables": night.tables,
+            "reason": night.reason or None, "withdrawn": night.withdrawn, "tables": night.tables,
             "started_at": night.started_at, "finished_at": night.finished_at,
             "hands": hands_done}
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time as clock
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -33,6 +33,7 @@ from django.utils import timezone
 from games.engine import get_game
 from games.log import last_entries
 from games.models import Match, Seat
+from games.errors import BadSeats
 from games.services import match_stop
 from games.seats import PLAYER, get_seat_kind
 
@@ -263,7 +264,6 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
         members = list(league.members.filter(left_at__isnull=True))
         try:
             order = _night_order(league, members)
-            _check_seatable(league, members)
             tables = league_rules.split_tables(
                 order, table_size=league.table_size,
                 min_players=get_game(league.game).min_players)
@@ -273,7 +273,8 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
                 lease_until=None)
             log.info("league %s night %s could not start: %s", league.pk, night.number, exc)
             return True
-        Night.objects.filter(pk=night_id).update(tables=tables, order_before=order)
+        Night.objects.filter(pk=night_id).update(tables=tables, order_before=order,
+                                                 withdrawn=_unseatable(league, members))
         transaction.on_commit(lambda: night_advance(night_id=night_id))
     return True
 
@@ -288,15 +289,21 @@ def _night_order(league: League, members: Sequence[Member]) -> list[int]:
     return league_rules.with_newcomers(order, newcomers)
 
 
-def _check_seatable(league: League, members: Sequence[Member]) -> None:
+def _unseatable(league: League, members: Iterable[Member]) -> dict[str, str]:
+    """The members whose bot cannot be seated now (disabled, deleted, failed handshake), by
+    index (a JSON key), with the seat kind's own reason: withdrawn for the night, seated
+    forfeited, as a tournament withdraws an unseatable participant (docs/series.md)."""
+    out = {}
     for member in members:
         if member.kind == PLAYER:
             continue
         try:
             get_seat_kind(member.kind).check_bot(league.game, member.bot, league.organiser)
-        except (KeyError, ValueError) as exc:
-            raise ValueError(f"member {member.index} ({member.name}) cannot be seated: "
-                             f"{exc}") from None
+        except (KeyError, ValueError, BadSeats) as exc:
+            out[str(member.index)] = f"cannot be seated: {exc}"[:200]
+            log.info("league %s member %s withdrawn for the night: %s", league.pk,
+                     member.index, exc)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,6 +360,9 @@ def tables_advance(*, night_id: int, first: int, count: int,
                         break
         except IntegrityError:
             return started  # another worker started these hands meanwhile
+        except _Withdrawn as exc:  # the batch is rolled back; its hands are planned again
+            Night.objects.filter(pk=night_id).update(withdrawn=exc.withdrawn)
+            continue
         started += batch
         if not new_hands:
             break
@@ -368,6 +378,11 @@ def tables_advance(*, night_id: int, first: int, count: int,
         if night is not None:
             _finish_if_done(night)
     return started
+
+
+class _Withdrawn(Exception):  # noqa: N818 - not an error: a member to withdraw, then plan again
+    def __init__(self, withdrawn: dict[str, str]) -> None:
+        self.withdrawn = withdrawn
 
 
 def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
@@ -391,10 +406,17 @@ def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
         return []
     new_hands = []
     for options, group in _by_options(planned):
-        matches = series.matches_start(
-            game=league.game, organiser=league.organiser, options=options,
-            move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-            series=SERIES, entrants=members, planned=group)
+        try:
+            matches = series.matches_start(
+                game=league.game, organiser=league.organiser, options=options,
+                move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
+                series=SERIES, entrants=members, planned=group)
+        except BadSeats:  # a bot became unseatable during the night
+            seated = {members[i] for plan in group for i in plan.seats}
+            withdrawn = {**night.withdrawn, **_unseatable(league, seated)}
+            if withdrawn == night.withdrawn:
+                raise
+            raise _Withdrawn(withdrawn) from None
         finished = [m for m in matches if m.status == Match.Status.FINISHED]
         out_orders = _out_orders(league, finished)
         forfeits = _forfeited_seats([m.pk for m in finished])
@@ -411,12 +433,15 @@ def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
 
 def night_format(night: Night, *, left: Collection[int] = (),
                  first_of_season: bool = False) -> LeagueNight:
-    """The night as its format sees it (``formats.league_night``)."""
+    """The night as its format sees it (``formats.league_night``), with the withdrawal rule
+    of every series (``SERIES_FORFEITS_TO_WITHDRAW``)."""
     league = night.league
     return get_format("league_night", game=league.game, tables=night.tables,
                       hands=league.hands_per_night, seed=league.seed, night=night.number,
                       options=league.options, ordered=league.ordered,
-                      first_of_season=first_of_season, left=left)
+                      first_of_season=first_of_season, left=left,
+                      withdrawn={int(index) for index in night.withdrawn},
+                      forfeits_to_withdraw=settings.SERIES_FORFEITS_TO_WITHDRAW)
 
 
 def _outcomes(hands: Sequence[Hand]) -> dict[str, Outcome]:
@@ -452,15 +477,12 @@ def _group_of(table: int, tables: int) -> tuple[int, int]:
 
 
 def out_of_night(night: Night) -> set[int]:
-    """Members out for the rest of the night: their seat forfeited one of its hands (the
-    match's strike limit: a polling player absent or gone silent, a bot that keeps failing).
-    They stay seated, forfeited from the start of each later hand: default actions at once,
-    no points, last place (docs/leagues.md)."""
-    out = set()
-    for seats, number in (Seat.objects.filter(match__league_hand__night=night, forfeited=True)
-                          .values_list("match__league_hand__seats", "number")):
-        out.add(seats[number])
-    return out
+    """Members out for the rest of the night, withdrawn by the rule of every series: their
+    bot could not be seated, or their seat forfeited (the match's strike limit: a polling
+    player absent or gone silent, a bot that keeps failing) their last
+    ``SERIES_FORFEITS_TO_WITHDRAW`` hands in a row. They stay seated, forfeited from the start
+    of each later hand: default actions at once, no points, last place (docs/leagues.md)."""
+    return night_format(night).out_of_night(_outcomes(list(night.hands.all())))
 
 
 def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:

@@ -221,6 +221,9 @@ class Night(models.Model):
                               help_text="Member indexes per table when it started, best first.")
     order_before = models.JSONField(default=list, blank=True,
                                     help_text="The league's order when the night started.")
+    withdrawn = models.JSONField(
+        default=dict, blank=True, help_text="Members whose bot could not be seated this night "
+                                            "(member index -> why): seated forfeited.")
     lease_until = models.DateTimeField(
         null=True, blank=True, help_text="A running night whose lease expired is advanced again.")
     started_at = models.DateTimeField(null=True, blank=True)

@@ -1,6 +1,6 @@
 """The series runner's one copy of what every kind of series (a tournament, a league night)
 shares: how its work is queued, how long a claim holds, how a finished games match finds the
-series it belongs to, the reaper, and how planned matches become games
+series it belongs to, the reaper, the withdrawal rule, and how planned matches become games
 matches. ``docs/series.md`` has the policies.
 
 A kind of series registers a :class:`SeriesKind` under its ``Match.series`` value
@@ -27,7 +27,7 @@ from games.seats import PLAYER
 from games.services import NewMatch, matches_create
 
 from .entrants import seat_spec
-from .formats import PlannedMatch
+from .formats import PlannedMatch, withdrawn_after
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,12 @@ def reap(*, now: datetime | None = None) -> int:
     dead worker held, finish what is over). Returns how many rows were fixed."""
     now = now or timezone.now()
     return sum(kind.reap(now=now) for kind in _KINDS.values())
+
+
+def withdraws(forfeits: Sequence[bool]) -> bool:
+    """:func:`formats.withdrawn_after` at ``SERIES_FORFEITS_TO_WITHDRAW``: ``forfeits`` are an
+    entrant's matches in the series, newest first (docs/series.md)."""
+    return withdrawn_after(forfeits, settings.SERIES_FORFEITS_TO_WITHDRAW)
 
 
 def matches_start(*, game: str, organiser: AbstractBaseUser, options: Mapping[str, Any],

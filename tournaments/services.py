@@ -10,7 +10,8 @@ fan-in through the database, no chords.
 
 Withdrawal (docs/tournaments.md): a participant whose bot cannot be seated when one of its
 matches is due (disabled, failed handshake), or who forfeited its last
-``TOURNAMENT_FORFEITS_TO_WITHDRAW`` matches in a row, is withdrawn: its remaining matches are
+``SERIES_FORFEITS_TO_WITHDRAW`` matches in a row (``series.withdraws``), is withdrawn: its
+remaining matches are
 recorded as forfeits (it is ranked last in them) and the tournament goes on.
 """
 
@@ -395,21 +396,18 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
 
 
 def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
-    """A participant whose seat forfeited in each of its last N played matches (N =
-    ``TOURNAMENT_FORFEITS_TO_WITHDRAW``, 0 = never) is withdrawn."""
-    limit = settings.TOURNAMENT_FORFEITS_TO_WITHDRAW
+    """Withdraw a participant by the rule of every series (``series.withdraws``) over its
+    played matches, newest first (one query)."""
+    limit = settings.SERIES_FORFEITS_TO_WITHDRAW
     if not limit:
         return
-    played = TournamentMatch.objects.filter(
-        tournament_id=tournament_id, status=TournamentMatch.Status.DONE, match__isnull=False,
-    ).order_by("-finished_at", "-number").values_list("match_id", "seats")
-    recent = [(match_id, seats.index(index)) for match_id, seats in played
-              if index in seats][:limit]
-    if len(recent) < limit:
-        return
-    forfeits = sum(Seat.objects.filter(match_id=match_id, number=number, forfeited=True).exists()
-                   for match_id, number in recent)
-    if forfeits == limit:
+    played = Seat.objects.filter(
+        match__tournament_match__tournament_id=tournament_id,
+        match__tournament_match__status=TournamentMatch.Status.DONE,
+    ).order_by("-match__tournament_match__finished_at", "-match__tournament_match__number"
+               ).values_list("match__tournament_match__seats", "number", "forfeited")
+    forfeits = [forfeited for seats, number, forfeited in played if seats[number] == index]
+    if series.withdraws(forfeits):
         participant = Participant.objects.get(tournament_id=tournament_id, index=index)
         _withdraw(participant, f"forfeited {limit} matches in a row")
 

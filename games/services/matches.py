@@ -124,7 +124,7 @@ def matches_create(*, game: str, created_by: AbstractBaseUser | None,
     engine = _engine(game)
     checked: set[tuple[str, str]] = set()
     for new in matches:
-        _check_seats(game, new.seats, created_by, checked)
+        _check_seats(game, new.seats, created_by, checked, forfeited=new.forfeited)
     return _create(engine, created_by, matches, options=options,
                    move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
                    sealed=sealed, series=series, announce=announce)
@@ -144,8 +144,10 @@ def _engine(game: str) -> Any:
 
 
 def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
-                 checked: set[tuple[str, str]]) -> None:
-    """Every seat's kind exists and its bot may be seated (the same bot checked once)."""
+                 checked: set[tuple[str, str]], *, forfeited: Sequence[int] = ()) -> None:
+    """Every seat's kind exists and its bot may be seated (the same bot checked once). A seat
+    that starts ``forfeited`` is never asked anything, so its bot need not be seatable (a
+    league member whose bot was disabled stays at its table, forfeited)."""
     for number, spec in enumerate(specs):
         try:
             kind = get_seat_kind(spec.get("kind", PLAYER))
@@ -153,7 +155,7 @@ def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
             raise BadSeats(f"seat {number}: unknown seat kind {spec.get('kind')!r}") from None
         bot = spec.get("bot") or ""
         if kind.check_bot is not None:
-            if (kind.name, str(bot)) in checked:
+            if (kind.name, str(bot)) in checked or number in forfeited:
                 continue
             try:
                 kind.check_bot(game, bot, created_by)

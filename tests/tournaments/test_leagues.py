@@ -201,11 +201,13 @@ def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_nig
 
 
 def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
-        alice, bob, inline_nights) -> None:
+        alice, bob, inline_nights, settings) -> None:
     """A polling player who never answers: default actions and strikes as in any match; at
-    the strike limit it forfeits that hand and sits out the rest of the night forfeited (no
-    points, last), and the other members play on."""
+    the strike limit it forfeits that hand and, withdrawn after one forfeit here, sits out the
+    rest of the night forfeited (no points, last), and the other members play on."""
     from games.services import match_expire_deadlines
+
+    settings.SERIES_FORFEITS_TO_WITHDRAW = 1
 
     now = timezone.now()
     league = leagues.league_create(

@@ -153,3 +153,95 @@ def test_one_receiver_serves_every_kind_of_series() -> None:
     ours = [r for r in sync_receivers if r.__module__.startswith("tournaments")]
     assert ours == [series.on_match_finished]
     assert set(series._KINDS) == {"tournament", "league"}
+
+
+# --------------------------------------------------------------------------------------------
+# Withdrawal: one rule (series.withdraws) for tournaments and league nights
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("forfeits, limit, out", [
+    ([True, True, True], 3, True), ([True, True, False, True], 3, False),
+    ([True, True], 3, False), ([False, True, True, True], 3, False),
+    ([True], 1, True), ([True, True, True], 0, False),
+])
+def test_the_withdrawal_rule(settings, forfeits, limit, out) -> None:
+    settings.SERIES_FORFEITS_TO_WITHDRAW = limit
+    assert series.withdraws(forfeits) is out
+
+
+def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tournament(
+        alice, bob, inline_nights, settings) -> None:
+    """Five hands, bob never answers: each of his first two hands is forfeited at the strike
+    limit (he is still seated as a player and asked); after the third in a row he is withdrawn,
+    so the last two start with his seat forfeited."""
+    from games.services import match_expire_deadlines
+
+    settings.SERIES_FORFEITS_TO_WITHDRAW = 3
+    now = timezone.now()
+    league = leagues.league_create(
+        organiser=alice, name="with bob", game="dice_cup", table_size=2, hands_per_night=5,
+        strike_limit=1, move_time_limit=5, seed=4, season_start=now - timedelta(days=1),
+        season_end=now + timedelta(days=9), members=[{"kind": "player", "user": "bob"},
+                                                     refs(1)[0]])
+    night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=now)
+    leagues.nights_start_due()
+    for _ in range(60):
+        night.refresh_from_db()
+        if night.status != "running":
+            break
+        match_expire_deadlines(now=timezone.now() + timedelta(seconds=10))
+    assert night.status == "finished"
+    hands = list(night.hands.order_by("number"))
+    from_start = [Match.objects.get(pk=h.match_id).seats.get(number=h.seats.index(0))
+                  for h in hands]
+    assert all(seat.forfeited for seat in from_start), "bob forfeited every hand"
+    assert [seat.strikes > 0 for seat in from_start] == [True, True, True, False, False], \
+        "struck out in the first three, seated forfeited (never asked) in the last two"
+    assert leagues.out_of_night(night) == {0}
+
+
+def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
+        alice, alice_api, anon_api, inline_nights) -> None:
+    """Disabled before the night (it used to fail the whole night), or during it: seated
+    forfeited in each of its hands (its bot never called), the others play on."""
+    from bots.models import Bot
+    from bots.signing import new_secret
+
+    bot = Bot.objects.create(owner=alice, name="sleepy", url="https://bot.example/",
+                             secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    league_id = create(alice_api, game="dice_cup", table_size=3, hands_per_night=2,
+                       members=[{"kind": "webhook", "bot": bot.pk}, *refs(2)]).json()["id"]
+    Bot.objects.filter(pk=bot.pk).update(enabled=False)
+    schedule_now(alice_api, league_id)
+    assert leagues.nights_start_due() == 1
+    night = Night.objects.get(league_id=league_id)
+    assert night.status == "finished", night.reason
+    assert list(night.withdrawn) == ["0"] and "cannot be seated" in night.withdrawn["0"]
+    for hand in night.hands.all():
+        seat = hand.seats.index(0)
+        assert Match.objects.get(pk=hand.match_id).seats.get(number=seat).forfeited
+        assert hand.finish[seat] == 3 and hand.points[seat] == 0
+    listed = anon_api.get(f"{URL}{league_id}/nights/").json()["results"][0]
+    assert listed["withdrawn"] == night.withdrawn
+
+
+def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_api,
+                                                                  monkeypatch) -> None:
+    from bots.models import Bot
+    from bots.signing import new_secret
+
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
+    bot = Bot.objects.create(owner=alice, name="flaky", url="https://bot.example/",
+                             secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    league_id = create(alice_api, game="dice_cup", table_size=2, hands_per_night=2,
+                       members=[{"kind": "webhook", "bot": bot.pk}, refs(1)[0]]).json()["id"]
+    schedule_now(alice_api, league_id)
+    leagues.nights_start_due()
+    night = Night.objects.get(league_id=league_id)
+    assert night.withdrawn == {}
+    Bot.objects.filter(pk=bot.pk).update(enabled=False)  # before its first hand is due
+    leagues.tables_advance(night_id=night.pk, first=0, count=1)
+    night.refresh_from_db()
+    assert list(night.withdrawn) == ["0"]
+    assert night.status == "finished" and night.hands.count() == 2

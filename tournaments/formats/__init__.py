@@ -3,7 +3,15 @@ Python, no Django: the ground floor of ``tournaments`` (as ``engine`` is of ``ga
 Importing the package registers every format."""
 
 from . import league_night, round_robin, swiss
-from .base import Format, Outcome, PlannedMatch, format_names, get_format, places_with_forfeits
+from .base import (
+    Format,
+    Outcome,
+    PlannedMatch,
+    format_names,
+    get_format,
+    places_with_forfeits,
+    withdrawn_after,
+)
 
 __all__ = ["Format", "Outcome", "PlannedMatch", "format_names", "get_format",
-           "league_night", "places_with_forfeits", "round_robin", "swiss"]
+           "league_night", "places_with_forfeits", "round_robin", "swiss", "withdrawn_after"]

@@ -105,6 +105,13 @@ def places_with_forfeits(ranks: Sequence[int], forfeited_seats: Collection[int])
                  for seat in range(n))
 
 
+def withdrawn_after(forfeits: Sequence[bool], limit: int) -> bool:
+    """The withdrawal rule of every series (docs/series.md): an entrant whose seat forfeited
+    each of its last ``limit`` matches (``forfeits``: its matches in the series so far, newest
+    first; ``limit`` 0 = never) is withdrawn, and its matches not started yet are forfeited."""
+    return limit > 0 and len(forfeits) >= limit and all(forfeits[:limit])
+
+
 def derived_seed(*parts: object) -> int:
     """A match's deal from its series' seed and its place in it: the same series plays the
     same deals again."""

@@ -1,8 +1,10 @@
 """A league night: the league's tables each play ``hands`` hands, one match a hand, the next
 hand of a table planned when its last one is done (its seating and options from the hand
 before, ``league_rules.hand_plan``), scored in league points (``league_rules.hand_outcome``).
-A member whose seat forfeited a hand is out for the rest of the night: seated forfeited in
-each later hand. No Django; the rules are in docs/leagues.md."""
+A member withdrawn by the rule of every series (it forfeited its last ``forfeits_to_withdraw``
+hands in a row, or its bot cannot be seated, ``withdrawn``) is out for the rest of the night:
+seated forfeited in each later hand. No Django; the rules are in docs/leagues.md and
+docs/series.md."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 from games.engine import get_game
 
 from .. import league_rules
-from .base import Format, Outcome, PlannedMatch, derived_seed, register
+from .base import Format, Outcome, PlannedMatch, derived_seed, register, withdrawn_after
 
 
 def hand_key(table: int, number: int) -> str:
@@ -25,14 +27,17 @@ class LeagueNight(Format):
 
     def __init__(self, *, game: str, tables: Sequence[Sequence[int]], hands: int, seed: int,
                  night: int, options: Mapping[str, Any] | None = None, ordered: bool = False,
-                 first_of_season: bool = False, left: Collection[int] = ()) -> None:
+                 first_of_season: bool = False, left: Collection[int] = (),
+                 withdrawn: Collection[int] = (), forfeits_to_withdraw: int = 1) -> None:
         """``tables``: member ids per table, best first, as the night was seated; ``seed`` and
         ``night``: the league's seed and the night's number (every hand's deal comes from
         them); ``ordered``: the league has a social order already; ``left``: members who left
-        the league since (removed between hands while the table can still be played)."""
+        the league since (removed between hands while the table can still be played);
+        ``withdrawn``: members whose bot could not be seated this night."""
         self.game, self.tables, self.hands = game, [list(t) for t in tables], hands
         self.seed, self.night, self.options = seed, night, dict(options or {})
         self.ordered, self.first_of_season, self.left = ordered, first_of_season, set(left)
+        self.withdrawn, self.forfeits_to_withdraw = set(withdrawn), forfeits_to_withdraw
         self.engine = get_game(game)
 
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
@@ -42,7 +47,7 @@ class LeagueNight(Format):
                     tables: Iterable[int]) -> list[PlannedMatch]:
         """:meth:`plan` for these tables only (a worker advances a group of tables; the
         outcomes of the others need not be given)."""
-        out = self.left.union(*(o.forfeited for o in outcomes.values()))
+        out = self.left | self.out_of_night(outcomes)
         planned = []
         for table in tables:
             done = self._hands_done(outcomes, table)
@@ -65,6 +70,17 @@ class LeagueNight(Format):
                 seed=derived_seed(self.seed, self.night, table, number),
                 forfeited=tuple(m for m in plan.seats if m in out)))
         return planned
+
+    def out_of_night(self, outcomes: Mapping[str, Outcome]) -> set[int]:
+        """Members withdrawn for the rest of the night: unseatable, or forfeited their last
+        ``forfeits_to_withdraw`` hands in a row (each table's hands, newest first)."""
+        out = set(self.withdrawn)
+        for table, members in enumerate(self.tables):
+            played = [outcomes[hand_key(table, number)]
+                      for number in range(self._hands_done(outcomes, table), 0, -1)]
+            out.update(m for m in members if withdrawn_after(
+                [m in o.forfeited for o in played if m in o.seats], self.forfeits_to_withdraw))
+        return out
 
     def _hands_done(self, outcomes: Mapping[str, Outcome], table: int) -> int:
         done = 0
