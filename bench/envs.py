@@ -14,13 +14,16 @@ matches, timed by CPU time of this process:
   through ``raw_env`` (none).
 
 Overhead = environment time / raw engine time for the same engine moves. Target: at most 1.5x.
-A DTC offer of k cards takes k + 1 steps (one per card, then the claim), so DTC has more steps
-than moves.
+Before timing, every match is replayed once both ways and must end with the same result (the
+same play on both sides). A DTC offer of k cards takes k + 1 steps (one per card, then the
+claim), so DTC has more steps than moves. The header gives the load average: on a shared
+machine the figures move with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import platform
 import sys
@@ -55,6 +58,21 @@ def record(game_id: str, seed: int) -> tuple[list[int], list[tuple[int, dict]]]:
     return indices, moves
 
 
+def check_same_play(game_id: str, moves: list[tuple[int, list[tuple[int, dict]]]],
+                    indices: list[tuple[int, list[int]]]) -> None:
+    """Each match replayed through the engine and through ``env()`` ends over, with one result."""
+    game, e = get_game(game_id), env(game_id)
+    for (seed, played), (same_seed, steps) in zip(moves, indices, strict=True):
+        state = game.new_match(seed=seed)
+        for seat, action in played:
+            state.apply(seat, action)
+        e.reset(seed=same_seed)
+        for index in steps:
+            e.step(index)
+        assert state.is_over and e.unwrapped.match.is_over, (game_id, seed)
+        assert state.result() == e.unwrapped.match.result(), (game_id, seed)
+
+
 def time_engine(game_id: str, matches: list[tuple[int, list[tuple[int, dict]]]]) -> float:
     game = get_game(game_id)
     started = time.process_time()
@@ -87,6 +105,7 @@ def bench_game(game_id: str, seconds: float) -> dict:
         recorded_indices.append((seed, indices))
         recorded_moves.append((seed, moves))
         seed += 1
+    check_same_play(game_id, recorded_moves, recorded_indices)
     moves = sum(len(m) for _, m in recorded_moves)
     steps = sum(len(i) for _, i in recorded_indices)
     engine = min(time_engine(game_id, recorded_moves) for _ in range(3))
@@ -102,8 +121,9 @@ def main() -> int:
                         help="CPU time spent recording matches per game")
     parser.add_argument("--game", action="append", choices=game_ids(), help="only these games")
     args = parser.parse_args()
-    print(f"Python {platform.python_version()} on {platform.machine()}, one core, default "
-          f"options; rates per CPU second, best of 3 replays")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"Python {platform.python_version()} on {platform.machine()} ({os.cpu_count()} cores, "
+          f"load average {load}), default options; rates per CPU second, best of 3 replays")
     print(f"{'game':<15}{'matches':>8}{'engine mv/s':>13}{'env steps/s':>13}{'env mv/s':>10}"
           f"{'overhead':>10}{'raw_env':>9}  target")
     worst = 0.0

@@ -25,6 +25,9 @@ SLOTS = DECK_SIZE  # no seat can hold more slots than there are cards
 SIMPLE = ("draw", "take", "done", "discard", "pass", "no_power")
 PHASES = ("turn", "held", "snap", "power", "over")
 POWERS = ("ace", "jack", "queen")
+PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
+POWER_AT = {power: i for i, power in enumerate(POWERS)}
+_PADDING = (0,) * SLOTS  # a hand's slot codes past its last slot
 
 
 def card_code(name: str | None) -> int:
@@ -51,6 +54,7 @@ class DutchCodec(FlatCodec):
                                  + (1 + 1 + n + 2) + (len(POWERS) + 1))
         rounds = options.get("rounds") or players
         self.observation_high = float(max(SLOTS, rounds * 400))
+        self._no_snap = [0.0] * (1 + 1 + n + 2)
 
     def keys(self) -> Sequence[Hashable]:
         n = self.players
@@ -111,32 +115,54 @@ class DutchCodec(FlatCodec):
         return {"seat": seat, "slot": view["hands"][seat]["slots"][position]["slot"]}
 
     def encode(self, view: JSON) -> list[float]:
+        # One list extended with rotations and precomputed parts: this runs on every step.
         n, me = self.players, view["seat"]
-        hot = self.one_hot
-        out = hot(PHASES.index(view["phase"]), len(PHASES))
-        out += hot(self.offset(view["current"], me), n)
-        for hand in self.by_offset(view["hands"], me):
+        out = [0.0] * (len(PHASES) + n)
+        out[PHASE_AT[view["phase"]]] = 1.0
+        out[len(PHASES) + (view["current"] - me) % n] = 1.0
+        hands = view["hands"]
+        for hand in hands[me:] + hands[:me]:
             slots = hand["slots"]
-            out += [float(hand["done"]), len(slots)]
+            out.append(float(hand["done"]))
+            out.append(len(slots))
             out += [CODE[s["card"]] for s in slots]
-            out += [0] * (SLOTS - len(slots))
+            out += _PADDING[len(slots):]
         discard = view["discard"]
-        out += [view["pile"], len(discard), CODE[discard[-1]] if discard else 0,
-                float(view["discard_top_dead"])]
+        out.append(view["pile"])
+        out.append(len(discard))
+        out.append(CODE[discard[-1]] if discard else 0)
+        out.append(float(view["discard_top_dead"]))
         held_from = view["held_from"]
-        out += [0 if held_from is None else CODE[view["held"]],
-                float(held_from == "pile"), float(held_from == "discard")]
-        first = view["first_done"]
-        out += [0.0] * (1 + n) if first is None else [1.0, *hot(self.offset(first, me), n)]
-        out += self.by_offset(view["totals"], me)
-        out += [view["round"], view["rounds"]]
+        out.append(0 if held_from is None else CODE[view["held"]])
+        out.append(float(held_from == "pile"))
+        out.append(float(held_from == "discard"))
+        first = [0.0] * (1 + n)
+        if view["first_done"] is not None:
+            first[0] = 1.0
+            first[1 + (view["first_done"] - me) % n] = 1.0
+        out += first
+        totals = view["totals"]
+        out += totals[me:]
+        out += totals[:me]
+        out.append(view["round"])
+        out.append(view["rounds"])
         snap = view.get("snap")
         if snap is None:
-            out += [0.0] * (1 + 1 + n + 2)
+            out += self._no_snap
         else:
-            out += [1.0, CODE[snap["card"]], *hot(self.offset(snap["discarder"], me), n),
-                    float(me in snap["asked"]), float("my_answer" in snap)]
+            discarder = [0.0] * n
+            discarder[(snap["discarder"] - me) % n] = 1.0
+            out.append(1.0)
+            out.append(CODE[snap["card"]])
+            out += discarder
+            out.append(float(me in snap["asked"]))
+            out.append(float("my_answer" in snap))
         power = view.get("power")
-        out += hot(None if power is None else POWERS.index(power), len(POWERS))
-        out.append(0 if power is None else CODE[view["power_card"]])
+        if power is None:
+            out += (0.0, 0.0, 0.0, 0)
+        else:
+            powers = [0.0, 0.0, 0.0]
+            powers[POWER_AT[power]] = 1.0
+            out += powers
+            out.append(CODE[view["power_card"]])
         return out

@@ -21,6 +21,7 @@ RANK_KEYS = tuple(str(r) for r in range(1, 13)) + ("jester",)
 RANK_OF = {key: r for r, key in enumerate(RANK_KEYS, start=1)}
 JESTER = 13
 PHASES = ("revolution", "taxation", "play", "over")
+PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 
 
 class GreatDalmutiCodec(FlatCodec):
@@ -31,6 +32,7 @@ class GreatDalmutiCodec(FlatCodec):
         n = players
         self.observation_size = len(PHASES) + 13 + 13 + 5 * n + (1 + n + 2) + 3 + 2 + n
         self.observation_high = float(max(80, options["hands"] * n))
+        self._no_trick = [0.0] * (1 + n + 2)
 
     def keys(self) -> Sequence[Hashable]:
         out: list[Hashable] = [("no",), ("declare",)]
@@ -76,28 +78,41 @@ class GreatDalmutiCodec(FlatCodec):
         return {"type": kind}
 
     def encode(self, view: JSON) -> list[float]:
+        # One list extended with rotations and precomputed parts: this runs on every step.
         n, me = self.players, view["seat"]
-        out = self.one_hot(PHASES.index(view["phase"]), len(PHASES))
-        hand, played = view["hand"], view["played"]
-        out += [hand.get(k, 0) for k in RANK_KEYS]
-        out += [played.get(k, 0) for k in RANK_KEYS]
-        out += self.by_offset(view["hand_sizes"], me)
-        out += self.by_offset(view["positions"], me)
-        out += self.by_offset(view["points"], me)
-        out += self.by_offset(view["hand_points"], me)
+        out = [0.0, 0.0, 0.0, 0.0]
+        out[PHASE_AT[view["phase"]]] = 1.0
+        for counts in (view["hand"], view["played"]):  # non-zero counts only (G-6)
+            per_rank = [0] * 13
+            for rank_key, count in counts.items():
+                per_rank[RANK_OF[rank_key] - 1] = count
+            out += per_rank
+        for per_seat in (view["hand_sizes"], view["positions"], view["points"],
+                         view["hand_points"]):
+            out += per_seat[me:]
+            out += per_seat[:me]
         place = [0] * n
         for i, s in enumerate(view["out"]):
             place[s] = i + 1
-        out += self.by_offset(place, me)
+        out += place[me:]
+        out += place[:me]
         trick = view["trick"]
         if trick is None:
-            out += [0.0] * (1 + n + 2)
+            out += self._no_trick
         else:
-            out += [1.0, *self.one_hot(self.offset(trick["seat"], me), n), trick["rank"],
-                    trick["count"]]
-        out += [view["passes"], view["hand_number"], view["hands"]]
+            last = [0.0] * n
+            last[(trick["seat"] - me) % n] = 1.0
+            out.append(1.0)
+            out += last
+            out.append(trick["rank"])
+            out.append(trick["count"])
+        out.append(view["passes"])
+        out.append(view["hand_number"])
+        out.append(view["hands"])
         revolution = view["revolution"]
-        out += [0.0, 0.0] if revolution is None else [1.0, float(bool(revolution["greater"]))]
-        turn = view["turn"]  # None outside the play phase
-        out += self.one_hot(None if turn is None else self.offset(turn, me), n)
+        out += (0.0, 0.0) if revolution is None else (1.0, float(bool(revolution["greater"])))
+        turn = [0.0] * n  # the seat on turn; none outside the play phase
+        if view["turn"] is not None:
+            turn[(view["turn"] - me) % n] = 1.0
+        out += turn
         return out
