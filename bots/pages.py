@@ -1,9 +1,9 @@
-"""The pages of a developer's bots (owner only): the list, and one bot's debugging page.
-
-A bot's page shows what the API's bot endpoints show its owner (stats, strikes, the call log
-with the bot's own log lines) as a person would rather look at it: strike reasons per day,
-a latency chart (inline SVG, no script) and the last errors; and rotates its secret. Another
-user's bot is a 404, as in the API.
+"""The pages of bots: a developer's own list, and each bot's page, public (its name, owner,
+games, latest matches and latency, as anyone may seat a public bot) with, for its owner, what
+the API's bot endpoints show only them (settings, strikes, the call log with the bot's own log
+lines) as a person would rather look at it: strike reasons per day, a latency chart (inline
+SVG, no script) and the last errors; and the secret's rotation (owner only: another user's is
+a 404, as in the API).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from games.charts import line_chart
 from games.errors import DomainError
+from games.pages import match_rows
 
 from . import selectors, services
 from .models import Bot, BotCall
@@ -38,16 +39,27 @@ def my_bots(request: HttpRequest) -> HttpResponse:
                   {"bots": selectors.bot_list(owner=request.user)})
 
 
-@login_required
 def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None) -> HttpResponse:
-    bot = _owned(request, bot_id)
-    return render(request, "bots/bot.html", {
-        "bot": bot, "stats": selectors.bot_stats(bot=bot), "new_secret": new_secret,
-        "strikes": strikes_per_day(bot), "chart": latency_chart(bot),
-        "errors": selectors.bot_calls(bot=bot, failed=True)[:10],
-        "matches": [{"seat": seat, "rank": selectors.seat_rank(seat)}
-                    for seat in selectors.bot_matches(bot=bot)[:MATCHES_SHOWN]],
-    })
+    """A bot's public page: its name, owner, games, latest matches (with their replays) and
+    latency; its owner also sees what the API shows only them: the URL and settings, strikes
+    per day and by reason, the last errors, and the secret's rotation."""
+    bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
+    if bot is None:
+        raise Http404("no such bot")
+    owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    seats = list(selectors.bot_matches(bot=bot).prefetch_related("match__seats__user")
+                 [:MATCHES_SHOWN])
+    rows = match_rows(seat.match for seat in seats)
+    context: dict[str, Any] = {
+        "bot": bot, "owner": owner, "stats": selectors.bot_stats(bot=bot),
+        "chart": latency_chart(bot),
+        "matches": [{"seat": seat, "rank": selectors.seat_rank(seat), **row}
+                    for seat, row in zip(seats, rows)],
+    }
+    if owner:
+        context.update({"new_secret": new_secret, "strikes": strikes_per_day(bot),
+                        "errors": selectors.bot_calls(bot=bot, failed=True)[:10]})
+    return render(request, "bots/bot.html", context)
 
 
 @login_required

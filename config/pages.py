@@ -1,4 +1,5 @@
-"""The site's home page: the games, running and upcoming tournaments, the next league nights.
+"""The site's home page (the games, running and upcoming tournaments, the next league
+nights) and each game's page (its rules, leaderboard and latest matches).
 
 Server-rendered, read-only, public: it shows what the public API shows (never a seed). The
 pages of games live in ``games.pages``, those of tournaments and leagues in
@@ -7,16 +8,19 @@ pages of games live in ``games.pages``, those of tournaments and leagues in
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from games.pages import game_cards
+from games import selectors as game_selectors
+from games.engine import game_ids, get_game
+from games.pages import game_cards, match_rows
 from tournaments import selectors
 from tournaments.models import League, Night, Tournament
 
-#: Rows per section of the home page.
+#: Rows per section of the home page; recent matches and leaderboard rows on a game's page.
 SHOWN = 10
+LEADERBOARD_ROWS = 50
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -35,4 +39,16 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html", {
         "games": game_cards(), "running": running, "upcoming": upcoming,
         "nights": nights[:SHOWN],
+    })
+
+
+def game_page(request: HttpRequest, game: str) -> HttpResponse:
+    """One game: its rules, its rating leaderboard over every tournament (bots by their
+    owners' names) and its latest matches."""
+    if game not in game_ids():
+        raise Http404("no such game")
+    recent = game_selectors.match_list(game=game)[:SHOWN]
+    return render(request, "game.html", {
+        "game": get_game(game), "matches": match_rows(recent),
+        "leaderboard": selectors.ratings_leaderboard(game=game, limit=LEADERBOARD_ROWS),
     })

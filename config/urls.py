@@ -8,19 +8,21 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from games import converters  # noqa: F401 - registers <id:...> for the page URLs
 from bots import pages as bot_pages
-from games.pages import SignInForm, match_page, play_page, rules, sign_up
+from games.pages import SignInForm, match_list_page, match_page, play_page, rules, sign_up
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
 from .health import healthz
-from .pages import home
+from .pages import game_page, home
 
 handler400 = "config.exceptions.bad_request"
 handler500 = "config.exceptions.server_error"
 
 urlpatterns = [
     path("", home, name="home"),
+    path("games/<str:game>/", game_page, name="game-page"),
     path("games/<str:game>/rules/", rules, name="game-rules"),
+    path("matches/", match_list_page, name="match-list-page"),
     path("matches/<id:match_id>/", match_page, name="match-page"),
     path("matches/<id:match_id>/play/", play_page, name="play-page"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),

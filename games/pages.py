@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.paginator import Paginator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
@@ -160,6 +162,42 @@ def _moves(match: Match, names: Sequence[str], disclosed: bool) -> list[dict[str
     return [{"turn": e.n, "text": entry_text(match.game, e.kind, e.seat,
                                              e.action if disclosed else None, names)}
             for e in selectors.match_entries(match=match)]
+
+
+#: Rows per page of the match lists.
+MATCHES_PER_PAGE = 25
+
+
+def match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
+    """Matches as the lists show them: each seat named (one ``seat_labels`` call for them
+    all: no query per match once the seats are prefetched), and its winners once disclosed."""
+    matches = list(matches)
+    seats = [sorted(m.seats.all(), key=lambda s: s.number) for m in matches]
+    labels = iter(seat_labels([seat for seated in seats for seat in seated]))
+    rows = []
+    for match, seated in zip(matches, seats):
+        names = [next(labels) for _ in seated]
+        ranks = match.result.get("ranks") if match.disclosed and match.result else None
+        rows.append({"match": match, "seats": names,
+                     "winners": [n for n, r in zip(names, ranks) if r == 1] if ranks else []})
+    return rows
+
+
+def match_list_page(request: HttpRequest) -> HttpResponse:
+    """Every match, live and recent, newest first: filtered by game, status, bot (id or
+    reference bot name) and player (username), paginated; links to each replay."""
+    query = {key: request.GET.get(key, "").strip() for key in ("game", "status", "bot", "player")}
+    if query["game"] not in ("", *game_ids()):
+        raise Http404("no such game")
+    if query["status"] not in ("", *Match.Status.values):
+        query["status"] = ""
+    matches = selectors.match_list(**{k: v or None for k, v in query.items()})
+    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    filters = urlencode({k: v for k, v in query.items() if v})
+    return render(request, "games/matches.html", {
+        "page": page, "rows": match_rows(page.object_list), "query": query, "filters": filters,
+        "games": game_ids(), "statuses": Match.Status.choices,
+    })
 
 
 def _seat_names(match: Any) -> list[str]:

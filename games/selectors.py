@@ -48,8 +48,9 @@ def match_events(*, match_id: int, since: int, seat: int | None = None) -> list[
 
 
 def match_list(*, game: str | None = None, status: str | None = None,
-               player: str | None = None) -> QuerySet[Match]:
-    """Matches, newest first, filtered by game id, status and a player's username."""
+               player: str | None = None, bot: str | None = None) -> QuerySet[Match]:
+    """Matches, newest first, filtered by game id, status, a player's username and a seat's
+    bot (a webhook bot's id or a reference bot's name, as a seat spec gives it)."""
     qs = Match.objects.select_related("created_by").prefetch_related("seats__user").defer(
         "state")
     if game:
@@ -58,6 +59,8 @@ def match_list(*, game: str | None = None, status: str | None = None,
         qs = qs.filter(status=status)
     if player:
         qs = qs.filter(seats__user__username=player).distinct()
+    if bot:
+        qs = qs.filter(seats__bot_name=bot).distinct()
     return qs
 
 

@@ -34,7 +34,14 @@
     var before = moves.querySelector("a.current");
     if (before) { before.classList.remove("current"); before.removeAttribute("aria-current"); }
     var now = moves.querySelector('a[data-turn="' + wanted + '"]');
-    if (now) { now.classList.add("current"); now.setAttribute("aria-current", "step"); }
+    if (!now) { return; }
+    now.classList.add("current");
+    now.setAttribute("aria-current", "step");
+    var list = now.closest("ol");  // keep the current move in sight, the page itself unmoved
+    var item = now.parentNode;
+    if (item.offsetTop < list.scrollTop || item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = item.offsetTop - list.clientHeight / 2;
+    }
   }
   function show(turn) {
     wanted = Math.max(0, Math.min(last, turn));

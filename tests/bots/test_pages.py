@@ -1,6 +1,7 @@
 """A developer's bot pages: sign up and in as a person, the list of my bots, and one bot's
-debugging page (strikes per day, latency chart, last errors with the bot's own log line,
-secret rotation); another user's bot is a 404."""
+page: public (name, owner, games, matches, latency), and for its owner a debugging page
+(settings, strikes per day, last errors with the bot's own log line, secret rotation, which
+another user gets a 404 for)."""
 
 from __future__ import annotations
 
@@ -80,9 +81,15 @@ def test_a_bot_page_lists_its_matches_with_links_ranks_and_strikes(web, bot) -> 
     assert '<td class="num">2</td>' in html, "its rank"
 
 
-def test_another_users_bot_is_not_found(web, bot, django_user_model) -> None:
+def test_another_users_view_of_a_bot_is_its_public_page(web, bot, django_user_model) -> None:
     web.force_login(django_user_model.objects.create_user("other", password="x"))
-    assert web.get(f"/bots/{bot.pk}/").status_code == 404
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "<h1>sly <span class=\"muted\">(dev)</span></h1>" in html and "dice_cup" in html
+    assert "The last 32 /move calls" in html, "latency is public"
+    for private in (bot.url, "bid too low", "thinking: bid 2 fives", "Strikes per day",
+                    "Rotate the secret", "strikes,", "Settings"):
+        assert private not in html, f"{private!r} is for the owner only"
+    assert web.get("/bots/999999/").status_code == 404
     assert web.post(f"/bots/{bot.pk}/rotate-secret/").status_code == 404
     bot.refresh_from_db()
     assert bot.previous_secret == ""
@@ -97,3 +104,21 @@ def test_rotating_the_secret_shows_the_new_one_once(web, bot) -> None:
     assert f'<code id="new-secret">{bot.secret}</code>' in html
     assert bot.secret not in web.get(f"/bots/{bot.pk}/").content.decode()
     assert web.get(f"/bots/{bot.pk}/rotate-secret/").status_code == 405
+
+
+def test_the_public_bot_page_names_every_seat_and_costs_few_queries(
+        web, bot, django_user_model, django_assert_max_num_queries) -> None:
+    from bots.models import BotSeat
+    from games.models import Match, Seat
+
+    alice = django_user_model.objects.create_user("alice", password="x")
+    for i in range(15):
+        match = Match.objects.create(game="dice_cup", seed=1, players=2, status="finished",
+                                     state={}, result={"ranks": [1, 2], "scores": [1, 0]})
+        Seat.objects.create(match=match, number=0, kind="webhook", bot_name=str(bot.pk))
+        Seat.objects.create(match=match, number=1, kind="player", user=alice)
+        BotSeat.objects.create(match=match, number=0, bot=bot)
+    with django_assert_max_num_queries(15):  # 14: a constant number, whatever the matches
+        html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert html.count("<strong>sly (dev)</strong> · alice") == 15
+    assert html.count('href="/matches/') >= 15

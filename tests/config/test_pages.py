@@ -58,6 +58,8 @@ def pages(site: dict[str, Any]) -> dict[str, str]:
         "tournament-scheduled": f"/tournaments/{site['later'].pk}/",
         "league": f"/leagues/{site['club'].pk}/",
         "replay": f"/matches/{site['cup'].matches.first().match_id}/?turn=10",
+        "matches": "/matches/",
+        **{f"game-{game}": f"/games/{game}/" for game in game_ids()},
         "sign-in": "/sign-in/",
         "sign-up": "/sign-up/",
     }
