@@ -38,7 +38,8 @@ GAME = "great_dalmuti"
 def engine_alone(league, night) -> float:
     """Seconds for the engine and the reference bots to play the night's hands here."""
     from games.engine import get_game
-    from tournaments import league_rules, leagues
+    from tournaments import league_rules
+    from tournaments.formats.base import derived_seed
 
     game = get_game(GAME)
     names = {m.index: m.bot for m in league.members.all()}
@@ -50,12 +51,9 @@ def engine_alone(league, night) -> float:
                                           options=league.options, ordered=number > 1,
                                           first_of_season=number == 1)
             state = play_alone(game, players=len(plan.seats),
-                               seed=leagues._hand_seed(league, night, table, number),
+                               seed=derived_seed(league.seed, night.number, table, number),
                                options=plan.options, bots=[names[m] for m in plan.seats])
-            result = dict(state.result())
-            result["out_order"] = next(e["out_order"] for e in reversed(state.events_since(0))
-                                       if e["type"] == "hand_end")
-            order = league_rules.hand_outcome(GAME, plan, result).order
+            order = league_rules.hand_outcome(GAME, plan, state.result()).order  # GD-2
     return time.perf_counter() - started
 
 

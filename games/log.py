@@ -15,13 +15,12 @@ An entry (:class:`LogEntry`) holds what ``games.driver.Entry`` says, and its pag
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import orjson
-from django.db.models import Q
 
 from .driver import Entry, Move
 from .models import MatchLogPage
@@ -71,18 +70,6 @@ def entries(match_id: int, *, since: int = 0, until: int | None = None,
             yield entry
 
 
-def last_entries(versions: Mapping[int, int]) -> dict[int, LogEntry]:
-    """The last entry of each match (``versions``: match id -> its version, the last ``n``),
-    in one query."""
-    if not versions:
-        return {}
-    last = Q()
-    for match_id, version in versions.items():
-        last |= Q(match_id=match_id, last=version)
-    return {page.match_id: page_entries(page)[-1]
-            for page in MatchLogPage.objects.filter(last)}
-
-
 def page_entries(page: MatchLogPage) -> list[LogEntry]:
     """The entries one page holds."""
     return [LogEntry(n=e["n"], kind=e["kind"], seat=e["seat"], action=e["action"],
@@ -91,4 +78,4 @@ def page_entries(page: MatchLogPage) -> list[LogEntry]:
             for e in orjson.loads(page.entries)]
 
 
-__all__ = ["LogEntry", "entries", "last_entries", "page_entries", "page_row"]
+__all__ = ["LogEntry", "entries", "page_entries", "page_row"]

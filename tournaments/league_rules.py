@@ -10,22 +10,22 @@ GD-12) are those of ``/work/shared/rules/house-rules.md``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from games.engine import get_game
-from games.engine.base import players_range
-from games.engine.great_dalmuti import order_with_newcomer
+from games.engine.base import order_with_newcomer, players_range
 
 M = TypeVar("M", bound=Hashable)
 
-#: Games whose league points are better when lower: a Dutch round scores its card total (DU-8).
-LOWER_IS_BETTER: frozenset[str] = frozenset({"dutch"})
 
-_GREAT_DALMUTI = "great_dalmuti"
+def lower_is_better(game: str) -> bool:
+    """League points are better when lower: the game's scores are its league points and the
+    lowest wins (a Dutch round scores its card total, DU-8)."""
+    engine = get_game(game)
+    return engine.scores_add_up and engine.lower_score_wins
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,11 @@ def hand_plan(
 ) -> HandPlan:
     """The seats and engine options of one hand (one match) at a table.
 
-    Dalmuti seats the table in social order (GD-2) and hands the engine that order (GD-12),
-    because each hand is a one-hand match and the order must survive between matches. Other
-    games have no social order in play, so the first seat rotates hand by hand for fairness.
+    A game whose finishing order carries over (``Game.order_carries_over``: Dalmuti, GD-2)
+    seats the table in social order, and its ``series_options`` hand the engine that order
+    (GD-12), because each hand is a match of its own and the order must survive between
+    matches. Other games have no social order in play, so the first seat rotates hand by hand
+    for fairness and the options pass unchanged.
     """
     members = list(table_order)
     _check_distinct(members, "a table")
@@ -142,18 +144,11 @@ def hand_plan(
         )
     if hand_number < 1:
         raise ValueError(f"hands are numbered from 1, not {hand_number}")
-    merged = copy.deepcopy(dict(options))
-    if engine.id != _GREAT_DALMUTI:
-        shift = (hand_number - 1) % n
-        return HandPlan(tuple(members[shift:] + members[:shift]), merged)
-    merged["hands"] = 1  # each league hand is its own match
-    # GD-12: carry the league's order in (seat i = social position i); None: draw it (GD-2).
-    merged["initial_order"] = list(range(n)) if ordered else None
-    if not first_of_season:
-        # GD-5: the engine applies the option to a match's first hand, i.e. to every league
-        # hand; the league wants it on the season's first hand only.
-        merged["first_deal_revolution"] = False
-    return HandPlan(tuple(members), merged)
+    merged = engine.series_options(options, players=n, ordered=ordered, first=first_of_season)
+    if engine.order_carries_over:
+        return HandPlan(tuple(members), merged)  # seat i = social position i
+    shift = (hand_number - 1) % n
+    return HandPlan(tuple(members[shift:] + members[:shift]), merged)
 
 
 def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
@@ -162,11 +157,11 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
 
     ``result`` is the engine's ``{"ranks": [...], "scores": [...]}`` by seat. Members in
     ``forfeited`` score nothing (the table's worst score where lower is better), finish last
-    and go to the bottom of the order. Ties in rank keep
-    the seating order of that hand in the next order. For great_dalmuti, ``result`` may also
-    carry ``"out_order"`` (the ``hand_end`` event's seats in going-out order): with the
-    philanthropic bonus (GD-9) two members can tie on points though one went out first, and
-    only the going-out order says who (GD-2).
+    and go to the bottom of the order. Ties in rank keep the seating order of that hand in the
+    next order. Where the engine's result carries an ``"order"`` (the seats best first; for
+    Dalmuti the going-out order, GD-2) the next order and the finishing places follow it: with
+    the philanthropic bonus (GD-9) two members can tie on points though one went out first,
+    and only that order says who.
     """
     engine = get_game(game)
     seats = plan.seats
@@ -177,15 +172,14 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
         raise ValueError(f"a result for {n} seats needs {n} ranks and {n} scores")
     finish = {member: int(ranks[seat]) for seat, member in enumerate(seats)}
     by_rank = sorted(range(n), key=lambda seat: (ranks[seat], seat))  # stable: ties by seat
-    if engine.id == _GREAT_DALMUTI:
-        points = {member: int(scores[seat]) for seat, member in enumerate(seats)}  # GD-9
-        out_order = result.get("out_order")
-        if out_order is not None:
-            if sorted(out_order) != list(range(n)):
-                raise ValueError(f"out_order must list each seat 0..{n - 1} once: {out_order!r}")
-            by_rank = list(out_order)
-            finish = {seats[seat]: place for place, seat in enumerate(out_order, start=1)}
-    elif engine.id in LOWER_IS_BETTER:
+    finished_order = result.get("order")
+    if finished_order is not None:
+        if sorted(finished_order) != list(range(n)):
+            raise ValueError(f"order must list each seat 0..{n - 1} once: {finished_order!r}")
+        by_rank = list(finished_order)
+        finish = {seats[seat]: place for place, seat in enumerate(finished_order, start=1)}
+    if engine.scores_add_up:
+        # GD-9 points of a Dalmuti hand; a Dutch card total, lower is better (DU-8).
         points = {member: int(scores[seat]) for seat, member in enumerate(seats)}
     else:
         # Like GD-9: one point per member of the table ranked strictly below.
@@ -198,7 +192,7 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
     if out:
         # A member who forfeited the hand (strikes) or sat it out forfeited (out of the night)
         # scores nothing, finishes last and goes to the bottom of the order.
-        worst = max(points.values()) if engine.id in LOWER_IS_BETTER else 0
+        worst = max(points.values()) if lower_is_better(game) else 0
         points.update({member: worst for member in out})
         finish.update({member: n for member in out})  # last, also when every seat forfeited
         order = [member for member in order if member not in out] + out
@@ -209,31 +203,28 @@ def hand_outcome(game: str, plan: HandPlan, result: Mapping[str, Any],
 # Between hands and nights
 # --------------------------------------------------------------------------------------------
 
-#: Games whose table order changes hand by hand (the social order, GD-2); at the others a
-#: table keeps its seating all night and the first player rotates (``hand_plan``).
-ORDER_CARRYING_GAMES: frozenset[str] = frozenset({_GREAT_DALMUTI})
-
-
 def carries_order(game: str) -> bool:
-    """The finishing order of a hand seats the table's next hand (GD-2)."""
-    return game in ORDER_CARRYING_GAMES
+    """The finishing order of a hand seats the table's next hand (``Game.order_carries_over``:
+    Dalmuti's social order, GD-2); at the other games a table keeps its seating all night and
+    the first player rotates (``hand_plan``)."""
+    return get_game(game).order_carries_over
 
 
 def table_order_after_night(game: str, seated: Sequence[M], *, last: Sequence[M],
                             points: Mapping[M, int]) -> list[M]:
     """A table's order at the end of a night, which ``between_nights`` moves members by:
-    great_dalmuti, the social order after its last hand (``last``); the other games, the
-    members by their points of the night (lower first for LOWER_IS_BETTER games), ties in
-    the table's seating order ``seated``."""
-    if game in ORDER_CARRYING_GAMES:
+    where the order carries over (:func:`carries_order`), the social order after its last
+    hand (``last``); at the other games, the members by their points of the night (lower
+    first where :func:`lower_is_better`), ties in the table's seating order ``seated``."""
+    if carries_order(game):
         return list(last)
     return by_points(game, seated, points)
 
 
 def by_points(game: str, seated: Sequence[M], points: Mapping[M, int]) -> list[M]:
-    """A table's members by their points, best first (fewest first for LOWER_IS_BETTER
-    games), ties in seating order."""
-    sign = 1 if game in LOWER_IS_BETTER else -1
+    """A table's members by their points, best first (fewest first where
+    :func:`lower_is_better`), ties in seating order."""
+    sign = 1 if lower_is_better(game) else -1
     place = {m: i for i, m in enumerate(seated)}
     return sorted(seated, key=lambda m: (sign * points.get(m, 0), place[m]))
 
@@ -303,11 +294,11 @@ def season_table(
 ) -> list[SeasonRow]:
     """Total points per member over the season's hands, best first.
 
-    Highest total first (lowest for :data:`LOWER_IS_BETTER` games); members who have not played
+    Highest total first (lowest where :func:`lower_is_better`); members who have not played
     come after everyone who has, whatever their points. Equal points and played-or-not share a
     place; within it the social order decides the listing.
     """
-    lower = get_game(game).id in LOWER_IS_BETTER
+    lower = lower_is_better(game)
     current = list(order)
     _check_distinct(current, "the social order")
     points: dict[Any, int] = {m: 0 for m in current}

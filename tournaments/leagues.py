@@ -31,7 +31,6 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine import get_game
-from games.log import last_entries
 from games.models import Match, Seat
 from games.errors import BadSeats
 from games.services import match_stop
@@ -417,15 +416,12 @@ def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
             if withdrawn == night.withdrawn:
                 raise
             raise _Withdrawn(withdrawn) from None
-        finished = [m for m in matches if m.status == Match.Status.FINISHED]
-        out_orders = _out_orders(league, finished)
-        forfeits = _forfeited_seats([m.pk for m in finished])
+        forfeits = _forfeited_seats([m.pk for m in matches if m.status == Match.Status.FINISHED])
         for plan, match in zip(group, matches):
             hand = Hand(night=night, table=plan.table, number=plan.number,
                         seats=list(plan.seats), match=match)
             if match.status == Match.Status.FINISHED:
-                _fill_result(hand, night_plan, plan, match.result, out_orders.get(match.pk),
-                             forfeits.get(match.pk, ()))
+                _fill_result(hand, night_plan, plan, match.result, forfeits.get(match.pk, ()))
             new_hands.append(hand)
     Hand.objects.bulk_create(new_hands)
     return new_hands
@@ -494,28 +490,13 @@ def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
 
 
 def _fill_result(hand: Hand, night_plan: LeagueNight, plan: PlannedMatch,
-                 result: Mapping[str, Any], out_order: list[int] | None,
-                 forfeited_seats: Sequence[int]) -> None:
-    if out_order is not None:
-        result = {**result, "out_order": out_order}
+                 result: Mapping[str, Any], forfeited_seats: Sequence[int]) -> None:
+    """Score a finished hand from its match's stored ``result()`` (which carries the
+    finishing order where the game has one, GD-2)."""
     outcome = night_plan.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
     hand.points, hand.finish = list(outcome.points), list(outcome.places)
     hand.order_after = list(outcome.order)
-
-
-def _out_orders(league: League, matches: Sequence[Match]) -> dict[int, list[int]]:
-    """Dalmuti hands: the seats in going-out order of each finished match (its ``hand_end``
-    event, GD-2), read from each match's last log entry (``n`` = its version) in one query.
-    With the philanthropic bonus (GD-9) the ranks alone may not tell who went out first."""
-    if league.game not in league_rules.ORDER_CARRYING_GAMES or not matches:
-        return {}
-    found = {}
-    for match_id, entry in last_entries({match.pk: match.version for match in matches}).items():
-        ends = [e["out_order"] for e in entry.events if e.get("type") == "hand_end"]
-        if ends:
-            found[match_id] = list(ends[-1])
-    return found
 
 
 def hand_record(*, match_id: int) -> bool:
@@ -532,9 +513,8 @@ def hand_record(*, match_id: int) -> bool:
         plan = PlannedMatch(key=hand_key(hand.table, hand.number), seats=tuple(hand.seats),
                             seed=match.seed, number=hand.number, table=hand.table,
                             options=dict(match.options))
-        league = hand.night.league
-        _fill_result(hand, night_format(hand.night), plan, match.result, _out_orders(
-            league, [match]).get(match_id), _forfeited_seats([match_id]).get(match_id, ()))
+        _fill_result(hand, night_format(hand.night), plan, match.result,
+                     _forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id, group = hand.night_id, _group_of(hand.table, len(hand.night.tables))
         series.enqueue("advance_tables", night_id, *group)
@@ -550,7 +530,7 @@ def _finish_if_done(night: Night) -> bool:
     if len(hands) < len(night.tables) or any(h.status != Hand.Status.DONE for h in hands):
         return False
     everything = [(h.table, h.seats, h.points) for h in night.hands.all()] \
-        if league.game not in league_rules.ORDER_CARRYING_GAMES else []
+        if not league_rules.carries_order(league.game) else []
     final = [league_rules.table_order_after_night(
                  league.game, night.tables[table],
                  last=next(h for h in hands if h.table == table).order_after,

@@ -293,8 +293,8 @@ def league_next_night(*, league: League, now: datetime | None = None) -> datetim
 
 def league_live_night(*, league: League) -> dict[str, Any] | None:
     """The running night (if any): each table's seating, its hands done, and its members'
-    points so far that night, best first (lower first for LOWER_IS_BETTER games; ties in
-    seating order)."""
+    points so far that night, best first (lower first where ``league_rules.lower_is_better``;
+    ties in seating order)."""
     night = league.nights.filter(status=Night.Status.RUNNING).order_by("-number").first()
     if night is None:
         return None

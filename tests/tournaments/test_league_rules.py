@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from games.engine import get_game
 from tournaments.league_rules import (
-    LOWER_IS_BETTER,
     HandOutcome,
     HandPlan,
     HandRecord,
@@ -19,6 +18,7 @@ from tournaments.league_rules import (
     hand_plan,
     season_table,
     split_tables,
+    lower_is_better,
     with_newcomers,
     without_leavers,
 )
@@ -158,10 +158,11 @@ def test_dalmuti_outcome_orders_by_going_out_and_takes_the_points() -> None:
     assert outcome.points == {"ann": 5, "bob": 3, "cat": 0, "dan": 3, "eve": 1}
     assert outcome.finish == {"ann": 1, "bob": 2, "cat": 5, "dan": 2, "eve": 4}
     assert outcome.order == ["ann", "bob", "dan", "eve", "cat"]  # ranks; the tie by seat
-    exact = hand_outcome("great_dalmuti", plan, {**result, "out_order": [0, 3, 1, 4, 2]})
+    exact = hand_outcome("great_dalmuti", plan, {**result, "order": [0, 3, 1, 4, 2]})
     assert exact.order == ["ann", "dan", "bob", "eve", "cat"]  # GD-2: the going-out order
-    with pytest.raises(ValueError, match="out_order"):
-        hand_outcome("great_dalmuti", plan, {**result, "out_order": [0, 1, 2]})
+    assert exact.finish == {"ann": 1, "dan": 2, "bob": 3, "eve": 4, "cat": 5}
+    with pytest.raises(ValueError, match="order"):
+        hand_outcome("great_dalmuti", plan, {**result, "order": [0, 1, 2]})
 
 
 def test_dice_cup_points_count_the_members_ranked_below() -> None:
@@ -185,7 +186,8 @@ def test_dot_winner_takes_one_point() -> None:
 def test_dutch_points_are_the_card_totals() -> None:
     plan = HandPlan(("a", "b", "c"), {})
     outcome = hand_outcome("dutch", plan, {"scores": [14, 2, 14], "ranks": [2, 1, 2]})
-    assert "dutch" in LOWER_IS_BETTER
+    assert lower_is_better("dutch")  # DU-8
+    assert not lower_is_better("dtc"), "DTC-8's fewest-is-best scores: league points by rank"
     assert outcome.points == {"a": 14, "b": 2, "c": 14}
     assert outcome.order == ["b", "a", "c"]
 
@@ -302,6 +304,7 @@ def play(game: str, plan: HandPlan, seed: int) -> tuple[dict, list[int]]:
         for seat in state.to_act():
             state.apply(seat, bots[seat].choose(state.view(seat), state.legal_actions(seat)))
     out = [e["out_order"] for e in state.events_since(0) if e["type"] == "hand_end"]
+    assert state.result()["order"] == out[-1], "GD-2: the result carries the going-out order"
     return state.result(), out[-1]
 
 
@@ -333,10 +336,11 @@ def test_a_philanthropic_hand_uses_the_going_out_order() -> None:
         plan = hand_plan("great_dalmuti", [1, 2, 3, 4, 5], hand_number=2,
                          options={"philanthropic": True}, ordered=True, first_of_season=False)
         result, out_order = play("great_dalmuti", plan, seed)
-        outcome = hand_outcome("great_dalmuti", plan, {**result, "out_order": out_order})
+        outcome = hand_outcome("great_dalmuti", plan, result)
         assert outcome.order == [plan.seats[s] for s in out_order]
         assert sum(outcome.points.values()) >= 10
-        ranks_were_wrong += hand_outcome("great_dalmuti", plan, result).order != outcome.order
+        ranks_only = {"scores": result["scores"], "ranks": result["ranks"]}
+        ranks_were_wrong += hand_outcome("great_dalmuti", plan, ranks_only).order != outcome.order
     assert ranks_were_wrong > 0
 
 

@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from games import log
-from games.models import Match
+from games.models import Match, MatchLogPage
 from tournaments import league_rules, leagues, selectors, series
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
@@ -112,6 +112,23 @@ def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -
                  for e in entry.events if e["type"] == "hand_end"]
         assert hand.order_after == [hand.seats[seat] for seat in out], \
             "GD-2: the order of going out, even where the bonus ties the points"
+
+
+def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inline_nights) -> None:
+    """GD-2, GD-9: the next order of a philanthropic Dalmuti hand is the order of going out
+    its match's result carries (the bonus can tie the points); the league reads no log."""
+    league = make_league(alice, options={"philanthropic": True}, hands_per_night=1)
+    [hand] = hands_of(play_night(league, alice))
+    match = Match.objects.get(pk=hand.match_id)
+    assert hand.order_after == [hand.seats[seat] for seat in match.result["order"]]
+    order = match.result["order"][::-1]  # not what the log says
+    Match.objects.filter(pk=match.pk).update(result={**match.result, "order": order})
+    MatchLogPage.objects.filter(match_id=match.pk).delete()
+    Hand.objects.filter(pk=hand.pk).update(status=Hand.Status.RUNNING)
+    assert leagues.hand_record(match_id=match.pk)
+    hand.refresh_from_db()
+    assert hand.order_after == [hand.seats[seat] for seat in order]
+    assert hand.finish == [order.index(seat) + 1 for seat in range(len(order))]
 
 
 def test_a_member_who_joins_between_nights_enters_as_a_merchant_in_the_middle(

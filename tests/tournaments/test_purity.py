@@ -1,15 +1,19 @@
 """The tournament algorithms stay pure Python, like the engine: no Django & co. imported.
 
 Only the listed modules and the whole ``formats`` package make that promise; the app's Django
-side (apps.py, models, series, tasks, API) lives beside them and calls them.
+side (apps.py, models, series, tasks, API) lives beside them and calls them. And no module of
+the app names a game: what differs between games the game declares.
 """
 
+import ast
 import pathlib
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
+from games.engine import game_ids
 from tests.purity import FORBIDDEN, forbidden_imports
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
@@ -32,3 +36,59 @@ def test_importing_the_algorithms_loads_no_django() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=TOURNAMENTS.parent)
+
+
+# ---- game semantics belong to the game -------------------------------------------------------
+
+#: Calls and keywords whose strings only document (an OpenAPI example, a help text).
+DOCUMENTING_CALLS = {"OpenApiExample"}
+DOCUMENTING_KEYWORDS = {"help_text", "description", "summary", "verbose_name"}
+
+
+def _logic_strings(tree: ast.AST) -> Iterator[ast.Constant]:
+    """The string constants of a module that its code could branch on: not docstrings, not
+    the strings of documenting calls and keywords."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)):
+            skip.add(id(body[0].value))
+        documenting = []
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            if name in DOCUMENTING_CALLS:
+                documenting.append(node)
+            documenting += [kw.value for kw in node.keywords if kw.arg in DOCUMENTING_KEYWORDS]
+        for part in documenting:
+            skip.update(id(inner) for inner in ast.walk(part))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node
+
+
+def test_no_tournaments_module_names_a_game() -> None:
+    """Whether lower scores win, whether the order carries over and what a series passes from
+    one match to the next are the game's to say (``games.engine.base.Game``): ``tournaments/``
+    branches on no game id and imports no game's module (issue 20)."""
+    games = set(game_ids())
+    found = []
+    for path in sorted(TOURNAMENTS.rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        where = path.relative_to(TOURNAMENTS.parent)
+        found += [f"{where}:{node.lineno}: {node.value!r}" for node in _logic_strings(tree)
+                  if node.value in games]
+        found += [f"{where}:{node.lineno}: imports {node.module}"
+                  for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                  and node.module and node.module.split(".")[-1] in games]
+    assert found == []
+
+
+def test_the_game_id_scan_finds_a_game_named_in_code() -> None:
+    code = ('"""great_dalmuti in a docstring"""\n'
+            'EXAMPLE = OpenApiExample("x", value={"game": "dice_cup"})\n'
+            'field = Field(help_text="dutch")\n'
+            'if game == "dtc":\n    pass\n')
+    assert [node.value for node in _logic_strings(ast.parse(code))
+            if node.value in game_ids()] == ["dtc"]

@@ -55,7 +55,7 @@ class LeagueNight(Format):
                 continue
             number = done + 1
             order = self.tables[table]
-            if done and league_rules.carries_order(self.game):  # GD-2: the social order
+            if done and self.engine.order_carries_over:  # GD-2: the social order
                 order = list(outcomes[hand_key(table, done)].order or order)
             staying = league_rules.without_leavers(order, self.left)
             if len(staying) >= self.engine.min_players:
