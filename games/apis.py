@@ -38,6 +38,7 @@ from . import fields, schema, selectors, services
 from .converters import ID_SCHEMA
 from .engine import game_ids, get_game
 from .models import Match
+from .names import seat_labels, seat_labels_of
 from .seats import bot_reference
 
 # --------------------------------------------------------------------------------------------
@@ -277,6 +278,10 @@ class GameListApi(APIView):
 class SeatOutputSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     kind = serializers.CharField(help_text='"player", "reference", or a kind another app registers.')
+    name = serializers.CharField(help_text='Who sits there, as every page names them: a '
+                                           'person\'s username, a webhook bot\'s name and its '
+                                           'owner, "dice_bot (alice)", "heuristic (reference '
+                                           'bot)", or "open seat".')
     user = serializers.CharField(allow_null=True, help_text="The player's username.")
     bot = fields.BotReferenceField(allow_null=True)
     open = serializers.BooleanField(help_text="Waiting for a player to join.")
@@ -307,7 +312,11 @@ class MatchOutputSerializer(serializers.Serializer):
                                        help_text="Seats of the requesting user.")
 
 
-def _match_data(match: Match, user: Any) -> dict[str, Any]:
+def _match_data(match: Match, user: Any, names: list[str] | None = None) -> dict[str, Any]:
+    """The match as the API shows it; ``names`` its seats' labels in seat order (a list
+    names every match's seats at once: ``_matches_data``)."""
+    seats = list(match.seats.all())
+    names = names if names is not None else seat_labels(seats)
     return {
         "id": match.pk, "game": match.game, "status": match.status, "players": match.players,
         "options": match.options, "version": match.version,
@@ -318,10 +327,10 @@ def _match_data(match: Match, user: Any) -> dict[str, Any]:
         "created_by": match.created_by.get_username() if match.created_by_id else None,
         "created_at": match.created_at, "started_at": match.started_at,
         "finished_at": match.finished_at,
-        "seats": [{"number": s.number, "kind": s.kind,
+        "seats": [{"number": s.number, "kind": s.kind, "name": name,
                    "user": s.user.get_username() if s.user_id else None,
                    "bot": bot_reference(s.kind, s.bot_name), "open": s.is_open, "strikes": s.strikes,
-                   "forfeited": s.forfeited} for s in match.seats.all()],
+                   "forfeited": s.forfeited} for s, name in zip(seats, names)],
         "your_seats": _seat_of(user, match),
     }
 
@@ -339,6 +348,9 @@ class MatchListCreateApi(APIView):
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
         player = serializers.CharField(required=False, max_length=150,
                                        help_text="A player's username.")
+        bot = serializers.CharField(required=False, max_length=100,
+                                    help_text='A seat\'s bot: a webhook bot\'s id or a '
+                                              'reference bot\'s name ("heuristic").')
 
     class SeatSpecSerializer(serializers.Serializer):
         kind = serializers.CharField(default="player", max_length=32,
@@ -386,7 +398,8 @@ class MatchListCreateApi(APIView):
         qs = selectors.match_list(**filters.validated_data)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self)
-        data = [_match_data(m, request.user) for m in page]
+        labels = seat_labels_of(m.seats.all() for m in page)
+        data = [_match_data(m, request.user, names) for m, names in zip(page, labels)]
         return paginator.get_paginated_response(MatchOutputSerializer(data, many=True).data)
 
     @extend_schema(

@@ -87,10 +87,18 @@ def _label(seat: Sitter, usernames: dict[int, str], bot_names: dict[str, dict[st
     return f"{seat.kind} {seat.bot}".strip()
 
 
+def seat_labels_of(groups: Iterable[Sequence[Any]]) -> list[list[str]]:
+    """The labels of several matches' seats (a list page), each group's in its order, with
+    the queries of one :func:`seat_labels` call for them all."""
+    groups = [list(group) for group in groups]
+    labels = iter(seat_labels([seat for group in groups for seat in group]))
+    return [[next(labels) for _ in group] for group in groups]
+
+
 def seat_label(seat: Any) -> str:
     """One seat's label (:func:`seat_labels` for many)."""
     return seat_labels([seat])[0]
 
 
-__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "sitter"]
+__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "seat_labels_of", "sitter"]
 

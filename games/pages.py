@@ -36,7 +36,7 @@ from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
-from .names import seat_labels
+from .names import seat_labels, seat_labels_of
 from .services.accounts import user_sign_up
 
 
@@ -172,11 +172,9 @@ def match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
     """Matches as the lists show them: each seat named (one ``seat_labels`` call for them
     all: no query per match once the seats are prefetched), and its winners once disclosed."""
     matches = list(matches)
-    seats = [sorted(m.seats.all(), key=lambda s: s.number) for m in matches]
-    labels = iter(seat_labels([seat for seated in seats for seat in seated]))
+    labels = seat_labels_of(sorted(m.seats.all(), key=lambda s: s.number) for m in matches)
     rows = []
-    for match, seated in zip(matches, seats):
-        names = [next(labels) for _ in seated]
+    for match, names in zip(matches, labels):
         ranks = match.result.get("ranks") if match.disclosed and match.result else None
         rows.append({"match": match, "seats": names,
                      "winners": [n for n, r in zip(names, ranks) if r == 1] if ranks else []})

@@ -61,3 +61,21 @@ def test_the_bot_protocol_names_the_seats_as_the_pages_do(alice, dice_bot) -> No
                   strike_limit=3, seats=(TableSeat(0, "webhook", str(dice_bot.pk)),
                                          TableSeat(1, "player", "", alice.pk)))
     assert match_info(table, {0: dice_bot}).seats == ["dice_bot (alice)", "alice"]
+
+
+def test_the_match_api_names_each_seat_in_few_queries(alice, bob, dice_bot, alice_api,
+                                                      django_assert_max_num_queries) -> None:
+    from games.models import Match, Seat
+
+    for _ in range(20):
+        match = Match.objects.create(game="dice_cup", seed=1, players=2, status="finished",
+                                     state={})
+        Seat.objects.create(match=match, number=0, kind="webhook", bot_name=str(dice_bot.pk))
+        Seat.objects.create(match=match, number=1, kind="player", user=bob)
+    with django_assert_max_num_queries(7):  # 6, whatever the matches
+        page = alice_api.get(f"/api/matches/?bot={dice_bot.pk}").json()
+    assert page["count"] == 20
+    assert [s["name"] for s in page["results"][0]["seats"]] == ["dice_bot (alice)", "bob"]
+    one = alice_api.get(f"/api/matches/{match.pk}/").json()
+    assert [s["name"] for s in one["seats"]] == ["dice_bot (alice)", "bob"]
+    assert alice_api.get("/api/matches/?bot=heuristic").json()["count"] == 0
