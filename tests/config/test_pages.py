@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import game_ids, get_game
 from games.pages import rules_html
-from tests.browser import SCREENSHOTS
+from tests.browser import SCREENSHOTS, browser  # noqa: F401 - fixture
 from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
 from tournaments import leagues, series, services
 
@@ -180,3 +180,27 @@ def test_a_replay_mid_match_draws_the_games_table(live_server, alice, game) -> N
                    if ":CONSOLE" in line]
         assert not console, f"{path}: {console}"
         assert shot.stat().st_size > 20000, f"{path}: an empty screenshot"
+
+
+@pytest.mark.browser
+def test_at_a_phones_width_no_page_scrolls_sideways(live_server, site, browser) -> None:
+    """At 390 px wide every page fits: wide tables scroll inside their own box (the page
+    never does), and the season table keeps its names readable."""
+    browser.set_window_size(390, 900)
+    too_wide = []
+    for name, path in pages(site).items():
+        browser.get(live_server.url + path)
+        wide = browser.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        if wide[0] > wide[1]:
+            too_wide.append(f"{name} ({path}) is {wide[0]} px wide at {wide[1]} px")
+    assert not too_wide, too_wide
+    browser.get(live_server.url + pages(site)["league"])
+    smallest = browser.execute_script(
+        "return Math.min(...Array.from(document.querySelectorAll('table td'),"
+        " td => parseFloat(getComputedStyle(td).fontSize)))")
+    assert smallest >= 12, f"season table text at {smallest} px"
+    labels = browser.execute_script(
+        "return Array.from(document.querySelectorAll('figure.chart .axis, figure.chart .legend'),"
+        " e => e.getBoundingClientRect().height)")
+    assert labels and min(labels) >= 11, f"chart labels {labels} px high: unreadable"
