@@ -27,7 +27,7 @@ PHASES = ("turn", "held", "snap", "power", "over")
 POWERS = ("ace", "jack", "queen")
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 POWER_AT = {power: i for i, power in enumerate(POWERS)}
-_PADDING = (0,) * SLOTS  # a hand's slot codes past its last slot
+_PADDING = (0.0,) * SLOTS  # a hand's slot codes past its last slot
 
 
 def card_code(name: str | None) -> int:
@@ -41,7 +41,9 @@ def card_code(name: str | None) -> int:
     return 2 + RANK_NAMES.index(rank)
 
 
-CODE = {None: 1, **{name: card_code(name) for name in NAME}}
+#: Card codes as floats: the vector is converted to float32, and numpy converts a list of
+#: floats a third faster than one of ints (most of a Dutch vector is card codes and padding).
+CODE = {None: 1.0, **{name: float(card_code(name)) for name in NAME}}
 
 
 class DutchCodec(FlatCodec):
@@ -130,10 +132,10 @@ class DutchCodec(FlatCodec):
         discard = view["discard"]
         out.append(view["pile"])
         out.append(len(discard))
-        out.append(CODE[discard[-1]] if discard else 0)
+        out.append(CODE[discard[-1]] if discard else 0.0)
         out.append(float(view["discard_top_dead"]))
         held_from = view["held_from"]
-        out.append(0 if held_from is None else CODE[view["held"]])
+        out.append(0.0 if held_from is None else CODE[view["held"]])
         out.append(float(held_from == "pile"))
         out.append(float(held_from == "discard"))
         first = [0.0] * (1 + n)
@@ -159,7 +161,7 @@ class DutchCodec(FlatCodec):
             out.append(float("my_answer" in snap))
         power = view.get("power")
         if power is None:
-            out += (0.0, 0.0, 0.0, 0)
+            out += (0.0, 0.0, 0.0, 0.0)
         else:
             powers = [0.0, 0.0, 0.0]
             powers[POWER_AT[power]] = 1.0
