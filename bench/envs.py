@@ -1,9 +1,10 @@
 """Steps per second through the PettingZoo environments vs the raw engine, same random play.
 
-    python bench/envs.py [--seconds 2] [--game dice_cup]
+    .venv/bin/python bench/envs.py [--seconds 2] [--game dice_cup]
 
 For each game (default options) matches are first played at random through the environment,
-one uniform pick from the action mask per step (``action_space.sample(mask)``), and recorded:
+one uniform pick from the action mask per step (the engine's ``Rng``, seeded with the match
+seed), and recorded:
 the environment's action indices and the engine moves they made. Then both replay the very same
 matches, timed by CPU time of this process:
 
