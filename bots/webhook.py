@@ -21,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from games.db import insert_rows
@@ -76,6 +77,11 @@ def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
                               timeout_ms=min(settings.BOTS_MOVE_TIMEOUT_MS,
                                              table.move_time_limit * 1000),
                               strike_limit=table.strike_limit or None)
+
+
+def bot_page_url(bot: str) -> str | None:
+    """The bot's public page (``SeatKind.bot_url``)."""
+    return reverse("bot-page", args=[int(bot)]) if bot.isdigit() else None
 
 
 def bot_names(bots: set[str]) -> dict[str, str]:
@@ -249,4 +255,4 @@ def register() -> None:
 
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
                                 check_bot=check_webhook_bot, bot_is_id=True,
-                                bot_names=bot_names))
+                                bot_names=bot_names, bot_url=bot_page_url))

@@ -95,10 +95,29 @@ def seat_labels_of(groups: Iterable[Sequence[Any]]) -> list[list[str]]:
     return [[next(labels) for _ in group] for group in groups]
 
 
+def seat_url(seat: Any) -> str | None:
+    """The page of the seat's bot, if its kind has one (``SeatKind.bot_url``; no query)."""
+    seat = seat if isinstance(seat, Sitter) else sitter(seat)
+    if seat.user_id is not None or not seat.bot:
+        return None
+    try:
+        page = get_seat_kind(seat.kind).bot_url
+    except KeyError:
+        return None
+    return page(seat.bot) if page is not None else None
+
+
+def seated(seats: Iterable[Any], labels: Sequence[str]) -> list[dict[str, str | None]]:
+    """Each seat's ``name`` (its label) and ``url`` (:func:`seat_url`), for the templates
+    that link a bot's name to its page (``games/_seated.html``)."""
+    return [{"name": label, "url": seat_url(seat)} for seat, label in zip(seats, labels)]
+
+
 def seat_label(seat: Any) -> str:
     """One seat's label (:func:`seat_labels` for many)."""
     return seat_labels([seat])[0]
 
 
-__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "seat_labels_of", "sitter"]
+__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "seat_labels_of", "seat_url",
+           "seated", "sitter"]
 

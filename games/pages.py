@@ -36,7 +36,7 @@ from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .models import Match
-from .names import seat_labels, seat_labels_of
+from .names import seat_labels, seat_labels_of, seated
 from .services.accounts import user_sign_up
 
 
@@ -128,6 +128,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     disclosed = match.disclosed
     context: dict[str, Any] = {
         "match": match, "seats": names, "last": match.version,
+        "seated": seated(sorted(match.seats.all(), key=lambda s: s.number), names),
         "ranks": list(zip(names, match.result["ranks"])) if disclosed and match.result else [],
     }
     if match.sealed:
@@ -172,11 +173,11 @@ def match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
     """Matches as the lists show them: each seat named (one ``seat_labels`` call for them
     all: no query per match once the seats are prefetched), and its winners once disclosed."""
     matches = list(matches)
-    labels = seat_labels_of(sorted(m.seats.all(), key=lambda s: s.number) for m in matches)
+    seats = [sorted(m.seats.all(), key=lambda s: s.number) for m in matches]
     rows = []
-    for match, names in zip(matches, labels):
+    for match, sat, names in zip(matches, seats, seat_labels_of(seats)):
         ranks = match.result.get("ranks") if match.disclosed and match.result else None
-        rows.append({"match": match, "seats": names,
+        rows.append({"match": match, "seats": names, "seated": seated(sat, names),
                      "winners": [n for n, r in zip(names, ranks) if r == 1] if ranks else []})
     return rows
 

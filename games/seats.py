@@ -133,6 +133,8 @@ class SeatKind:
     #: label of each that still exists ("dice_bot (alice)"), in one query. ``None``: the
     #: kind's bots read as "<kind> <bot>".
     bot_names: Callable[[set[str]], dict[str, str]] | None = None
+    #: The page of one of this kind's bots (its ``bot`` value), linked wherever it is named.
+    bot_url: Callable[[str], str | None] | None = None
 
     @property
     def out_of_process(self) -> bool:
