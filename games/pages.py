@@ -34,6 +34,7 @@ from . import selectors
 from .drawings import draw_view
 from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
+from .links import series_links
 from .errors import MatchNotFound
 from .models import Match
 from .names import seat_labels, seat_labels_of, seated
@@ -129,6 +130,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     context: dict[str, Any] = {
         "match": match, "seats": names, "last": match.version,
         "seated": seated(sorted(match.seats.all(), key=lambda s: s.number), names),
+        "part_of": series_links([match]).get(match.pk),
         "ranks": list(zip(names, match.result["ranks"])) if disclosed and match.result else [],
     }
     if match.sealed:
@@ -171,13 +173,16 @@ MATCHES_PER_PAGE = 25
 
 def match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
     """Matches as the lists show them: each seat named (one ``seat_labels`` call for them
-    all: no query per match once the seats are prefetched), and its winners once disclosed."""
+    all: no query per match once the seats are prefetched), what it is part of (a tournament,
+    a league night: ``games.links``) and its winners once disclosed."""
     matches = list(matches)
     seats = [sorted(m.seats.all(), key=lambda s: s.number) for m in matches]
+    links = series_links(matches)
     rows = []
     for match, sat, names in zip(matches, seats, seat_labels_of(seats)):
         ranks = match.result.get("ranks") if match.disclosed and match.result else None
         rows.append({"match": match, "seats": names, "seated": seated(sat, names),
+                     "part_of": links.get(match.pk),
                      "winners": [n for n, r in zip(names, ranks) if r == 1] if ranks else []})
     return rows
 

@@ -14,3 +14,10 @@ class TournamentsConfig(AppConfig):
 
         match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
+        # A match's pages link it to its tournament or league night (games.links).
+        from games.links import register_series_links
+
+        from . import pages
+
+        register_series_links(services.SERIES, pages.tournament_match_links)
+        register_series_links(leagues.SERIES, pages.league_hand_links)

@@ -8,19 +8,21 @@ season points and social order night by night are drawn as line charts (``games.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from games.charts import line_chart
+from games.links import SeriesLink
 from games.names import seat_labels
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
-from .models import TournamentMatch
+from .models import Hand, TournamentMatch
 
 
 def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -96,3 +98,22 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
         "nights": selectors.league_nights(league=found)[:20],
         "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
     })
+
+
+def tournament_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
+    """Each tournament match's link to its tournament's page (``games.links``)."""
+    rows = (TournamentMatch.objects.filter(match_id__in=match_ids)
+            .values_list("match_id", "tournament_id", "tournament__name", "round", "number"))
+    return {match: SeriesLink(f"{name}, round {rnd + 1}, match {number + 1}",
+                              reverse("tournament-page", args=[tournament]))
+            for match, tournament, name, rnd, number in rows}
+
+
+def league_hand_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
+    """Each league hand's link to its night on its league's page (``games.links``)."""
+    rows = (Hand.objects.filter(match_id__in=match_ids)
+            .values_list("match_id", "night__league_id", "night__league__name", "night__number",
+                         "table", "number"))
+    return {match: SeriesLink(f"{name}, night {night}, table {table + 1}, hand {hand}",
+                              reverse("league-page", args=[league]) + f"#night-{night}")
+            for match, league, name, night, table, hand in rows}

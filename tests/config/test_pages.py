@@ -204,3 +204,21 @@ def test_at_a_phones_width_no_page_scrolls_sideways(live_server, site, browser) 
         "return Array.from(document.querySelectorAll('figure.chart .axis, figure.chart .legend'),"
         " e => e.getBoundingClientRect().height)")
     assert labels and min(labels) >= 11, f"chart labels {labels} px high: unreadable"
+
+
+def test_a_match_links_to_its_tournament_or_league_night(client, site) -> None:
+    from tournaments.models import Hand
+
+    cup, club = site["cup"], site["club"]
+    first = cup.matches.order_by("number").first()
+    html = client.get(f"/matches/{first.match_id}/").content.decode()
+    assert (f'Part of <a href="/tournaments/{cup.pk}/">Friday cup, round {first.round + 1}, '
+            f'match 1</a>') in html
+    hand = Hand.objects.filter(night__league=club).order_by("number", "table").first()
+    html = client.get(f"/matches/{hand.match_id}/").content.decode()
+    assert (f'<a href="/leagues/{club.pk}/#night-1">Thursday club, night 1, table 1, '
+            f'hand {hand.number}</a>') in html
+    assert 'id="night-1"' in client.get(f"/leagues/{club.pk}/").content.decode()
+    listed = client.get("/matches/").content.decode()
+    assert f'href="/tournaments/{cup.pk}/">Friday cup, round' in listed
+    assert f'href="/leagues/{club.pk}/#night-1">Thursday club, night 1' in listed

@@ -1,0 +1,49 @@
+"""What a match is part of (a tournament, a league night), as its pages link it.
+
+``games`` never imports the apps that run series of matches: each registers, from its
+``AppConfig.ready()``, how to name and link the matches it created (``Match.series`` says
+which app did), one query for many matches::
+
+    register_series_links("tournament", tournament_match_links)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SeriesLink:
+    """"Friday cup, round 2, match 5" and the page it links to."""
+
+    text: str
+    url: str
+
+
+#: Given match ids (all of the series), a link for each found.
+SeriesLinks = Callable[[Sequence[int]], dict[int, SeriesLink]]
+
+_LINKS: dict[str, SeriesLinks] = {}
+
+
+def register_series_links(series: str, links: SeriesLinks) -> None:
+    """Link the matches whose ``series`` is ``series``; registering again replaces it."""
+    _LINKS[series] = links
+
+
+def series_links(matches: Iterable[Any]) -> dict[int, SeriesLink]:
+    """The link of each match that is part of a series whose app registered links: one call
+    (one query) per series, however many matches."""
+    by_series: dict[str, list[int]] = {}
+    for match in matches:
+        if match.series in _LINKS:
+            by_series.setdefault(match.series, []).append(match.pk)
+    found: dict[int, SeriesLink] = {}
+    for series, ids in by_series.items():
+        found.update(_LINKS[series](ids))
+    return found
+
+
+__all__ = ["SeriesLink", "register_series_links", "series_links"]
