@@ -17,6 +17,8 @@ Seats in actions and observations are *offsets* from the observing seat: offset 
 
 from __future__ import annotations
 
+import functools
+import struct
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
@@ -76,6 +78,16 @@ class Codec:
     def observe(self, view: JSON, pending: Any = None) -> list[float]:
         """The whole observation vector (``observation_size`` values)."""
         return self.encode(view) + self.encode_pending(pending)
+
+    def vector(self, view: JSON, pending: Any = None) -> np.ndarray:
+        """:meth:`observe` as a read-only float32 array. Packed by ``struct`` (C floats, rounded
+        to nearest as numpy does): half the time of ``np.fromiter`` on a list of Python
+        numbers, and it too refuses a list of the wrong length."""
+        return np.frombuffer(self._packer.pack(*self.observe(view, pending)), np.float32)
+
+    @functools.cached_property
+    def _packer(self) -> struct.Struct:
+        return struct.Struct(f"{self.observation_size}f")
 
     # ---- helpers -----------------------------------------------------------------------------
 

@@ -156,8 +156,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped envir
         view, text, vector = entry
         if text is None:  # first observation of this position: the work is done here, once
             text = entry[1] = view_json(view)
-            vector = entry[2] = np.fromiter(self.codec.observe(view), np.float32,
-                                            self.codec.observation_size)
+            vector = entry[2] = self.codec.vector(view)
         vector = vector.copy()
         if agent == self.agent_selection and not self.match.is_over:
             mask = self._mask(seat, view).copy()

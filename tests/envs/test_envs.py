@@ -351,3 +351,20 @@ def test_env_has_pettingzoos_wrappers_reading_the_fields_through(game_id: str) -
     assert e.agent_selection == raw.agent_selection
     e.agent_selection = raw.possible_agents[0]
     assert raw.agent_selection == raw.possible_agents[0]
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_packed_vector_is_the_observation_list_as_float32(game_id: str) -> None:
+    """codec.vector (struct-packed, what observe() hands out a copy of) is observe()'s list
+    converted as numpy converts it, at every position of a match, and cannot be changed."""
+    e, rng = random_env(game_id, 3)
+
+    def check(e, obs) -> None:
+        seat = e.agent_seat[e.agent_selection]
+        view = e.match.view(seat)
+        packed = e.codec.vector(view, e.pending)
+        assert np.array_equal(packed, np.array(e.codec.observe(view, e.pending), np.float32))
+        assert np.array_equal(obs["observation"], packed)
+        assert not packed.flags.writeable and obs["observation"].flags.writeable
+
+    play(e, rng, check)
