@@ -11,10 +11,10 @@ PostgreSQL (a tournament chunk records its results: a round trip per match befor
 ``bulk_update`` builds a ``CASE WHEN`` per column and row.
 
 The webhook match's hot path (``games.services.automatic``: a worker asks bots that answer at
-once, so every statement is a round trip the match waits for) takes two statements in one here:
-:func:`claim_match` (the task's lease and its first read) and :func:`update_then_insert` (a
-batch's guarded UPDATE and its log page). Each says what the ORM's two statements cost. Other
-databases get the ORM's statements.
+once, so every statement is a round trip the match waits for) takes several statements in one
+here: :func:`insert_tree` (a new match, its seats and first log page), :func:`claim_match` (the
+task's lease and its first read) and :func:`update_then_insert` (a batch's guarded UPDATE and
+its log page). Each says what the ORM's statements cost. Other databases get the ORM's.
 
 Every function here runs on the caller's connection; ``COPY`` also goes into Django's query log,
 so a statement count (``CaptureQueriesContext``) sees every round trip.
@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -100,10 +100,10 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
     """Set the match's ``lease_until`` to ``until`` if it is unset or before ``now``, and
     read the match and its seats (by number) as the claim left them, in one statement; None
     if the match is not there or someone else holds it. The ORM takes two statements (the
-    conditional UPDATE, then the seats with their match): 3.4 ms against 1.4 ms for this one,
-    4.3 against 1.8 in a second run (PostgreSQL 15 on loopback, the 2-core dev machine at a load
-    average of 4 to 8, medians of 2000 interleaved calls; a loaded machine makes every round
-    trip dearer)."""
+    conditional UPDATE, then the seats with their match): 3.4, 4.3 and 5.5 ms against 1.4, 1.8
+    and 2.6 ms for this one in three runs (PostgreSQL 15 on loopback, the 2-core dev machine at
+    a load average of 4 to 8, medians of 2000 interleaved calls; a loaded machine makes every
+    round trip dearer)."""
     from .models import Match, Seat
 
     if connection.vendor != "postgresql":
@@ -155,8 +155,8 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     ``rows`` of ``child`` (as :func:`insert_rows` takes them), in one statement; whether the
     row was there. A batch of bot moves is stored so, guarded by the match's version and
     lease, with its log page. The ORM takes two statements (the guarded UPDATE, then the page
-    by COPY): 2.2 ms against 1.8 ms for this one, 3.3 against 2.5 in a second run (a 70-entry
-    page, each in its transaction; measured as for :func:`claim_match`)."""
+    by COPY): 2.2, 3.3 and 4.0 ms against 1.8, 2.5 and 3.5 ms for this one (a 70-entry page,
+    each in its transaction; measured as for :func:`claim_match`)."""
     if connection.vendor != "postgresql":
         if not model.objects.filter(**filters).update(**values):
             return False
@@ -197,6 +197,62 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     with connection.cursor() as cursor:
         cursor.execute(sql + " SELECT count(*) FROM changed", params)
         return cursor.fetchone()[0] > 0
+
+
+def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]) -> None:
+    """INSERT ``parent`` and each list of ``children`` (new instances of models with a foreign
+    key to the parent's, set to it here), and set every primary key, as ``bulk_create`` would:
+    in one statement on PostgreSQL (a new match with its seats and first log page), so it needs
+    no transaction of its own. Elsewhere ``bulk_create`` each, in a transaction. The ORM takes
+    five round trips (BEGIN, the match, its seats, its page by COPY, COMMIT): 2.2 ms against
+    1.5 ms for this one at a load average of 3.5, 27.8 against 10.1 ms at 9 to 11 (a match of 3
+    seats and its first page, measured as for :func:`claim_match`)."""
+    lists = [list(group) for group in children if group]
+    links = [next(f for f in type(group[0])._meta.concrete_fields
+                  if f.is_relation and f.related_model is type(parent)) for group in lists]
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            type(parent).objects.bulk_create([parent])
+            for group, link in zip(lists, links):
+                for child in group:
+                    setattr(child, link.name, parent)
+                type(group[0]).objects.bulk_create(group)
+        return
+    quote = connection.ops.quote_name
+    params: list[Any] = []
+
+    def values_of(instance: models.Model, fields: Sequence[models.Field]) -> str:
+        params.extend(field.get_db_prep_save(field.pre_save(instance, True), connection)
+                      for field in fields)
+        return "(" + ", ".join(["%s"] * len(fields)) + ")"
+
+    meta = parent._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    parts = [f"p AS (INSERT INTO {quote(meta.db_table)} "
+             f"({', '.join(quote(f.column) for f in fields)}) VALUES {values_of(parent, fields)}"
+             f" RETURNING {quote(meta.pk.column)})"]
+    for i, (group, link) in enumerate(zip(lists, links)):
+        child = group[0]._meta
+        fields = [f for f in child.concrete_fields if not f.primary_key and f is not link]
+        rows = ", ".join(values_of(instance, fields) for instance in group)
+        casts = ", ".join(f"v.c{j}::{f.db_type(connection)}" for j, f in enumerate(fields))
+        names = ", ".join(f"c{j}" for j in range(len(fields)))
+        parts.append(
+            f"c{i} AS (INSERT INTO {quote(child.db_table)} ({quote(link.column)}, "
+            f"{', '.join(quote(f.column) for f in fields)}) SELECT p.{quote(meta.pk.column)}, "
+            f"{casts} FROM p, (VALUES {rows}) AS v({names}) RETURNING {quote(child.pk.column)})")
+    # RETURNING gives the rows in the order of VALUES (bulk_create relies on it too).
+    selected = ["(SELECT * FROM p)", *(f"ARRAY(SELECT * FROM c{i})" for i in range(len(lists)))]
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {', '.join(parts)} SELECT {', '.join(selected)}", params)
+        parent_id, *child_ids = cursor.fetchone()
+    parent.pk = parent_id
+    parent._state.adding, parent._state.db = False, connection.alias
+    for group, link, pks in zip(lists, links, child_ids):
+        for child, pk in zip(group, pks, strict=True):
+            setattr(child, link.name, parent)
+            child.pk = pk
+            child._state.adding, child._state.db = False, connection.alias
 
 
 def _instance(model: type[models.Model], fields: Sequence[models.Field],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -192,7 +193,8 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
         else:
             match.state = state.to_json()
         built.append((match, seats, driver))
-    with transaction.atomic():
+    # One match is one statement (store.save_new), which needs no transaction of its own.
+    with transaction.atomic() if len(built) > 1 else nullcontext():
         save_new(built, now=now, announce=announce)
     return [match for match, _, _ in built]
 

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..db import claim_match, insert_rows, update_then_insert
+from ..db import claim_match, insert_rows, insert_tree, update_then_insert
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
@@ -210,25 +210,32 @@ def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = No
 def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]], *,
              now: datetime | None = None, announce: bool = True) -> None:
     """Insert new matches with their seats, and for those that started (a driver given) their
-    state and first moves: a few statements whatever their number (a tournament creates many
-    at once)."""
+    state and first moves: a few statements in the caller's transaction whatever their number
+    (a tournament creates many at once); one match, one statement (``games.db.insert_tree``:
+    no transaction needed on PostgreSQL)."""
     now = now or timezone.now()
     finishing = {id(match): _take_state(match, driver, now=now, previous_to_act=None)
                  for match, _, driver in matches if driver is not None}
-    Match.objects.bulk_create([match for match, _, _ in matches])
-    new_seats = []
     for match, seats, driver in matches:
         for seat in seats:
             seat.match = match
             if driver is not None:
                 seat.strikes = driver.strikes[seat.number]
                 seat.forfeited = seat.number in driver.forfeited
-        new_seats += seats
-    Seat.objects.bulk_create(new_seats)
     started = [(match, driver, finishing[id(match)]) for match, _, driver in matches
                if driver is not None]
-    insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
-                               if (moves := driver.take_moves())])
+    if len(matches) == 1:  # POST /api/matches/: one statement (no transaction needed)
+        [(match, seats, driver)] = matches
+        moves = driver.take_moves() if driver is not None else []
+        insert_tree(match, [seats, [MatchLogPage(**page_row(0, moves))] if moves else []])
+    else:
+        Match.objects.bulk_create([match for match, _, _ in matches])
+        for match, seats, _ in matches:
+            for seat in seats:
+                seat.match = match  # its match_id, now the match has one
+        Seat.objects.bulk_create([seat for _, seats, _ in matches for seat in seats])
+        insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
+                                   if (moves := driver.take_moves())])
     # Matches over already (a tournament's or a league's bots played them here) are not
     # cached: their readers are web processes, not this one, and hundreds of them would only
     # churn the cache (each holds its whole event log for the collector to walk: 0.6 ms a

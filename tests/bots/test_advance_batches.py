@@ -168,9 +168,8 @@ def test_the_final_batch_claims_end_in_its_own_transaction(alice, open_ref_serve
 #: bots answer at once (bench/bots.py). Adding one makes every webhook match slower: cut one
 #: elsewhere, or say here why it is worth it.
 WEBHOOK_MATCH_STATEMENTS = [
-    # creation: the bot checked, the match, its seats and its first log page
-    "SELECT bots_bot", "BEGIN", "INSERT games_match", "INSERT games_seat",
-    "COPY games_matchlogpage", "COMMIT",
+    # creation: the bot checked; the match, its seats and its first log page in one statement
+    "SELECT bots_bot", "WITH games_match",
     # the task: its lease claimed with its first read; the bots; /start claimed
     "WITH games_match", "SELECT bots_bot", "INSERT bots_botseat",
     # the batch: moves, log page and (the match ends) the lease let go in one statement, the

@@ -142,3 +142,28 @@ def test_update_then_insert_writes_both_or_nothing(make_match) -> None:
     assert update_then_insert(Match, {"pk": match.pk}, {"result": None}, MatchLogPage, [])
     assert Match.objects.filter(pk=match.pk, result__isnull=True).exists(), \
         "Python None is SQL NULL, not JSON null"
+
+
+def test_insert_tree_writes_a_match_its_seats_and_page_as_bulk_create_would(
+        alice, django_assert_max_num_queries) -> None:
+    from games.db import insert_tree
+    from games.models import Seat
+
+    match = Match(game="dice_cup", seed=2**62, players=2, options={"note": BAIT},
+                  state={"note": BAIT}, created_by=alice, status="running")
+    seats = [Seat(number=0, kind="player", user=alice), Seat(number=1, kind="reference",
+                                                                bot_name="random")]
+    page = MatchLogPage(first=0, last=0, event_count=1, entries=BAIT)
+    with django_assert_max_num_queries(1 if connection.vendor == "postgresql" else 5):
+        insert_tree(match, [seats, [page], []])
+    assert match.pk and all(s.pk and s.match_id == match.pk for s in seats) and page.pk
+    written = Match.objects.get(pk=match.pk)
+    assert (written.options, written.state, written.seed, written.result, written.version,
+            written.created_by_id) == ({"note": BAIT}, {"note": BAIT}, 2**62, None, 0, alice.pk)
+    assert written.created_at == match.created_at and written.updated_at == match.updated_at
+    assert Match.objects.filter(pk=match.pk, result__isnull=True).exists()
+    assert [(s.pk, s.number, s.kind, s.user_id, s.bot_name, s.strikes) for s in
+            Seat.objects.filter(match=written).order_by("number")] == [
+        (seats[0].pk, 0, "player", alice.pk, "", 0), (seats[1].pk, 1, "reference", None,
+                                                      "random", 0)]
+    assert _read(written) == [(0, 0, 1, BAIT)]
