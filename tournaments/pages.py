@@ -10,19 +10,73 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from games.charts import line_chart
+from games.engine import game_ids
 from games.links import SeriesLink
 from games.names import seat_labels
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
-from .models import Hand, TournamentMatch
+from .models import Hand, League, Tournament, TournamentMatch
+
+
+#: Rows per page of the tournament and league lists.
+PER_PAGE = 25
+WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",
+            "Sundays")
+
+
+def _listing(request: HttpRequest, statuses: Sequence[str]) -> dict[str, str]:
+    """The list filters asked for (``game``, ``status``), unknown values dropped; 404 for a
+    game the engine does not have."""
+    query = {key: request.GET.get(key, "").strip() for key in ("game", "status")}
+    if query["game"] not in ("", *game_ids()):
+        raise Http404("no such game")
+    if query["status"] not in ("", *statuses):
+        query["status"] = ""
+    return query
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    """Every tournament, newest first (running, upcoming, finished), filtered by game and
+    status, paginated: so a finished one is found again."""
+    query = _listing(request, Tournament.Status.values)
+    found = selectors.tournament_list(game=query["game"] or None,
+                                      status=query["status"] or None)
+    page = Paginator(found, PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "tournaments/tournaments.html", {
+        "page": page, "query": query, "games": game_ids(),
+        "statuses": Tournament.Status.choices,
+        "filters": urlencode({k: v for k, v in query.items() if v}),
+    })
+
+
+def league_list(request: HttpRequest) -> HttpResponse:
+    """Every league, newest first, filtered by game, paginated, each with its weekly night."""
+    query = _listing(request, ())
+    page = Paginator(selectors.league_list(game=query["game"] or None),
+                     PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "tournaments/leagues.html", {
+        "page": page, "query": query, "games": game_ids(),
+        "rows": [{"league": league, "weekly": weekly_night(league)}
+                 for league in page.object_list],
+        "filters": urlencode({k: v for k, v in query.items() if v}),
+    })
+
+
+def weekly_night(league: League) -> str:
+    """"Thursdays at 20:00 (Europe/Paris)" for a recurring league, else ""."""
+    if league.weekday is None or league.night_time is None:
+        return ""
+    return f"{WEEKDAYS[league.weekday]} at {league.night_time:%H:%M} ({league.timezone})"
 
 
 def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:

@@ -59,6 +59,8 @@ def pages(site: dict[str, Any]) -> dict[str, str]:
         "league": f"/leagues/{site['club'].pk}/",
         "replay": f"/matches/{site['cup'].matches.first().match_id}/?turn=10",
         "matches": "/matches/",
+        "tournaments": "/tournaments/",
+        "leagues": "/leagues/",
         **{f"game-{game}": f"/games/{game}/" for game in game_ids()},
         "sign-in": "/sign-in/",
         "sign-up": "/sign-up/",
@@ -120,7 +122,7 @@ def test_the_league_page_shows_the_season_table_nights_and_next_night(client, si
     assert "Thursday club" in html and "Season table" in html and "Next night" in html
     assert re.search(r"Next night: <time[^>]*>[^<]*(CET|CEST)</time>", html), \
         "in the league's own time zone"
-    assert html.count("<tr>") >= 1 + 5 + 1 + 1, "a row per member and the night"
+    assert html.count("<tr") >= 1 + 5 + 1 + 1, "a row per member and the night"
     assert "finished" in html
     assert "515151515151" not in html, "no seed on a page"
     assert "Season points" in html and "Place in the social order" in html

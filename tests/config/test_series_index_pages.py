@@ -1,0 +1,71 @@
+"""/tournaments/ and /leagues/: every series, finished ones too, filtered and paginated, in a
+constant number of queries; a finished tournament is two clicks from the home page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from tests.browser import browser, wait_for  # noqa: F401 - fixtures
+from tests.config.test_pages import site  # noqa: F401 - fixture
+from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
+from tournaments.models import League, Tournament
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_tournament_list_shows_finished_ones_filtered_and_paged(client, site) -> None:
+    cup, later = site["cup"], site["later"]
+    cup.refresh_from_db()
+    assert cup.status == "finished"
+    html = client.get("/tournaments/").content.decode()
+    assert "2 tournaments" in html
+    assert f'href="/tournaments/{cup.pk}/">Friday cup' in html and "finished" in html
+    assert f'href="/tournaments/{later.pk}/">Next cup' in html
+    only = client.get("/tournaments/?status=finished").content.decode()
+    assert "1 tournament," in only and "Friday cup" in only and "Next cup" not in only
+    assert "Next cup" in client.get("/tournaments/?game=dot").content.decode()
+    assert client.get("/tournaments/?game=chess").status_code == 404
+    page = client.get(f"/tournaments/{cup.pk}/").content.decode()
+    assert "Started <time" in page and "finished <time" in page, "its start and finish times"
+
+
+def test_the_league_list_shows_each_weekly_night(client, site) -> None:
+    club = site["club"]
+    html = client.get("/leagues/").content.decode()
+    assert f'href="/leagues/{club.pk}/">Thursday club' in html
+    assert f"Thursdays at {club.night_time:%H:%M} (Europe/Paris)" in html
+    assert "1 league," in client.get("/leagues/?game=great_dalmuti").content.decode()
+    assert "0 leagues" in client.get("/leagues/?game=dot").content.decode()
+
+
+@pytest.mark.parametrize("url", ["/tournaments/", "/leagues/"])
+def test_a_series_list_costs_the_same_queries_for_many(client, alice, url,
+                                                       django_assert_max_num_queries) -> None:
+    now = timezone.now()
+    for i in range(30):
+        Tournament.objects.create(name=f"cup {i}", game="dice_cup", organiser=alice,
+                                  table_size=2, meetings=1, strike_limit=3, move_time_limit=5,
+                                  seed=i)
+        League.objects.create(name=f"club {i}", game="dice_cup", organiser=alice, table_size=4,
+                              strike_limit=3, move_time_limit=5, season_start=now,
+                              season_end=now + timedelta(days=9), weekday=i % 7,
+                              night_time=now.time(), seed=i)
+    with django_assert_max_num_queries(3):
+        html = client.get(url).content.decode()
+    assert "page 1 of 2" in html
+
+
+@pytest.mark.browser
+def test_a_finished_tournament_is_two_clicks_from_home(live_server, site, browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server.url + "/")
+    browser.find_element(By.LINK_TEXT, "Tournaments").click()
+    wait_for(lambda: browser.current_url.endswith("/tournaments/"))
+    browser.find_element(By.LINK_TEXT, "Friday cup").click()
+    wait_for(lambda: browser.current_url.endswith(f"/tournaments/{site['cup'].pk}/"))
+    assert "Standings" in browser.page_source and "finished" in browser.page_source
