@@ -136,8 +136,11 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.sealed:
         return render(request, "games/match.html", context)
     partial = request.GET.get("partial")
-    if partial == "moves":
-        return render(request, "games/_moves.html", {"moves": _moves(match, names, disclosed)})
+    if partial == "moves":  # ?since=N: only the entries from N (the live page appends them)
+        since = request.GET.get("since", "")
+        return render(request, "games/_moves.html", {
+            "moves": _moves(match, names, disclosed, int(since) if since.isdigit() else 0),
+            "items_only": since.isdigit()})
     try:
         turn = min(max(int(request.GET.get("turn", match.version)), 0), match.version)
     except ValueError:
@@ -160,11 +163,13 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "games/match.html", context)
 
 
-def _moves(match: Match, names: Sequence[str], disclosed: bool) -> list[dict[str, Any]]:
-    """Every log entry in words, for the move list (actions only once disclosed)."""
+def _moves(match: Match, names: Sequence[str], disclosed: bool, since: int = 0
+           ) -> list[dict[str, Any]]:
+    """The log entries from ``since`` in words, for the move list (actions only once
+    disclosed)."""
     return [{"turn": e.n, "text": entry_text(match.game, e.kind, e.seat,
                                              e.action if disclosed else None, names)}
-            for e in selectors.match_entries(match=match)]
+            for e in selectors.match_entries(match=match, since=since)]
 
 
 #: Rows per page of the match lists.

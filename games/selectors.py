@@ -285,10 +285,10 @@ def match_log_entries(*, match: Match, since: int = 0) -> Iterator[JSON]:
         yield _public_entry(entry, complete)
 
 
-def match_entries(*, match: Match) -> list[LogEntry]:
-    """Every log entry of the match, in order (for the replay's move list: the caller shows
-    an entry's action only once the match is disclosed)."""
-    return list(log.entries(match.pk))
+def match_entries(*, match: Match, since: int = 0) -> list[LogEntry]:
+    """The match's log entries from ``n >= since``, in order (for the replay's move list: the
+    caller shows an entry's action only once the match is disclosed)."""
+    return list(log.entries(match.pk, since=since))
 
 
 def match_state_at(*, match: Match, turn: int) -> tuple[State, list[LogEntry]]:

@@ -116,7 +116,14 @@
     box.max = last;
     nav.querySelector("span[data-last]").textContent = last;
     var done = [];
-    if (moves) { done.push(get("?partial=moves").then(function (html) { if (html !== null) { moves.innerHTML = html; steps(); } })); }
+    if (moves && statusChanged) {  // now disclosed: every entry again, with its action
+      done.push(get("?partial=moves").then(function (html) { if (html !== null) { moves.innerHTML = html; steps(); } }));
+    } else if (moves) {  // only the entries not listed yet
+      var list = moves.querySelector("ol");
+      done.push(get("?partial=moves&since=" + list.children.length).then(function (html) {
+        if (html !== null) { list.insertAdjacentHTML("beforeend", html); steps(); }
+      }));
+    }
     if (statusChanged) {
       done.push(get("?turn=" + last).then(function (html) { if (html !== null) { swap(html, "#match-head"); } }));
       if (view.status === "finished") {

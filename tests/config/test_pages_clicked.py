@@ -231,6 +231,8 @@ def test_the_replay_follows_a_running_match_live(live_server, browser, one_reque
             str(version)
         assert "moved" in browser.find_element("css selector", "#moves").text, \
             "a running match's moves, their actions unseen"
+        wait_for(lambda: browser.execute_script(
+            "return document.querySelectorAll('#moves li').length") == version + 1, timeout=5)
     with one_request_at_a_time:
         services.match_stop(match_id=match.pk, reason="test over")
     wait_for(lambda: "Every hand, face up" in browser.page_source, timeout=10)

@@ -67,3 +67,12 @@ def test_a_sealed_deal_shows_nothing(client, finished) -> None:
     Match.objects.filter(pk=finished.pk).update(sealed=True)
     html = client.get(f"/matches/{finished.pk}/?turn=2").content.decode()
     assert "stays out of sight" in html and 'class="frame"' not in html
+
+
+def test_the_live_move_list_is_fetched_from_where_it_stopped(client, finished) -> None:
+    whole = client.get(f"/matches/{finished.pk}/?partial=moves").content.decode()
+    assert whole.startswith('<ol class="move-list"')
+    assert whole.count("<li>") == finished.version + 1
+    tail = client.get(f"/matches/{finished.pk}/?partial=moves&since=5").content.decode()
+    assert tail.startswith('<li><a href="?turn=5"') and "<ol" not in tail
+    assert tail.count("<li>") == finished.version - 4 and whole.endswith(tail.strip() + "</ol>\n")
