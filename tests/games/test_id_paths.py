@@ -24,3 +24,17 @@ def test_the_schema_bounds_path_ids(client) -> None:
     params = schema["paths"]["/api/matches/{match_id}/seats/{seat}/"]["get"]["parameters"]
     match_id = next(p for p in params if p["name"] == "match_id")
     assert match_id["schema"] == {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}
+
+
+def test_a_path_id_is_1_to_18_decimal_digits_as_docs_api_says(alice_api, make_match) -> None:
+    """docs/api.md: 0..10^18-1, leading zeros allowed; a 19th digit, a sign or a space is no
+    endpoint at all (the JSON 404 that names the path)."""
+    match = make_match("dice_cup", [None, None])
+    padded = alice_api.get(f"/api/matches/{match.pk:018d}/")
+    assert padded.status_code == 200 and padded.json()["id"] == match.pk
+    largest = alice_api.get(f"/api/matches/{10**18 - 1}/")
+    assert largest.status_code == 404 and "no API endpoint" not in largest.json()["detail"], \
+        "the view answered: no such match"
+    for beyond in (f"{match.pk:019d}", str(10**18), f"+{match.pk}", f"-{match.pk}"):
+        response = alice_api.get(f"/api/matches/{beyond}/")
+        assert response.status_code == 404 and "no API endpoint" in response.json()["detail"]
