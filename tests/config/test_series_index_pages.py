@@ -38,6 +38,8 @@ def test_the_league_list_shows_each_weekly_night(client, site) -> None:
     html = client.get("/leagues/").content.decode()
     assert f'href="/leagues/{club.pk}/">Thursday club' in html
     assert f"Thursdays at {club.night_time:%H:%M} (Europe/Paris)" in html
+    page = client.get(f"/leagues/{club.pk}/").content.decode()
+    assert f"Thursdays at {club.night_time:%H:%M} (Europe/Paris)" in page, "on its page too"
     assert "1 league," in client.get("/leagues/?game=great_dalmuti").content.decode()
     assert "0 leagues" in client.get("/leagues/?game=dot").content.decode()
 
