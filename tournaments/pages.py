@@ -87,7 +87,9 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
     progress = selectors.tournament_progress(tournament=found)
     names = entrant_names(selectors.tournament_participants(tournament=found))
     matches = [{"number": row.number + 1, "round": row.round + 1, "status": row.status,
-                "seats": [names.get(i, i) for i in row.seats], "match_id": row.match_id}
+                "seats": [names.get(i, i) for i in row.seats], "match_id": row.match_id,
+                "winners": [names.get(i, i) for i, rank in zip(row.seats, row.ranks or ())
+                            if rank == 1]}
                for row in selectors.tournament_matches(tournament=found)
                .exclude(status=TournamentMatch.Status.CANCELLED)]
     return render(request, "tournaments/tournament.html", {

@@ -31,6 +31,11 @@ def test_the_tournament_list_shows_finished_ones_filtered_and_paged(client, site
     assert client.get("/tournaments/?game=chess").status_code == 404
     page = client.get(f"/tournaments/{cup.pk}/").content.decode()
     assert "Started <time" in page and "finished <time" in page, "its start and finish times"
+    first = cup.matches.order_by("number").first()
+    winner = first.seats[first.ranks.index(1)]
+    label = cup.participants.get(index=winner).name
+    assert f"<td>done</td><td>heuristic (reference bot) “{label}”</td>" in page or \
+        f"<td>done</td><td>random (reference bot) “{label}”</td>" in page, "each match's result"
 
 
 def test_the_league_list_shows_each_weekly_night(client, site) -> None:
