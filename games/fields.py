@@ -106,3 +106,18 @@ class BotReferenceFieldExtension(OpenApiSerializerFieldExtension):
                           {"type": "string", "description": 'A reference bot\'s name '
                                                             '("heuristic", "random").',
                            **nullable}]}
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body whose unknown keys are refused (``invalid``, the key named), not ignored:
+    a misspelt ``formt`` or ``metings`` would otherwise make a tournament of another shape
+    without a word."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {key: [f"unknown field (known: {', '.join(sorted(self.fields))})"]
+                     for key in unknown})
+        return super().to_internal_value(data)

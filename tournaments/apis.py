@@ -100,9 +100,11 @@ class TournamentSerializer(serializers.Serializer):
     options = serializers.DictField(help_text="The options, merged over the game's defaults.")
     organiser = serializers.CharField()
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices)
     table_size = serializers.IntegerField(help_text="Seats per match.")
     meetings = serializers.IntegerField(
         help_text="Two seats: times each pair meets; more seats: rounds of tables.")
+    rounds = serializers.IntegerField(allow_null=True, help_text="Swiss: how many rounds.")
     duplicate = serializers.BooleanField(
         help_text="Each table's deal is played once per seat rotation.")
     strike_limit = serializers.IntegerField(help_text="Per match; 0 = never forfeit.")
@@ -125,8 +127,9 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
     return {
         "id": tournament.pk, "name": tournament.name, "game": tournament.game,
         "options": tournament.options, "organiser": tournament.organiser.get_username(),
-        "status": tournament.status, "table_size": tournament.table_size,
-        "meetings": tournament.meetings, "duplicate": tournament.duplicate,
+        "status": tournament.status, "format": tournament.format,
+        "table_size": tournament.table_size, "meetings": tournament.meetings,
+        "rounds": tournament.rounds, "duplicate": tournament.duplicate,
         "strike_limit": tournament.strike_limit,
         "move_time_limit": tournament.move_time_limit,
         "seed": tournament.seed if tournament.is_over else None,
@@ -182,9 +185,20 @@ class TournamentListCreateApi(APIView):
         organiser = serializers.CharField(required=False, max_length=150,
                                           help_text="The organiser's username.")
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(fields.StrictSerializer):
         name = serializers.CharField(max_length=100)
         game = schema.GameIdField(max_length=32, help_text="Engine game id.")
+        format = serializers.ChoiceField(
+            choices=Tournament.Format.choices, required=False,
+            default=Tournament.Format.ROUND_ROBIN,
+            help_text="round_robin: the whole schedule now (two seats: every pair meets "
+                      "`meetings` times; more: `meetings` rounds of balanced tables). swiss: "
+                      "two seats, `rounds` rounds, each paired by score when the one before is "
+                      "done (docs/series.md).")
+        rounds = serializers.IntegerField(
+            required=False, min_value=1, max_value=settings.TOURNAMENT_MAX_PARTICIPANTS,
+            help_text="Swiss only: how many rounds (default ceil(log2 participants); at most "
+                      "participants - 1, or participants if odd).")
         participants = TournamentParticipantSpecSerializer(
             many=True, max_length=1000,
             help_text="In entry order. How many a tournament takes (at least 2 and the table "
@@ -257,7 +271,11 @@ class TournamentListCreateApi(APIView):
                    "participants": [{"kind": "reference", "bot": "heuristic"},
                                     {"kind": "reference", "bot": "random"},
                                     {"kind": "webhook", "bot": 7},
-                                    {"kind": "player", "user": "alice"}]})],
+                                    {"kind": "player", "user": "alice"}]}),
+            OpenApiExample(
+                "a Swiss tournament of 8 in 3 rounds", request_only=True,
+                value={"name": "Swiss night", "game": "dot", "format": "swiss", "rounds": 3,
+                       "participants": [{"kind": "reference", "bot": "heuristic"}] * 8})],
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)

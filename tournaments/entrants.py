@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from games.engine import BadOptions, get_game
+from games.engine.base import players_range
 from games.seats import PLAYER, get_seat_kind
 
 from .models import Participant
@@ -69,8 +70,8 @@ def game_table(game: str, table_size: int | None, options: Mapping[str, Any] | N
     engine = get_game(game)  # BadOptions is a ValueError
     size = table_size or getattr(engine, default)
     if not engine.min_players <= size <= engine.max_players:
-        raise ValueError(f"{game} is played by {engine.min_players} to {engine.max_players} "
-                         f"players, not {size}")
+        raise ValueError(f"{game} is played by "
+                         f"{players_range(engine.min_players, engine.max_players)}, not {size}")
     try:
         merged = engine.new_match(players=size, seed=0, options=dict(options or {})).options
     except BadOptions as exc:

@@ -28,10 +28,21 @@ class Tournament(models.Model):
                                   related_name="tournaments")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED,
                               db_index=True)
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin (two seats), or rounds of tables (more)"
+        SWISS = "swiss", "Swiss: rounds paired by score, each when the last is done"
+
+    format = models.CharField(max_length=16, choices=Format.choices,  # noqa: A003
+                              default=Format.ROUND_ROBIN, help_text="tournaments.formats.")
     table_size = models.PositiveSmallIntegerField(help_text="Seats per match.")
     meetings = models.PositiveSmallIntegerField(
         default=1, help_text="Two seats: how many times each pair meets (seats swapped). More "
                              "seats: how many rounds of tables.")
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True,
+                                              help_text="Swiss: how many rounds.")
+    match_total = models.PositiveIntegerField(
+        default=0, help_text="How many matches its format plays (a Swiss round is planned "
+                             "when the one before is done: its rows come then).")
     duplicate = models.BooleanField(
         default=False, help_text="Each table's deal is played once per seat rotation.")
     strike_limit = models.PositiveSmallIntegerField(help_text="Per match; 0 = never forfeit.")

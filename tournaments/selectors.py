@@ -75,7 +75,7 @@ def tournament_progress(*, tournament: Tournament) -> JSON:
     participant withdrew); ``retried`` counts matches a worker had to take up again."""
     rows = TournamentMatch.objects.filter(tournament=tournament)
     counts = Counter(rows.values_list("status", flat=True))
-    total = sum(counts.values())
+    total = max(sum(counts.values()), tournament.match_total)  # Swiss: rounds to come too
     return {
         "total": total,
         "done": counts[TournamentMatch.Status.DONE],

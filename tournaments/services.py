@@ -46,7 +46,8 @@ from .errors import (
     TournamentNotRunning,
 )
 from . import series
-from .formats import Format, PlannedMatch, get_format
+from .formats import Format, Outcome, PlannedMatch, get_format
+from .formats.swiss import Swiss
 from .models import Participant, Tournament, TournamentMatch
 from .scheduling import balance_figures
 from .standings import forfeit_result
@@ -69,16 +70,22 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       participants: Sequence[Mapping[str, Any]],
                       options: Mapping[str, Any] | None = None, table_size: int | None = None,
                       meetings: int = 1, duplicate: bool = False,
+                      format: str = Tournament.Format.ROUND_ROBIN,  # noqa: A002
+                      rounds: int | None = None,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
                       starts_at: datetime | None = None, seed: int | None = None) -> Tournament:
-    """Check everything, make the schedule and its rows; start at once unless ``starts_at`` is
-    in the future (then ``tournaments.start_due`` starts it).
+    """Check everything, plan the first matches and make their rows; start at once unless
+    ``starts_at`` is in the future (then ``tournaments.start_due`` starts it).
 
     ``participants``: ``{"kind": "webhook", "bot": <id>}``, ``{"kind": "reference", "bot":
     "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, each with an optional
-    ``name``. Two seats: a round robin where each pair meets ``meetings`` times (seats
-    swapped); more seats: ``meetings`` rounds of balanced tables.
+    ``name``. ``format`` ``round_robin``: two seats, each pair meets ``meetings`` times (seats
+    swapped); more seats, ``meetings`` rounds of balanced tables; the whole schedule is made
+    now. ``swiss``: two seats, ``rounds`` rounds (default ceil(log2 participants)), each
+    paired by score when the one before is done (:func:`_plan_next`).
     """
+    if format == Tournament.Format.SWISS and table_size is None:
+        table_size = 2  # Swiss pairs
     try:
         _, size, merged = game_table(game, table_size, options, default="default_players")
     except ValueError as exc:
@@ -90,39 +97,65 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                             f"{size} takes {max(2, size)} to {most}")
     if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
         raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
+    if format == Tournament.Format.SWISS:
+        if size != 2 or duplicate or meetings != 1:
+            raise BadTournament("a Swiss tournament is of two-seat matches, without meetings "
+                                "or duplicate deals (its rounds set how many it plays)")
+        rounds = Swiss.default_rounds(count) if rounds is None else rounds
+    elif rounds is not None:
+        raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
     entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
     if (twice := entered_twice(entrants)) is not None:
         raise BadTournament(f"participant {twice.index} ({twice.name}) is entered twice")
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
-    series = _format(participants=count, table_size=size, meetings=meetings, seed=seed,
-                     duplicate=duplicate)
-    scheduled = series.plan({})
-    _check_limits(organiser, len(scheduled))
+    try:
+        plan = _format(format, participants=count, table_size=size, meetings=meetings,
+                       rounds=rounds, seed=seed, duplicate=duplicate)
+    except ValueError as exc:
+        raise BadTournament(str(exc)) from None
+    scheduled = plan.plan({})
+    _check_limits(organiser, plan.match_count())
     now = timezone.now()
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name, game=game, options=merged, organiser=organiser, table_size=size,
-            meetings=meetings, duplicate=duplicate, seed=seed, starts_at=starts_at,
+            format=format, meetings=meetings, rounds=rounds, match_total=plan.match_count(),
+            duplicate=duplicate, seed=seed, starts_at=starts_at,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             balance=asdict(balance_figures(schedule_of(scheduled), count)))
         for entrant in entrants:
             entrant.tournament = tournament
         Participant.objects.bulk_create(entrants)
-        TournamentMatch.objects.bulk_create(
-            TournamentMatch(tournament=tournament, number=m.number, round=m.round,
-                            deal=m.deal, seed=m.seed, seats=list(m.seats))
-            for m in scheduled)
+        _add_rows(tournament, scheduled)
         if starts_at is None or starts_at <= now:
             tournament_start(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
     return tournament
 
 
-def _format(*, participants: int, table_size: int, meetings: int, seed: int,
-            duplicate: bool) -> Format:
-    """The tournament's format (``tournaments.formats``): a two-seat round robin, or rounds
-    of balanced tables."""
+def _add_rows(tournament: Tournament, planned: Sequence[PlannedMatch]) -> None:
+    """The rows of newly planned matches; (tournament, number) is unique, so a racing
+    worker's second insert of the same plan is a no-op."""
+    TournamentMatch.objects.bulk_create(
+        [TournamentMatch(tournament=tournament, number=m.number, round=m.round, deal=m.deal,
+                         seed=m.seed, seats=list(m.seats)) for m in planned],
+        ignore_conflicts=True)
+
+
+def tournament_format(tournament: Tournament) -> Format:
+    """The format a stored tournament plays (``tournaments.formats``)."""
+    return _format(tournament.format, participants=tournament.participants.count(),
+                   table_size=tournament.table_size, meetings=tournament.meetings,
+                   rounds=tournament.rounds, seed=tournament.seed,
+                   duplicate=tournament.duplicate)
+
+
+def _format(name: str, *, participants: int, table_size: int, meetings: int,
+            rounds: int | None, seed: int, duplicate: bool) -> Format:
+    """A tournament's format: Swiss, a two-seat round robin, or rounds of balanced tables."""
+    if name == Tournament.Format.SWISS:
+        return get_format("swiss", participants=participants, rounds=rounds, seed=seed)
     if table_size == 2:
         return get_format("round_robin", participants=participants, meetings=meetings,
                           seed=seed, duplicate=duplicate)
@@ -422,15 +455,39 @@ def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
     statement (READ COMMITTED) sees every closed row. Lock order is always match rows, then
     the tournament row (:func:`tournament_cancel` too), so this cannot deadlock."""
     with transaction.atomic():
-        running = (Tournament.objects.select_for_update()
-                   .filter(pk=tournament_id, status=Tournament.Status.RUNNING).exists())
-        if not running or TournamentMatch.objects.filter(tournament_id=tournament_id,
-                                                         status__in=OPEN).exists():
+        tournament = (Tournament.objects.select_for_update()
+                      .filter(pk=tournament_id, status=Tournament.Status.RUNNING).first())
+        if tournament is None or TournamentMatch.objects.filter(tournament_id=tournament_id,
+                                                                status__in=OPEN).exists():
+            return False
+        if _plan_next(tournament):
             return False
         Tournament.objects.filter(pk=tournament_id).update(
             status=Tournament.Status.FINISHED, finished_at=now)
         _unseal(tournament_id)
     return True
+
+
+def _plan_next(tournament: Tournament) -> int:
+    """Every planned match is done: ask the format for more (a Swiss round, paired on the
+    outcomes so far), add their rows and queue them. Called under the tournament row lock
+    (:func:`_finish_if_done`), so one worker plans each round. Returns how many it added."""
+    if TournamentMatch.objects.filter(tournament=tournament).count() >= tournament.match_total:
+        return 0  # all planned already (a round robin's whole schedule, at creation)
+    plan = tournament_format(tournament)
+    rows = TournamentMatch.objects.filter(tournament=tournament,
+                                          status=TournamentMatch.Status.DONE)
+    outcomes = {str(number): Outcome(str(number), tuple(seats), tuple(ranks),
+                                     None if scores is None else tuple(scores),
+                                     frozenset(forfeited))
+                for number, seats, ranks, scores, forfeited
+                in rows.values_list("number", "seats", "ranks", "scores", "forfeited")}
+    planned = plan.plan(outcomes)
+    if not planned:
+        return 0
+    _add_rows(tournament, planned)
+    series.enqueue("dispatch", tournament.pk)
+    return len(planned)
 
 
 def _unseal(tournament_id: int) -> None:

@@ -76,6 +76,11 @@ class Format(ABC):
     def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
         """Nothing is left to plan or play."""
 
+    @abstractmethod
+    def match_count(self) -> int:
+        """How many matches the whole series plays (for progress: a format that plans as it
+        goes knows it before it has planned them)."""
+
     def score(self, match: PlannedMatch, result: Mapping[str, Any] | None,
               forfeited: Collection[int] = ()) -> Outcome:
         """A played match from the engine's ``result()`` (``ranks`` and ``scores`` by seat),

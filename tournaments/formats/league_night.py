@@ -88,6 +88,9 @@ class LeagueNight(Format):
             done += 1
         return done
 
+    def match_count(self) -> int:
+        return self.hands * len(self.tables)
+
     def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
         return all(self._hands_done(outcomes, table) >= self.hands
                    for table in range(len(self.tables)))

@@ -28,6 +28,9 @@ class _Scheduled(Format):
     def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
         return all(match.key in outcomes for match in self.matches)
 
+    def match_count(self) -> int:
+        return len(self.matches)
+
 
 @register
 class RoundRobin(_Scheduled):

@@ -49,6 +49,14 @@ class Swiss(Format):
     def is_over(self, outcomes: Mapping[str, Outcome]) -> bool:
         return not self.plan(outcomes)
 
+    def match_count(self) -> int:
+        return self.rounds * (self.participants // 2)
+
+    @staticmethod
+    def default_rounds(participants: int) -> int:
+        """Enough rounds for one unbeaten entrant to be left: ceil(log2 participants)."""
+        return max(1, (participants - 1).bit_length())
+
     def _pair(self, round_index: int, first_number: int, played: Sequence[Outcome],
               byes: Sequence[int]) -> tuple[list[PlannedMatch], list[int]]:
         score = [Fraction(byes.count(p)) for p in range(self.participants)]
