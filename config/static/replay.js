@@ -106,7 +106,22 @@
     var old = document.querySelector(selector);
     if (fresh && old) { old.innerHTML = fresh.innerHTML; }
   }
+  function deadline(view) {  // the clock of the move due now, from the API's answer
+    var due = document.querySelector("[data-deadline]");
+    if (!due) { return; }
+    var time = due.querySelector("time");
+    if (view.status === "running" && view.deadline) {
+      if (time.getAttribute("datetime") !== view.deadline) {
+        time.setAttribute("datetime", view.deadline);
+        delete time.dataset.local;
+      }
+      due.hidden = false;
+    } else {
+      due.hidden = true;
+    }
+  }
   function update(view) {
+    deadline(view);
     var statusChanged = view.status !== nav.dataset.status;
     if (view.version === last && !statusChanged) { return Promise.resolve(); }
     var following = wanted === last;

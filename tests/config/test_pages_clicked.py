@@ -7,6 +7,7 @@ page logs a console error. Screenshots of the signed-in pages go to screenshots/
 from __future__ import annotations
 
 import random
+import re
 import time
 from typing import Any
 
@@ -233,6 +234,12 @@ def test_the_replay_follows_a_running_match_live(live_server, browser, one_reque
             "a running match's moves, their actions unseen"
         wait_for(lambda: browser.execute_script(
             "return document.querySelectorAll('#moves li').length") == version + 1, timeout=5)
+        due = posted.json().get("deadline") or players[0].get(f"{api}0/").json()["deadline"]
+        wait_for(lambda: browser.execute_script(
+            "return document.querySelector('[data-deadline] time').getAttribute('datetime')")
+            == due, timeout=5)
+        assert re.search(r"\((in (\d+ h )?(\d+ min )?\d+ s|passed)\)", browser.find_element(
+            "css selector", "[data-deadline]").text), "the next move's deadline counts down"
     with one_request_at_a_time:
         services.match_stop(match_id=match.pk, reason="test over")
     wait_for(lambda: "Every hand, face up" in browser.page_source, timeout=10)
