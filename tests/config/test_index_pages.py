@@ -116,7 +116,8 @@ def test_the_new_pages_do_not_change_when_hidden_information_is_redrawn(alice, b
     BotSeat.objects.create(match=match, number=0, bot=dice_bot)  # on the bot's page too
     match.refresh_from_db()
     assert match.status == "running"
-    pages = ["/matches/", "/matches/?game=dice_cup", "/games/dice_cup/",
+    pages = ["/matches/", "/matches/?game=dice_cup", "/games/dice_cup/", "/tournaments/",
+             "/leagues/",
              f"/bots/{dice_bot.pk}/", f"/matches/{match.pk}/", f"/matches/{match.pk}/?partial=1",
              f"/matches/{match.pk}/?partial=moves"]
     web = Client()
