@@ -150,8 +150,13 @@
     else { steps(); }
     return Promise.all(done);
   }
+  var GAP = 250;  // ms at least between two polls: a fast match stays under the spectate rate
+  var polled = 0;
   function follow() {
     if (nav.dataset.status === "finished") { return; }
+    var wait = polled + GAP - Date.now();
+    if (wait > 0) { window.setTimeout(follow, wait); return; }
+    polled = Date.now();
     var headers = etag ? { "If-None-Match": etag } : {};
     fetch(api + "?wait=25&after=" + last, { headers: headers, cache: "no-store" })
       .then(function (answer) {

@@ -230,10 +230,10 @@ def test_the_replay_follows_a_running_match_live(live_server, browser, one_reque
         assert browser.execute_script(
             "return document.querySelector('nav.replay span[data-last]').textContent") == \
             str(version)
-        assert "moved" in browser.find_element("css selector", "#moves").text, \
-            "a running match's moves, their actions unseen"
         wait_for(lambda: browser.execute_script(
             "return document.querySelectorAll('#moves li').length") == version + 1, timeout=5)
+        assert "moved" in browser.find_element("css selector", "#moves").text, \
+            "a running match's moves, their actions unseen"
         due = posted.json().get("deadline") or players[0].get(f"{api}0/").json()["deadline"]
         wait_for(lambda: browser.execute_script(
             "return document.querySelector('[data-deadline] time').getAttribute('datetime')")
