@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from games.db import insert_rows
+from games.db import claim_unset, insert_rows
 from games.driver import Move
 from games.engine import State
 from games.names import seat_labels
@@ -111,14 +111,24 @@ class WebhookSession:
                     ids[seat.number] = int(seat.bot)
                 except ValueError:
                     continue
-        # With their owners: the bots' labels in every request body (match_info) cost no
-        # statement of their own.
-        found = Bot.objects.select_related("owner").in_bulk(set(ids.values()))
-        self.bots: dict[int, Bot | None] = {n: found.get(bot_id) for n, bot_id in ids.items()}
+        self._bot_ids = ids
+        self._bots: dict[int, Bot | None] | None = None
         self._info: protocol.MatchInfo | None = None
         self._caller: WebhookCaller | None = None
         #: Seats whose /end this session claimed in the transaction that ended the match.
         self._end_claimed: list[int] | None = None
+
+    @property
+    def bots(self) -> dict[int, Bot | None]:
+        """Each webhook seat's bot (None: deleted), with its owner (the bots' labels in every
+        request body cost no statement: ``match_info``): read on first use, or with the /start
+        claim (:meth:`started`)."""
+        if self._bots is None:
+            self._found(Bot.objects.select_related("owner").in_bulk(set(self._bot_ids.values())))
+        return self._bots
+
+    def _found(self, bots: dict[int, Bot]) -> None:
+        self._bots = {n: bots.get(bot_id) for n, bot_id in self._bot_ids.items()}
 
     @property
     def caller(self) -> WebhookCaller:
@@ -145,7 +155,16 @@ class WebhookSession:
         return answers
 
     def started(self, state: State) -> None:
-        self._notify(state, "start", self._claim(self.table.match_id, self.bots, "started_at"))
+        if self._bots is None:  # the bots read with the claim, in one statement
+            claimed, found = claim_unset(
+                BotSeat, self._claim_rows(self.table.match_id, self._bot_ids),
+                unique=("match_id", "number"), field="started_at", value=timezone.now(),
+                read=(Bot, set(self._bot_ids.values()), "owner"))
+            self._found(found)
+            numbers = sorted(number for _, number in claimed)
+        else:
+            numbers = self._claim(self.table.match_id, self.bots, "started_at")
+        self._notify(state, "start", numbers)
 
     def finishing(self, state: State) -> None:
         """Claim /end in the transaction that stores the final moves (no statement of its
@@ -214,30 +233,20 @@ class WebhookSession:
     def _claim(match_id: int | str, bots: dict[int, Bot | None], field: str) -> list[int]:
         """Set ``field`` (``started_at`` or ``ended_at``) to now on each seat's
         :class:`BotSeat` where it is unset, creating missing rows; the seat numbers set here.
-
-        One atomic upsert, so of two tasks racing for a match exactly one sends each call, in
-        one round trip: PostgreSQL and SQLite (3.35+) both have ``ON CONFLICT ... DO UPDATE
-        ... WHERE`` and ``RETURNING``, and the ORM can express neither that WHERE nor "return
-        only the rows changed".
-        """
+        One atomic upsert (``games.db.claim_unset``), so of two tasks racing for a match
+        exactly one sends each call, in one round trip."""
         if field not in ("started_at", "ended_at"):
             raise ValueError(field)
-        if not bots:
-            return []
-        table = connection.ops.quote_name(BotSeat._meta.db_table)
-        now = BotSeat._meta.get_field(field).get_db_prep_value(timezone.now(), connection)
-        params: list[Any] = []
-        for number, bot in bots.items():
-            params += [match_id, number, bot.pk if bot else None, now]
-        values = ", ".join(["(%s, %s, %s, %s, '{}')"] * len(bots))
-        sql = (f"INSERT INTO {table} (match_id, number, bot_id, {field}, strikes) "
-               f"VALUES {values} ON CONFLICT (match_id, number) DO UPDATE "
-               f"SET {field} = excluded.{field} WHERE {table}.{field} IS NULL "
-               "RETURNING number")
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return sorted(row[0] for row in cursor.fetchall())
+        ids = {number: bot.pk if bot else None for number, bot in bots.items()}
+        claimed, _ = claim_unset(BotSeat, WebhookSession._claim_rows(match_id, ids),
+                                 unique=("match_id", "number"), field=field,
+                                 value=timezone.now())
+        return sorted(number for _, number in claimed)
 
+    @staticmethod
+    def _claim_rows(match_id: int | str, bot_ids: dict[int, int | None]) -> list[dict[str, Any]]:
+        return [{"match_id": int(match_id), "number": number, "bot_id": bot_id}
+                for number, bot_id in bot_ids.items()]
 
 
 class WebhookSeatKind:

@@ -170,8 +170,8 @@ def test_the_final_batch_claims_end_in_its_own_transaction(alice, open_ref_serve
 WEBHOOK_MATCH_STATEMENTS = [
     # creation: the bot checked; the match, its seats and its first log page in one statement
     "SELECT bots_bot", "WITH games_match",
-    # the task: its lease claimed with its first read; the bots; /start claimed
-    "WITH games_match", "SELECT bots_bot", "INSERT bots_botseat",
+    # the task: its lease claimed with its first read; /start claimed with the bots read
+    "WITH games_match", "WITH bots_botseat",
     # the batch: moves, log page and (the match ends) the lease let go in one statement, the
     # call rows and /end claimed in the session's savepoint
     "BEGIN", "WITH games_match", "SAVEPOINT", "COPY bots_botcall", "INSERT bots_botseat",
