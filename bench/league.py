@@ -6,7 +6,7 @@
 In each of ``--rounds`` rounds a Dalmuti league of ``--members`` reference bots (heuristic and
 random in turn, the same seed) is created with ``tournaments.leagues.league_create`` (what the
 API calls) and one night is scheduled now; the night is started as beat starts it
-(``leagues.nights_start_due``) and played by one ``matches`` worker plus one
+(``nights.nights_start_due``) and played by one ``matches`` worker plus one
 ``housekeeping`` worker; one figure per ``--concurrency``: 1 is a solo pool, as `make run`
 starts it, N a prefork pool of N processes, as docker-compose's worker runs on an N-core
 machine (the night's groups of ``LEAGUE_TABLES_PER_TASK`` tables then play in parallel); on
@@ -64,7 +64,7 @@ def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[fl
     from django.utils import timezone
 
     from config.celery import purge_queues
-    from tournaments import leagues
+    from tournaments import leagues, nights
     from tournaments.models import Night
 
     walls, alones = [], []
@@ -85,7 +85,7 @@ def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[fl
                          for i in range(args.members)])
             night = leagues.night_schedule(league_id=league.pk, user=organiser, starts_at=now)
             started = time.perf_counter()
-            leagues.nights_start_due()
+            nights.nights_start_due()
             while Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
                 time.sleep(0.02)
             walls.append(time.perf_counter() - started)

@@ -10,7 +10,7 @@ class TournamentsConfig(AppConfig):
         from games.signals import match_finished
 
         # Each kind of series registers itself; the tasks, so series.enqueue finds them by name.
-        from . import leagues, series, services, tasks  # noqa: F401
+        from . import leagues, nights, playing, series, services, tasks  # noqa: F401
 
         match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
@@ -19,5 +19,5 @@ class TournamentsConfig(AppConfig):
 
         from . import pages
 
-        register_series_links(services.SERIES, pages.tournament_match_links)
-        register_series_links(leagues.SERIES, pages.league_hand_links)
+        register_series_links(playing.SERIES, pages.tournament_match_links)
+        register_series_links(nights.SERIES, pages.league_hand_links)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import leagues, series, services
+from . import nights, playing, series, services
 
 
 @shared_task(name="tournaments.play_matches", ignore_result=True, acks_late=True,
@@ -17,14 +17,14 @@ from . import leagues, series, services
 def play_matches(tournament_id: int) -> dict[str, int]:
     """Claim a chunk of a tournament's pending matches and start them (a task run twice plays
     each match once; a worker that dies mid-chunk leaves them pending for the reaper)."""
-    return services.tournament_play(tournament_id=tournament_id)
+    return playing.tournament_play(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.dispatch", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=300, soft_time_limit=240)
 def dispatch(tournament_id: int) -> int:
     """Queue the pending matches of a tournament that has just started."""
-    return services.tournament_dispatch(tournament_id=tournament_id)
+    return playing.tournament_dispatch(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.start_due", ignore_result=True, time_limit=120,
@@ -45,14 +45,14 @@ def reap() -> int:
              soft_time_limit=100)
 def start_due_nights() -> int:
     """Periodic: add recurring league nights whose time has come and start every due night."""
-    return leagues.nights_start_due()
+    return nights.nights_start_due()
 
 
 @shared_task(name="tournaments.advance_night", ignore_result=True, acks_late=True,
              reject_on_worker_lost=True, time_limit=120, soft_time_limit=100)
 def advance_night(night_id: int) -> int:
     """Queue the advance of every group of tables of a running league night."""
-    return leagues.night_advance(night_id=night_id)
+    return nights.night_advance(night_id=night_id)
 
 
 @shared_task(name="tournaments.advance_tables", ignore_result=True, acks_late=True,
@@ -60,4 +60,4 @@ def advance_night(night_id: int) -> int:
 def advance_tables(night_id: int, first: int, count: int) -> int:
     """Play the next hands of a group of tables of a running league night (run twice, it
     starts each hand once)."""
-    return leagues.tables_advance(night_id=night_id, first=first, count=count)
+    return nights.tables_advance(night_id=night_id, first=first, count=count)

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from games.engine import game_ids, get_game
 from games.pages import rules_html
 from tests.browser import SCREENSHOTS, browser  # noqa: F401 - fixture
 from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
-from tournaments import leagues, series, services
+from tournaments import leagues, nights, series, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
@@ -46,7 +45,7 @@ def site(alice: Any, monkeypatch: Any) -> dict[str, Any]:
         season_end=now + timedelta(days=30), weekday=3, night_time=now.time().replace(
             microsecond=0), timezone_name="Europe/Paris", seed=515151515151)
     leagues.night_schedule(league_id=club.pk, user=alice, starts_at=now)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     return {"cup": cup, "later": later, "club": club}
 
 

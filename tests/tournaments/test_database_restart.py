@@ -132,7 +132,7 @@ SWEEP = """
 import time
 from django.db import connection
 from games.services import matches_resume_stalled
-from tournaments.services import tournaments_reap
+from tournaments.playing import tournaments_reap
 while True:
     try:
         matches_resume_stalled()

@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.openapi import schema_answer as answer_of, schema_properties as properties_of
-from tournaments import leagues, series
+from tournaments import leagues, nights, series
 from tournaments.models import Hand, League, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
@@ -194,11 +194,11 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
     league_id = body["id"]
     night = schedule_now(alice_api, league_id)
     assert night.status_code == 201 and night.json()["status"] == "scheduled"
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
 
-    nights = anon_api.get(f"{URL}{league_id}/nights/").json()
-    assert nights["count"] == 1
-    played = nights["results"][0]
+    listed = anon_api.get(f"{URL}{league_id}/nights/").json()
+    assert listed["count"] == 1
+    played = listed["results"][0]
     assert played["status"] == "finished", played["reason"]
     assert played["number"] == 1 and played["hands"] == 2 * 3 and played["reason"] is None
     assert len(played["tables"]) == 2 and sorted(sum(played["tables"], [])) == list(range(8))
@@ -224,7 +224,7 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
 
     # A second night: newest first.
     schedule_now(alice_api, league_id)
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     page = anon_api.get(f"{URL}{league_id}/nights/?limit=1").json()
     assert page["count"] == 2 and [n["number"] for n in page["results"]] == [2]
     assert all(row["movement"] is not None
@@ -234,7 +234,7 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
 def test_a_night_that_cannot_start_says_why(alice_api, anon_api, inline_nights) -> None:
     league_id = create(alice_api, members=refs(3)).json()["id"]
     schedule_now(alice_api, league_id)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     night = anon_api.get(f"{URL}{league_id}/nights/").json()["results"][0]
     assert night["status"] == "failed" and "3 members" in night["reason"]
 
@@ -245,7 +245,7 @@ def test_the_live_night_shows_each_tables_hands_and_points(alice_api, anon_api,
     body = create(alice_api, game="dutch", members=refs(5), table_size=3).json()
     league_id = body["id"]
     schedule_now(alice_api, league_id)
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     live = anon_api.get(f"{URL}{league_id}/").json()["live_night"]
     night = Night.objects.get(league_id=league_id)
     assert night.status == "running" and not night.hands.exists()
@@ -306,7 +306,7 @@ def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
     body = create(alice_api, game="dutch", members=refs(4), table_size=2).json()
     league_id = body["id"]
     schedule_now(alice_api, league_id)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     night = Night.objects.get(league_id=league_id)
     Hand.objects.create(night=night, table=0, number=1, seats=night.tables[0], status="done",
                         points=[3, 1], finish=[2, 1])
@@ -336,11 +336,11 @@ def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
     assert set(listed) == set(page) == {"count", "next", "previous", "results"}
     assert set(properties_of(schema, listed["results"]["items"])) == set(page["results"][0])
 
-    nights = anon_api.get(f"{URL}{league_id}/nights/").json()
+    night_page = anon_api.get(f"{URL}{league_id}/nights/").json()
     documented = properties_of(schema, answer_of(schema, "/api/leagues/{league_id}/nights/", "get"))
-    assert set(documented) == set(nights)
+    assert set(documented) == set(night_page)
     assert set(properties_of(schema, documented["results"]["items"])) == set(
-        nights["results"][0])
+        night_page["results"][0])
 
     row = anon_api.get(f"{URL}{league_id}/table/").json()[0]
     assert set(properties_of(schema, answer_of(schema, "/api/leagues/{league_id}/table/", "get")[
@@ -358,7 +358,7 @@ def test_docs_name_every_key_and_error_code_the_api_returns(alice_api, anon_api,
     monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
     league_id = create(alice_api, game="dutch", members=refs(4), table_size=2).json()["id"]
     schedule_now(alice_api, league_id)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     detail = anon_api.get(f"{URL}{league_id}/").json()
     text = (Path(settings.BASE_DIR) / "docs" / "api.md").read_text()
     section = text[text.index("### Leagues"):text.index("## Playing by polling")]
@@ -383,7 +383,7 @@ def test_the_league_admin_pages_load_without_the_seed(client, django_user_model,
     """(Here rather than in test_admin.py: the admin of what this API creates.)"""
     league_id = create(alice_api, seed=987654321).json()["id"]
     schedule_now(alice_api, league_id)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     night = Night.objects.get(league_id=league_id)
     hand = Hand.objects.filter(night=night).first()
     client.force_login(django_user_model.objects.create_superuser("root", "r@example.com", "pw"))

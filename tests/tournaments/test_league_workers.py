@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
 from tests.tournaments.test_workers import ROOT, Workers, bots, wait_until  # noqa: F401
-from tournaments import leagues, series
+from tournaments import leagues, nights, series
 from tournaments.models import Night
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -98,7 +98,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
 
     def sweep() -> None:  # what beat does, here every tick
         matches_resume_stalled()
-        leagues.nights_reap()
+        nights.nights_reap()
 
     league = _league(alice, bot_ids, seed=8)
     try:
@@ -106,7 +106,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
         workers.start("matches")
         night = leagues.night_schedule(league_id=league.pk, user=alice,
                                        starts_at=timezone.now())
-        leagues.nights_start_due()
+        nights.nights_start_due()
 
         def done() -> int:
             return night.hands.filter(status="done").count()
@@ -132,7 +132,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
         lambda: match_advance_automatic_seats(match_id=match_id)))
     calm = _league(alice, bot_ids, seed=8)
     calm_night = leagues.night_schedule(league_id=calm.pk, user=alice, starts_at=timezone.now())
-    leagues.nights_start_due()
+    nights.nights_start_due()
     calm_night.refresh_from_db()
     assert calm_night.status == "finished"
     assert _totals(league) == _totals(calm), "as if nothing had happened"

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from games import log
 from games.models import Match, MatchLogPage
-from tournaments import league_rules, leagues, selectors, series
+from tournaments import league_rules, leagues, nights, selectors, series
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
@@ -41,7 +41,7 @@ def make_league(organiser: Any, *, members: int = 5, seed: int = 11, **kwargs: A
 def play_night(league: League, organiser: Any) -> Night:
     night = leagues.night_schedule(league_id=league.pk, user=organiser,
                                    starts_at=timezone.now())
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     night.refresh_from_db()
     return night
 
@@ -125,7 +125,7 @@ def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inlin
     Match.objects.filter(pk=match.pk).update(result={**match.result, "order": order})
     MatchLogPage.objects.filter(match_id=match.pk).delete()
     Hand.objects.filter(pk=hand.pk).update(status=Hand.Status.RUNNING)
-    assert leagues.hand_record(match_id=match.pk)
+    assert nights.hand_record(match_id=match.pk)
     hand.refresh_from_db()
     assert hand.order_after == [hand.seats[seat] for seat in order]
     assert hand.finish == [order.index(seat) + 1 for seat in range(len(order))]
@@ -166,7 +166,7 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
     seated, forfeited, for the rest of the night."""
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = leagues._start_ready_hands
+    real = nights._start_ready_hands
     calls = {"n": 0}
 
     def leave_after_the_first_hand(night: Night, tables: Any) -> list[Hand]:
@@ -175,7 +175,7 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
         return real(night, tables)
 
-    monkeypatch.setattr(leagues, "_start_ready_hands", leave_after_the_first_hand)
+    monkeypatch.setattr(nights, "_start_ready_hands", leave_after_the_first_hand)
     night = play_night(league, alice)
     assert night.status == "finished"
     first, *later = hands_of(night)
@@ -249,7 +249,7 @@ def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
         match = Match.objects.get(pk=hand.match_id)
         assert match.seats.get(number=seat).forfeited, "forfeited from the start"
         assert hand.points[seat] == 0 and hand.finish[seat] == 4 and hand.order_after[-1] == 0
-    assert leagues.out_of_night(night) == {0}
+    assert nights.out_of_night(night) == {0}
 
 
 def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
@@ -265,12 +265,12 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
                                                                kept) -> None:
     """A hand per transaction: hands 1-2 were stored and stay, 3 is lost. Hands batched in
     one transaction (HANDS_BATCH_SECONDS): the whole batch is lost and played again."""
-    monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", batch_seconds)
+    monkeypatch.setattr(nights, "HANDS_BATCH_SECONDS", batch_seconds)
     calm = make_league(alice, seed=5, hands_per_night=4)
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = leagues._start_ready_hands
+    real = nights._start_ready_hands
     calls = {"n": 0}
 
     def crash_on_third(night: Night, tables: Any) -> list[Hand]:
@@ -279,13 +279,13 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
             raise SystemExit("worker killed")
         return real(night, tables)
 
-    monkeypatch.setattr(leagues, "_start_ready_hands", crash_on_third)
+    monkeypatch.setattr(nights, "_start_ready_hands", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
     assert night.status == "running" and night.hands.count() == kept
-    monkeypatch.setattr(leagues, "_start_ready_hands", real)
-    assert leagues.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
+    monkeypatch.setattr(nights, "_start_ready_hands", real)
+    assert nights.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
     assert [h.points for h in hands_of(night)] == [h.points for h in hands_of(calm_night)]
@@ -307,12 +307,12 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
     from django.db import connection
 
     monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
-    monkeypatch.setattr(leagues, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
+    monkeypatch.setattr(nights, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
     settings.LEAGUE_TABLES_PER_TASK = 1
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
-    real, held, go_on = leagues._start_ready_hands, threading.Event(), threading.Event()
+    real, held, go_on = nights._start_ready_hands, threading.Event(), threading.Event()
 
     def hold_a(night: Night, tables: Any) -> list[Hand]:
         hands = real(night, tables)
@@ -321,13 +321,13 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
             assert go_on.wait(20)
         return hands
 
-    monkeypatch.setattr(leagues, "_start_ready_hands", hold_a)
+    monkeypatch.setattr(nights, "_start_ready_hands", hold_a)
     started: dict[str, int] = {}
     errors: list[BaseException] = []
 
     def advance(name: str, table: int) -> None:
         try:
-            started[name] = leagues.tables_advance(night_id=night.pk, first=table, count=1)
+            started[name] = nights.tables_advance(night_id=night.pk, first=table, count=1)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
@@ -345,7 +345,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
     assert not errors and started == {"A": 3, "B": 0}
     night.refresh_from_db()
     assert night.status == "running", "table 1 has not played yet"
-    assert leagues.tables_advance(night_id=night.pk, first=1, count=1) == 3
+    assert nights.tables_advance(night_id=night.pk, first=1, count=1) == 3
     night.refresh_from_db()
     assert night.status == "finished"
     assert sorted(night.hands.values_list("table", "number")) == [
@@ -369,16 +369,16 @@ def test_recurring_nights_start_at_local_time_across_daylight_saving(alice) -> N
     paris = ZoneInfo("Europe/Paris")
     # Summer time until Sunday 25 October 2026: 20:00 in Paris is 18:00 UTC, then 19:00 UTC.
     before = datetime(2026, 10, 22, 17, 59, tzinfo=UTC)
-    assert leagues.latest_recurring_start(league, before) == \
+    assert selectors.latest_recurring_start(league, before) == \
         datetime(2026, 10, 15, 20, 0, tzinfo=paris)
-    assert leagues.latest_recurring_start(league, datetime(2026, 10, 22, 18, 0, tzinfo=UTC)) \
+    assert selectors.latest_recurring_start(league, datetime(2026, 10, 22, 18, 0, tzinfo=UTC)) \
         == datetime(2026, 10, 22, 18, 0, tzinfo=UTC)
-    assert leagues.latest_recurring_start(league, datetime(2026, 10, 29, 18, 30, tzinfo=UTC)) \
+    assert selectors.latest_recurring_start(league, datetime(2026, 10, 29, 18, 30, tzinfo=UTC)) \
         == datetime(2026, 10, 22, 18, 0, tzinfo=UTC), "18:30 UTC is only 19:30 in Paris now"
-    assert leagues.latest_recurring_start(league, datetime(2026, 10, 29, 19, 0, tzinfo=UTC)) \
+    assert selectors.latest_recurring_start(league, datetime(2026, 10, 29, 19, 0, tzinfo=UTC)) \
         == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
-    assert leagues.latest_recurring_start(league, datetime(2026, 9, 20, tzinfo=UTC)) is None
-    assert leagues.latest_recurring_start(league, datetime(2026, 12, 10, tzinfo=UTC)) is None
+    assert selectors.latest_recurring_start(league, datetime(2026, 9, 20, tzinfo=UTC)) is None
+    assert selectors.latest_recurring_start(league, datetime(2026, 12, 10, tzinfo=UTC)) is None
 
 
 def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> None:
@@ -386,14 +386,14 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     monkeypatch.setattr(series, "enqueue", lambda task, *args: started.append(args))
     league = recurring(alice)
     at = datetime(2026, 10, 29, 19, 0, 5, tzinfo=UTC)
-    assert leagues.nights_start_due(now=at) == 1
-    assert leagues.nights_start_due(now=at) == 0
-    assert leagues.nights_start_due(now=at + timedelta(minutes=1)) == 0
+    assert nights.nights_start_due(now=at) == 1
+    assert nights.nights_start_due(now=at) == 0
+    assert nights.nights_start_due(now=at + timedelta(minutes=1)) == 0
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [(night.pk, *group) for group in leagues.table_groups(len(night.tables))]
-    assert leagues.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
+    assert started == [(night.pk, *group) for group in nights.table_groups(len(night.tables))]
+    assert nights.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
 
 
@@ -402,8 +402,8 @@ def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=timezone.now() + timedelta(hours=2))
-    assert leagues.nights_start_due() == 0
-    assert leagues.nights_start_due(now=timezone.now() + timedelta(hours=2, seconds=1)) == 1
+    assert nights.nights_start_due() == 0
+    assert nights.nights_start_due(now=timezone.now() + timedelta(hours=2, seconds=1)) == 1
     night.refresh_from_db()
     assert night.status == "running"
 
@@ -451,7 +451,7 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
                         sent.append((name, list(args))))
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     assert sent == [("tournaments.advance_tables", [night.pk, 0, 1])], "its one table"
     current_app.loader.import_default_modules()  # as a worker starts: autodiscovered tasks
     for name in ("tournaments.advance_tables", "tournaments.advance_night"):
@@ -464,9 +464,9 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
 def test_every_table_is_in_exactly_the_group_that_advances_it(settings, size) -> None:
     settings.LEAGUE_TABLES_PER_TASK = size
     for tables in range(1, 20):
-        groups = leagues.table_groups(tables)
+        groups = nights.table_groups(tables)
         assert [t for first, count in groups for t in range(first, first + count)] == \
             list(range(tables)), "each table in one group, in order"
         assert all(count <= size for _, count in groups)
         for table in range(tables):
-            assert leagues._group_of(table, tables) in groups
+            assert nights._group_of(table, tables) in groups

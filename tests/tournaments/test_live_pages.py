@@ -22,7 +22,7 @@ from django.utils import timezone
 from tests.browser import browser, console_errors  # noqa: F401 - fixtures
 from tests.conftest import REAL_WORKERS
 from tests.tournaments.test_workers import Workers, bots  # noqa: F401 - fixture
-from tournaments import leagues, services
+from tournaments import leagues, nights, services
 from tournaments.models import Night, Tournament
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.browser,
@@ -125,7 +125,7 @@ def test_a_league_night_page_counts_the_hands_the_workers_play(
         members=[*REFERENCE, REFERENCE[0], slow_bot(bots)])
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=now)
     try:
-        leagues.nights_start_due()  # what beat does when the night's time comes
+        nights.nights_start_due()  # what beat does when the night's time comes
         _open(browser, f"{live_server.url}/leagues/{league.pk}/")
         assert night_shown(browser) == (f"hand 0 of {HANDS} done",), "no worker yet"
         workers.start("matches")

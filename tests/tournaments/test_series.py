@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from tests.tournaments.test_league_api import URL, create, refs, schedule_now
-from tournaments import leagues, selectors, series
-from tournaments.models import Hand, Night
+from tournaments import leagues, nights, selectors, series
+from tournaments.models import Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
 
@@ -27,7 +27,7 @@ WITH_BOB = [{"kind": "player", "user": "bob"}, *refs(3)]
 def running_night(client: APIClient) -> tuple[int, Night]:
     league_id = create(client, game="dice_cup", table_size=2, members=WITH_BOB).json()["id"]
     schedule_now(client, league_id)
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     return league_id, Night.objects.get(league_id=league_id)
 
 
@@ -59,8 +59,8 @@ def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api
     assert night.league.order == [] and not night.league.ordered, "the order does not move"
 
     # Nothing starts again: not the group's next advance, not the reaper.
-    assert leagues.tables_advance(night_id=night.pk, first=0, count=2) == 0
-    leagues.nights_reap(now=timezone.now() + timedelta(hours=1))
+    assert nights.tables_advance(night_id=night.pk, first=0, count=2) == 0
+    nights.nights_reap(now=timezone.now() + timedelta(hours=1))
     assert night.hands.count() == 4
     again = cancel(alice_api, league_id, night.number)
     assert again.status_code == 409 and again.json() == {
@@ -72,7 +72,7 @@ def test_a_scheduled_night_cancelled_never_starts(alice_api) -> None:
     later = timezone.now() + timedelta(hours=1)
     alice_api.post(f"{URL}{league_id}/nights/", {"starts_at": later.isoformat()}, format="json")
     assert cancel(alice_api, league_id, 1).json()["status"] == "cancelled"
-    assert leagues.nights_start_due(now=later + timedelta(minutes=1)) == 0
+    assert nights.nights_start_due(now=later + timedelta(minutes=1)) == 0
     assert Night.objects.get(league_id=league_id).started_at is None
 
 
@@ -97,12 +97,12 @@ def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
         alice_api, bob, monkeypatch) -> None:
     monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
     league_id, night = running_night(alice_api)
-    leagues.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
+    nights.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
     hand = night.hands.get(table=0)
     # The race: the night was cancelled while this group's transaction was starting the hand.
     Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED)
     assert hand.status == "running"
-    assert leagues.nights_reap() >= 1
+    assert nights.nights_reap() >= 1
     hand.refresh_from_db()
     assert hand.status == "cancelled" and hand.match.status == Match.Status.FINISHED
 
@@ -116,7 +116,7 @@ def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api,
     from django.db import transaction
 
     with transaction.atomic():
-        assert leagues._start_ready_hands(loaded, [0, 1]) == []
+        assert nights._start_ready_hands(loaded, [0, 1]) == []
     assert not night.hands.exists()
 
 
@@ -185,7 +185,7 @@ def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tou
         season_end=now + timedelta(days=9), members=[{"kind": "player", "user": "bob"},
                                                      refs(1)[0]])
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=now)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     for _ in range(60):
         night.refresh_from_db()
         if night.status != "running":
@@ -198,7 +198,7 @@ def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tou
     assert all(seat.forfeited for seat in from_start), "bob forfeited every hand"
     assert [seat.strikes > 0 for seat in from_start] == [True, True, True, False, False], \
         "struck out in the first three, seated forfeited (never asked) in the last two"
-    assert leagues.out_of_night(night) == {0}
+    assert nights.out_of_night(night) == {0}
 
 
 def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
@@ -214,7 +214,7 @@ def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
                        members=[{"kind": "webhook", "bot": bot.pk}, *refs(2)]).json()["id"]
     Bot.objects.filter(pk=bot.pk).update(enabled=False)
     schedule_now(alice_api, league_id)
-    assert leagues.nights_start_due() == 1
+    assert nights.nights_start_due() == 1
     night = Night.objects.get(league_id=league_id)
     assert night.status == "finished", night.reason
     assert list(night.withdrawn) == ["0"] and "cannot be seated" in night.withdrawn["0"]
@@ -237,11 +237,11 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
     league_id = create(alice_api, game="dice_cup", table_size=2, hands_per_night=2,
                        members=[{"kind": "webhook", "bot": bot.pk}, refs(1)[0]]).json()["id"]
     schedule_now(alice_api, league_id)
-    leagues.nights_start_due()
+    nights.nights_start_due()
     night = Night.objects.get(league_id=league_id)
     assert night.withdrawn == {}
     Bot.objects.filter(pk=bot.pk).update(enabled=False)  # before its first hand is due
-    leagues.tables_advance(night_id=night.pk, first=0, count=1)
+    nights.tables_advance(night_id=night.pk, first=0, count=1)
     night.refresh_from_db()
     assert list(night.withdrawn) == ["0"]
     assert night.status == "finished" and night.hands.count() == 2

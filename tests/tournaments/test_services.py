@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Match
-from tournaments import series, services
+from tournaments import playing, series, services
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
 from tournaments.models import Participant, Tournament, TournamentMatch
 
@@ -103,14 +103,14 @@ def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
         services.tournament_cancel(tournament_id=tournament.pk, user=bob)
     first = TournamentMatch.objects.filter(tournament=tournament).order_by("number").first()
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
-    assert services.tournament_match_play(tournament_match_id=first.pk) == "finished"
+    assert playing.tournament_match_play(tournament_match_id=first.pk) == "finished"
     staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
     cancelled = services.tournament_cancel(tournament_id=tournament.pk, user=staff)
     assert cancelled.status == "cancelled"
     statuses = dict(TournamentMatch.objects.filter(tournament=tournament)
                     .values_list("number", "status"))
     assert statuses[first.number] == "done" and set(statuses.values()) == {"done", "cancelled"}
-    assert services.tournament_match_play(tournament_match_id=first.pk + 1) == "skipped"
+    assert playing.tournament_match_play(tournament_match_id=first.pk + 1) == "skipped"
 
 
 def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, inline_tasks,
@@ -148,7 +148,7 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     # As if the worker died between finishing the games match and recording it:
     TournamentMatch.objects.filter(pk=row.pk).update(status="running", ranks=None)
     Tournament.objects.filter(pk=tournament.pk).update(status="running", finished_at=None)
-    assert services.tournaments_reap() >= 1
+    assert playing.tournaments_reap() >= 1
     row.refresh_from_db()
     assert row.status == "done" and row.ranks == row.match.result["ranks"]
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
@@ -156,7 +156,7 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     second = create(alice, participants=refs(2), starts_at=timezone.now() + timedelta(hours=1))
     Tournament.objects.filter(pk=second.pk).update(status="running")
     inline_tasks.clear()
-    assert services.tournaments_reap() == 1
+    assert playing.tournaments_reap() == 1
     assert Tournament.objects.get(pk=second.pk).status == "finished"
     assert [t for t, _ in inline_tasks] == ["play_matches"]
 
@@ -193,13 +193,13 @@ def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_
     tournament = create(alice, participants=refs(2), duplicate=True,
                         starts_at=timezone.now() + timedelta(hours=1))
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
-    services.tournament_play(tournament_id=tournament.pk)
+    playing.tournament_play(tournament_id=tournament.pk)
     first = TournamentMatch.objects.get(tournament=tournament, status="done")
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     detail = anon_api.get(f"/api/matches/{first.match_id}/").json()
     assert log["status"] == "finished" and not log["complete"] and log["seed"] is None
     assert detail["seed"] is None and all("action" not in e for e in log["entries"])
-    services.tournament_play(tournament_id=tournament.pk)
+    playing.tournament_play(tournament_id=tournament.pk)
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     assert log["complete"] and log["seed"] == str(first.seed)
@@ -219,7 +219,7 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
     tournament = create(alice, participants=refs(2), meetings=2)
     services.tournament_start(tournament_id=tournament.pk)
     at_commit, go_on = threading.Event(), threading.Event()
-    finish = services._finish_if_done
+    finish = playing._finish_if_done
     holder: list[int] = []
 
     def hold_a(tournament_id: int, *, now: Any) -> bool:
@@ -229,12 +229,12 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
             assert go_on.wait(20)
         return done
 
-    monkeypatch.setattr(services, "_finish_if_done", hold_a)
+    monkeypatch.setattr(playing, "_finish_if_done", hold_a)
     errors: list[BaseException] = []
 
     def play(name: str) -> None:
         try:
-            holder.append(services.tournament_play(tournament_id=tournament.pk, limit=1)
+            holder.append(playing.tournament_play(tournament_id=tournament.pk, limit=1)
                           ["finished"])
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)

@@ -70,11 +70,11 @@ def test_the_next_round_is_planned_only_when_the_last_is_done(alice_api, monkeyp
     tournament = Tournament.objects.get(pk=body["id"])
     assert tournament.matches.count() == 3, "round 1 only"
     assert body["progress"]["total"] == 9 and body["progress"]["pending"] == 3
-    from tournaments import services
+    from tournaments import playing
 
-    services.tournament_play(tournament_id=tournament.pk, limit=2)
+    playing.tournament_play(tournament_id=tournament.pk, limit=2)
     assert tournament.matches.count() == 3, "round 1 is not done yet"
-    services.tournament_play(tournament_id=tournament.pk)
+    playing.tournament_play(tournament_id=tournament.pk)
     assert tournament.matches.count() == 6, "round 2 paired as round 1 ended"
     assert ("dispatch", tournament.pk) in queued
     first = {frozenset(r.seats) for r in tournament.matches.filter(round=0)}

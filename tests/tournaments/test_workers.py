@@ -27,7 +27,7 @@ from games.log import entries
 from games.models import Match
 from tests.conftest import REAL_WORKERS, database_url_for_subprocess
 from tests.deterministic_bot import DeterministicBot
-from tournaments import selectors, series, services
+from tournaments import playing, selectors, series, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,7 +199,7 @@ def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_on
 
     def sweep() -> None:  # what beat does every minute, here every tick
         matches_resume_stalled()
-        services.tournaments_reap()
+        playing.tournaments_reap()
 
     def done() -> int:
         return TournamentMatch.objects.filter(tournament=tournament, status="done").count()

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from games.errors import DomainError
 from games.models import Match
 from games.services import match_advance_automatic_seats
-from tournaments import selectors, services
+from tournaments import playing, selectors, services
 from tournaments.models import Participant, Tournament, TournamentMatch
 
 KINDS = {Participant.Kind.WEBHOOK: "bot", Participant.Kind.REFERENCE: "bot",
@@ -118,7 +118,7 @@ class Command(BaseCommand):
                                        match__isnull=False):
                     self._finish(row)
                 bar.update(_done(tournament) - bar.n)
-                if not any(services.tournament_play(tournament_id=tournament.pk).values()):
+                if not any(playing.tournament_play(tournament_id=tournament.pk).values()):
                     break  # nothing left that this process could claim
 
     @staticmethod
@@ -134,7 +134,7 @@ class Command(BaseCommand):
             before, version = version, running.values_list("version", flat=True).first()
             if version == before:
                 return  # nothing moved: a polling player is due, the match goes on without us
-        services.tournament_match_record(match_id=row.match_id)
+        playing.tournament_match_record(match_id=row.match_id)
 
     def _report(self, tournament: Tournament) -> None:
         progress = selectors.tournament_progress(tournament=tournament)
