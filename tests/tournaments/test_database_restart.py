@@ -1,4 +1,5 @@
-"""A tournament survives its database restarting in the middle: a PostgreSQL of this test's own
+"""A series survives its database restarting in the middle (a round robin, a Swiss tournament,
+a league night): a PostgreSQL of this test's own
 (on another port, so the machine's shared one is never touched) is restarted while real workers
 play, and every match is still played exactly once, with the standings of an undisturbed run
 of the same seeds.
@@ -90,12 +91,10 @@ def cluster() -> Iterator[PrivateCluster]:
         made.stop()
 
 
-SETUP = """
-import json
+BOTS = """
 from django.contrib.auth import get_user_model
 from bots.models import Bot
 from games.engine import game_ids
-from tournaments import services
 user, _ = get_user_model().objects.get_or_create(username="org", defaults={{"is_staff": True}})
 ids = []
 for n, url in enumerate({urls!r}):
@@ -105,38 +104,88 @@ for n, url in enumerate({urls!r}):
     ids.append(bot.pk)
 people = [{{"kind": "reference", "bot": "heuristic"}}, {{"kind": "reference", "bot": "random"}}]
 people += [{{"kind": "webhook", "bot": i}} for i in ids]
+"""
+
+#: Per kind of series: the code that makes one (printing its id) and the code that reports it.
+SETUP = {
+    "round robin": BOTS + """
+import json
+from tournaments import services
 t = services.tournament_create(organiser=user, name="{name}", game="dice_cup", table_size=2,
                                meetings=3, seed=21, participants=people)
 print(json.dumps(t.pk))
-"""
+""",
+    "swiss": BOTS + """
+import json
+from tournaments import services
+people += [{{"kind": "reference", "bot": "heuristic", "name": f"h{{i}}"}} for i in range(4)]
+t = services.tournament_create(organiser=user, name="{name}", game="dice_cup", format="swiss",
+                               rounds=5, seed=21, participants=people)
+print(json.dumps(t.pk))
+""",
+    "league night": BOTS + """
+import json
+from datetime import timedelta
+from django.utils import timezone
+from tournaments import leagues
+now = timezone.now()
+league = leagues.league_create(organiser=user, name="{name}", game="dice_cup", table_size=2,
+                               hands_per_night=6, seed=21, members=people,
+                               season_start=now - timedelta(days=1),
+                               season_end=now + timedelta(days=9))
+night = leagues.night_schedule(league_id=league.pk, user=user, starts_at=now)
+print(json.dumps(night.pk))
+""",
+}
 
-REPORT = """
+REPORT = {
+    "tournament": """
 import json
 from games import log
 from games.models import Match
 from tournaments import selectors
 from tournaments.models import Tournament, TournamentMatch
-t = Tournament.objects.get(pk={tid})
+t = Tournament.objects.get(pk={sid})
 rows = list(TournamentMatch.objects.filter(tournament=t))
 matches = Match.objects.filter(tournament_match__tournament=t)
 gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
 print(json.dumps({{"status": t.status, "done": sum(r.status == "done" for r in rows),
-    "total": len(rows), "matches": matches.count(),
+    "total": max(len(rows), t.match_total), "matches": matches.count(),
     "all_matches": Match.objects.filter(seed__in=[r.seed for r in rows]).count(),
     "gapless": gapless,
     "table": [(r["participant"], r["points"], r["score"])
               for r in selectors.tournament_standings(tournament=t)]}}))
-"""
+""",
+    "league night": """
+import json
+from games import log
+from games.models import Match
+from tournaments import selectors
+from tournaments.models import Hand, Night
+n = Night.objects.select_related("league").get(pk={sid})
+hands = list(Hand.objects.filter(night=n))
+matches = Match.objects.filter(league_hand__night=n)
+gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
+print(json.dumps({{"status": n.status, "done": sum(h.status == "done" for h in hands),
+    "total": n.league.hands_per_night * max(1, len(n.tables)), "matches": matches.count(),
+    "all_matches": Match.objects.filter(seed__in=[m.seed for m in matches],
+                                        league_hand__night=n).count(),
+    "gapless": gapless,
+    "table": [(r.member, r.points, r.hands)
+              for r in selectors.league_table(league_id=n.league_id)]}}))
+""",
+}
 
 SWEEP = """
 import time
 from django.db import connection
 from games.services import matches_resume_stalled
-from tournaments.playing import tournaments_reap
+from tournaments import nights, series
 while True:
     try:
         matches_resume_stalled()
-        tournaments_reap()
+        nights.nights_start_due()
+        series.reap()
     except Exception:  # the database is restarting: try again
         connection.close()
     time.sleep(0.5)
@@ -150,26 +199,30 @@ def _shell(env: dict[str, str], code: str) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-def _report(env: dict[str, str], tournament_id: int) -> dict:
+def _report(env: dict[str, str], kind: str, series_id: int) -> dict:
     for _ in range(20):  # right after a restart the first connection may fail
         try:
-            return json.loads(_shell(env, REPORT.format(tid=tournament_id)))
+            return json.loads(_shell(env, REPORT[kind].format(sid=series_id)))
         except AssertionError:
             time.sleep(0.5)
     raise AssertionError("could not read the tournament back")
 
 
-def _wait(env: dict[str, str], tournament_id: int, until, timeout: float) -> dict:
+def _wait(env: dict[str, str], kind: str, series_id: int, until, timeout: float) -> dict:
     limit = time.monotonic() + timeout
     while True:
-        report = _report(env, tournament_id)
+        report = _report(env, kind, series_id)
         if until(report):
             return report
         assert time.monotonic() < limit, f"timed out: {report}"
         time.sleep(0.5)
 
 
-def test_a_database_restart_mid_tournament_loses_nothing(cluster, tmp_path) -> None:
+@pytest.mark.parametrize("series_kind", list(SETUP))
+def test_a_database_restart_mid_series_loses_nothing(cluster, tmp_path, series_kind) -> None:
+    """A round robin, a Swiss tournament (its next rounds planned around the restart) and a
+    league night."""
+    kind = "league night" if series_kind == "league night" else "tournament"
     bots = [DeterministicBot(delay=0.003) for _ in range(2)]
     for bot in bots:
         threading.Thread(target=bot.serve_forever, daemon=True).start()
@@ -185,13 +238,14 @@ def test_a_database_restart_mid_tournament_loses_nothing(cluster, tmp_path) -> N
     try:
         for queue in workers.run.QUEUES:
             workers.start(queue)
-        disturbed = json.loads(_shell(env, SETUP.format(urls=urls, name="disturbed")))
-        first = _wait(env, disturbed, lambda r: r["done"] >= r["total"] // 4, 120)
+        setup = SETUP[series_kind]
+        disturbed = json.loads(_shell(env, setup.format(urls=urls, name="disturbed")))
+        first = _wait(env, kind, disturbed, lambda r: r["done"] >= r["total"] // 4, 120)
         assert first["done"] < first["total"], "restarted before the end"
         cluster.restart()
-        after = _wait(env, disturbed, lambda r: r["status"] == "finished", 240)
-        calm = json.loads(_shell(env, SETUP.format(urls=urls, name="calm")))
-        undisturbed = _wait(env, calm, lambda r: r["status"] == "finished", 240)
+        after = _wait(env, kind, disturbed, lambda r: r["status"] == "finished", 240)
+        calm = json.loads(_shell(env, setup.format(urls=urls, name="calm")))
+        undisturbed = _wait(env, kind, calm, lambda r: r["status"] == "finished", 240)
     finally:
         sweeper.kill()
         workers.stop()
