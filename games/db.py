@@ -24,8 +24,10 @@ so a statement count (``CaptureQueriesContext``) sees every round trip.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -337,6 +339,33 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
                                                       row[1 + len(other_fields):]))
         found[instance.pk] = instance
     return claimed, found
+
+
+@contextmanager
+def savepoint() -> Iterator[None]:
+    """Undo what the block wrote if it raises, keeping the rest of the transaction (call inside
+    one). Django's nested ``atomic()`` takes two round trips, SAVEPOINT and RELEASE; on
+    PostgreSQL this one takes the SAVEPOINT alone (the COMMIT releases it) and a ROLLBACK TO
+    only on an error. A batch of bot moves writes its sessions' records so (a failing one
+    loses its own rows, never the moves): one round trip of the ten a webhook match's task
+    took. A transaction around an empty block: 0.135 ms against 0.092 ms with this one (at a
+    load average of 3, medians of 2000)."""
+    if connection.vendor != "postgresql":
+        with transaction.atomic():
+            yield
+        return
+    name = f"bluff_{next(_SAVEPOINTS)}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SAVEPOINT {name}")
+    try:
+        yield
+    except BaseException:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ROLLBACK TO SAVEPOINT {name}")
+        raise
+
+
+_SAVEPOINTS = itertools.count()
 
 
 def _instance(model: type[models.Model], fields: Sequence[models.Field],

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..db import claim_match, insert_rows, insert_tree, update_then_insert
+from ..db import claim_match, insert_rows, insert_tree, savepoint, update_then_insert
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
@@ -304,7 +304,7 @@ def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
         if method is None and finishing is None:
             continue
         try:
-            with transaction.atomic() if in_transaction else nullcontext():
+            with savepoint() if in_transaction else nullcontext():
                 if method is not None:
                     method(moves, applied)
                 if finishing is not None:

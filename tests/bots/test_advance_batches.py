@@ -140,6 +140,27 @@ def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server
         "the failed hook's own writes were rolled back"
 
 
+def test_a_flush_whose_statement_fails_loses_the_call_log_not_the_moves(
+        alice, open_ref_server, monkeypatch) -> None:
+    """A database error in a session's records (the transaction would be aborted) is undone
+    to the session's savepoint: the moves are stored all the same."""
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+    original = WebhookSession.flush
+
+    def failing_statement(self: Any, moves: Any, applied: bool) -> None:
+        original(self, moves, applied)
+        if moves:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT * FROM no_such_table")
+
+    monkeypatch.setattr(WebhookSession, "flush", failing_statement)
+    moves = services.match_advance_automatic_seats(match_id=match_id)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "finished" and moves > 0
+    assert sum(1 for e in entries(match_id) if e.kind == "action") == moves
+    assert not BotCall.objects.filter(match_id=match_id, path="move").exists()
+
+
 def test_the_final_batch_claims_end_in_its_own_transaction(alice, open_ref_server,
                                                            monkeypatch) -> None:
     """/end is claimed with the moves that end the match (no statement of its own): a worker
@@ -173,9 +194,9 @@ WEBHOOK_MATCH_STATEMENTS = [
     # the task: its lease claimed with its first read; /start claimed with the bots read
     "WITH games_match", "WITH bots_botseat",
     # the batch: moves, log page and (the match ends) the lease let go in one statement, the
-    # call rows and /end claimed in the session's savepoint
+    # call rows and /end claimed in the session's savepoint (the COMMIT releases it)
     "BEGIN", "WITH games_match", "SAVEPOINT", "COPY bots_botcall", "INSERT bots_botseat",
-    "RELEASE", "COMMIT",
+    "COMMIT",
     # /end sent: its call rows
     "COPY bots_botcall",
 ]
