@@ -16,7 +16,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from ..db import claim_match, insert_rows, insert_tree, savepoint, update_then_insert
@@ -112,12 +111,8 @@ class Lease:
     @classmethod
     def claim(cls, match_id: int) -> Lease | None:
         """The match's lease if nobody holds it (none, or run out), else None."""
-        now = timezone.now()
-        until = now + cls.seconds()
-        claimed = (Match.objects.filter(pk=match_id)
-                   .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-                   .update(lease_until=until))
-        return cls(match_id, until) if claimed else None
+        claimed = cls.claim_and_read(match_id)
+        return None if claimed is None else claimed[0]
 
     @classmethod
     def claim_and_read(cls, match_id: int) -> tuple[Lease, Match, list[Seat]] | None:
