@@ -228,8 +228,9 @@ class LeagueListCreateApi(APIView):
                       "times.")
         options = serializers.DictField(required=False,
                                         help_text="Game options of every hand; see GET "
-                                                  "/api/games/ (not hands nor initial_order: "
-                                                  "the league sets them).")
+                                                  "/api/games/ (not those the game passes from "
+                                                  "hand to hand, e.g. Dalmuti's hands and "
+                                                  "initial_order: the league sets them).")
         table_size = serializers.IntegerField(required=False, min_value=2, max_value=8,
                                               help_text="Most seats at one table; default: "
                                                         "the game's most players.")

@@ -35,13 +35,17 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
     ``season_end``; one-off nights are added with :func:`night_schedule`."""
     league_options = dict(options or {})
-    if "hands" in league_options or "initial_order" in league_options:
-        raise BadLeague("hands and initial_order are set by the league (one hand per match, "
-                        "the order carried over): use hands_per_night")
     try:
-        _, size, _ = game_table(game, table_size, league_options, default="max_players")
+        engine, size, _ = game_table(game, table_size, league_options, default="max_players")
     except ValueError as exc:
         raise BadLeague(str(exc)) from None
+    # The options each hand's match takes from the series, not from the organiser (the game
+    # says which: Game.series_options; for Dalmuti one hand a match, the order carried over).
+    owned = sorted(set(engine.series_options({}, players=size, ordered=True, first=True))
+                   & set(league_options))
+    if owned:
+        raise BadLeague(f"{' and '.join(owned)} set by the league, one hand a match: use "
+                        "hands_per_night")
     if not 1 <= hands_per_night <= settings.LEAGUE_MAX_HANDS_PER_NIGHT:
         raise BadLeague(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")
     if season_end <= season_start:
