@@ -338,13 +338,12 @@ def hand_record(*, match_id: int) -> bool:
     """Record a finished games match as its hand's outcome (once), and queue the night's next
     step. False if there was nothing to record."""
     with transaction.atomic():
-        hand = (Hand.objects.select_for_update().select_related("night__league")
-                .filter(match_id=match_id, status=Hand.Status.RUNNING).first())
-        if hand is None:
+        found = series.locked_for_recording(
+            Hand.objects.select_related("night__league").filter(status=Hand.Status.RUNNING),
+            match_id)
+        if found is None:
             return False
-        match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
-        if match is None:
-            return False
+        hand, match = found
         plan = PlannedMatch(key=hand_key(hand.table, hand.number), seats=tuple(hand.seats),
                             seed=match.seed, number=hand.number, table=hand.table,
                             options=dict(match.options))

@@ -234,13 +234,11 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
     finishes the tournament if it was its last match. False if there was nothing to record."""
     now = now or timezone.now()
     with transaction.atomic():
-        row = (TournamentMatch.objects.select_for_update()
-               .filter(match_id=match_id, status=TournamentMatch.Status.RUNNING).first())
-        if row is None:
+        found = series.locked_for_recording(
+            TournamentMatch.objects.filter(status=TournamentMatch.Status.RUNNING), match_id)
+        if found is None:
             return False
-        match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
-        if match is None:
-            return False
+        row, match = found
         row.status, row.finished_at, row.lease_until = TournamentMatch.Status.DONE, now, None
         row.ranks, row.scores = match.result["ranks"], match.result["scores"]
         row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])

@@ -20,6 +20,7 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.models import Match
@@ -89,6 +90,18 @@ def reap(*, now: datetime | None = None) -> int:
     dead worker held, finish what is over). Returns how many rows were fixed."""
     now = now or timezone.now()
     return sum(kind.reap(now=now) for kind in _KINDS.values())
+
+
+def locked_for_recording(running: QuerySet[Any], match_id: int) -> tuple[Any, Match] | None:
+    """The row of ``running`` (a series' running rows) that plays ``match_id``, locked, with
+    its games match, if that match has finished: what recording it needs, once (a second
+    recorder waits for the lock, then finds the row no longer running). None if there is
+    nothing to record. Call inside a transaction."""
+    row = running.select_for_update().filter(match_id=match_id).first()
+    if row is None:
+        return None
+    match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
+    return None if match is None else (row, match)
 
 
 def withdraws(forfeits: Sequence[bool]) -> bool:
