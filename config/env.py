@@ -7,7 +7,9 @@ a deployment stops the process at start-up instead of surfacing as odd behaviour
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from ipaddress import IPv4Network, IPv6Network, ip_network
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -38,30 +40,30 @@ def env_bool(name: str, default: bool) -> bool:
     )
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+#: int or float: one parser for both.
+N = TypeVar("N", int, float)
+
+
+def _env_number(name: str, default: N, parse: Callable[[str], N], kind: str,
+                minimum: N | None) -> N:
     value = os.environ.get(name)
     if value is None:
         return default
     try:
-        number = int(value)
+        number = parse(value)
     except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not an integer.") from None
-    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r} is not {kind}.") from None
+    if minimum is not None and not number >= minimum:  # NaN is refused too
         raise ImproperlyConfigured(f"{name}={number} must be at least {minimum}.")
     return number
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    return _env_number(name, default, int, "an integer", minimum)
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
-    if minimum is not None and not number >= minimum:
-        raise ImproperlyConfigured(f"{name}={number} must be at least {minimum}.")
-    return number
+    return _env_number(name, default, float, "a number", minimum)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
