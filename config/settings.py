@@ -281,6 +281,9 @@ TOURNAMENT_MAX_QUEUED_MATCHES = env_int("TOURNAMENT_MAX_QUEUED_MATCHES", 5000, m
 # An entrant of any series (a tournament participant, a league member for the rest of a night)
 # whose seat forfeited this many matches in a row is withdrawn (0 = never): docs/series.md.
 SERIES_FORFEITS_TO_WITHDRAW = env_int("SERIES_FORFEITS_TO_WITHDRAW", 3, minimum=0)
+# How far ahead a series may be scheduled: a tournament's starts_at, a league's season_start and
+# season_end, a one-off night's starts_at (docs/api.md).
+SERIES_MAX_SCHEDULE_AHEAD_DAYS = env_int("SERIES_MAX_SCHEDULE_AHEAD_DAYS", 365, minimum=1)
 # Pending matches one play task claims and starts at once (their bookkeeping in one transaction).
 # 32: a chunk's own statements and its task cost ~10 ms, ~0.3 ms a match at 32; one and two
 # workers both ran faster than at 16 in bench/tournament.py.

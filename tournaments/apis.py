@@ -224,8 +224,9 @@ class TournamentListCreateApi(APIView):
         move_time_limit = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
             help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
-        starts_at = serializers.DateTimeField(required=False,
-                                              help_text="ISO 8601; default (or past): now.")
+        starts_at = serializers.DateTimeField(
+            required=False, help_text="ISO 8601 (without an offset: UTC); default (or past): "
+                                      "now; at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
         seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
                                 help_text="Seeds the schedule and every deal. Default: random, "
                                           "revealed once it is over.")
@@ -256,6 +257,8 @@ class TournamentListCreateApi(APIView):
             201: TournamentDetailSerializer, 401: E401,
             400: _error("Bad request, or it cannot be a tournament.",
                         ("bad_tournament", "dice_cup is played by 2 to 6 players, not 8", None),
+                        ("bad_tournament", "starts_at is more than 365 days ahead "
+                                           "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)", None),
                         ("bad_tournament", "participant 1: no reference bot 'smart' for dot "
                                            "(have: random, heuristic)", None),
                         ("invalid", "meetings: Ensure this value is greater than or equal to "

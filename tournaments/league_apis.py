@@ -70,6 +70,19 @@ class NightTimeField(serializers.TimeField):
         super().__init__(format="%H:%M", input_formats=["%H:%M"], **kwargs)
 
 
+@extend_schema_field({"type": "string", "example": "2026-12-10T21:00:00+01:00",
+                      "description": "ISO 8601. Without an offset (2026-12-10T21:00), a wall "
+                                     "time in the league's time zone: the earlier of two in "
+                                     "the hour a clock goes back, shifted forward by the gap "
+                                     "in the hour it skips (docs/leagues.md)."})
+class LeagueDateTimeField(serializers.DateTimeField):
+    """A date and time as sent: naive stays naive, for the service to read in the league's
+    time zone (``league_rules.in_zone``), not in the server's."""
+
+    def enforce_timezone(self, value: Any) -> Any:
+        return value
+
+
 @extend_schema_field({"type": "string", "enum": list(Night.Status.values),
                       "description": "scheduled, running, finished, failed (could not start: "
                                      "see reason) or cancelled."})
@@ -144,6 +157,9 @@ class LeagueDetailSerializer(LeagueSerializer):
     next_night = serializers.DateTimeField(
         allow_null=True, help_text="When the next night starts (a night scheduled, or the next "
                                    "weekly one of a recurring league); null: none.")
+    cannot_start = serializers.CharField(
+        allow_null=True, help_text="Why a night cannot start now (its members cannot fill the "
+                                   "tables); null: one can.")
     live_night = LeagueLiveNightSerializer(allow_null=True,
                                            help_text="The night being played; null: none.")
 
@@ -202,6 +218,7 @@ def _detail(league_id: int) -> dict[str, Any]:
     data = {**_league_data(league, sum(1 for m in members if m.left_at is None)),
             "members": [_member_data(m) for m in members], "order": list(league.order),
             "next_night": selectors.league_next_night(league=league),
+            "cannot_start": selectors.league_cannot_start(league=league),
             "live_night": selectors.league_live_night(league=league)}
     return LeagueDetailSerializer(data).data
 
@@ -242,8 +259,11 @@ class LeagueListCreateApi(APIView):
             required=False, default=1, min_value=0, max_value=8,
             help_text="How many move up and down between adjacent tables after a night (at "
                       "most half the smaller table).")
-        season_start = serializers.DateTimeField(help_text="ISO 8601.")
-        season_end = serializers.DateTimeField(help_text="ISO 8601, after season_start.")
+        season_start = LeagueDateTimeField(help_text="ISO 8601 (naive: in timezone), at most "
+                                                     "SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
+        season_end = LeagueDateTimeField(help_text="ISO 8601 (naive: in timezone), after "
+                                                   "season_start, at most "
+                                                   "SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
         weekday = serializers.IntegerField(
             required=False, allow_null=True, min_value=0, max_value=6,
             help_text="Recurring nights (with night_time): 0 = Monday ... 6 = Sunday.")
@@ -289,6 +309,11 @@ class LeagueListCreateApi(APIView):
             201: LeagueDetailSerializer, 401: E401, 429: E429,
             400: _error("Bad request, or it cannot be a league.",
                         ("bad_league", "the season must end after it starts", None),
+                        ("bad_league", "no night could start: 2 members cannot fill tables of "
+                                       "at least 4 and at most 5 players (the best cut is 1 "
+                                       "table(s) of 2)", None),
+                        ("bad_league", "season_end is more than 365 days ahead "
+                                       "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)", None),
                         ("bad_league", "a recurring night needs both weekday and night_time",
                          None),
                         ("bad_league", "member 1: no reference bot 'smart' for dot (have: "
@@ -373,7 +398,9 @@ class LeagueNightsApi(APIView):
     pagination_class = Pagination
 
     class InputSerializer(serializers.Serializer):
-        starts_at = serializers.DateTimeField(help_text="ISO 8601, within the season.")
+        starts_at = LeagueDateTimeField(
+            help_text="ISO 8601 (naive: in the league's time zone); not in the past, within "
+                      "the season, at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_nights",
@@ -396,7 +423,10 @@ class LeagueNightsApi(APIView):
         parameters=[LEAGUE_ID], request=InputSerializer,
         responses={201: LeagueNightSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
                    400: _error("Bad request, or no night then.",
+                               ("bad_league", "the night must not start in the past", None),
                                ("bad_league", "the night must start within the season", None),
+                               ("bad_league", "the league's weekly night is at that time "
+                                              "already", None),
                                ("bad_league", "the league already has a night at that time",
                                 None),
                                ("invalid", "starts_at: This field is required.", None))},
@@ -469,9 +499,16 @@ class LeagueMemberLeaveApi(APIView):
         tags=["leagues"], operation_id="leagues_members_leave",
         summary="A member leaves (organiser or staff)",
         description="Removed from the order before the next night; its hands stay in the "
-                    "season table. Leaving twice keeps the first left_at.",
+                    "season table. Leaving twice keeps the first left_at. Refused while a "
+                    "night is to come that the members left could not fill the tables of (add "
+                    "a member first).",
         parameters=[LEAGUE_ID, MEMBER_INDEX], request=None,
-        responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429},
+        responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
+                   400: _error("The league could not play without it.",
+                               ("bad_league", "member 1 cannot leave while nights are to "
+                                              "come: 3 members cannot fill tables of at least "
+                                              "4 and at most 5 players (the best cut is 1 "
+                                              "table(s) of 3); add a member first", None))},
     )
     def post(self, request: Request, league_id: int, index: int) -> Response:
         member = leagues.member_leave(league_id=league_id, user=request.user, index=index)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from games.engine import get_game
@@ -114,6 +114,17 @@ def split_tables(order: Sequence[M], *, table_size: int, min_players: int) -> li
 # --------------------------------------------------------------------------------------------
 # One hand at one table
 # --------------------------------------------------------------------------------------------
+
+
+def table_shortage(game: str, *, table_size: int, members: int) -> str | None:
+    """Why ``members`` present members cannot fill one night's tables (:func:`split_tables`,
+    e.g. 2 members of a Great Dalmuti league), or None if they can."""
+    try:
+        split_tables(range(members), table_size=table_size,
+                     min_players=get_game(game).min_players)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def hand_plan(
@@ -358,14 +369,37 @@ def _check_distinct(members: Sequence[Any], what: str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def local_moment(day: date, at: time, zone: tzinfo) -> datetime:
+    """Wall time ``at`` on ``day`` in ``zone``, in UTC. Where daylight saving makes it
+    ambiguous (the fall-back hour) it is the earlier of the two, summer time; where it does
+    not exist (the spring-forward gap) it is shifted forward by the gap (02:30 in Paris on the
+    last Sunday of March is 03:30 summer time, 01:30 UTC): zoneinfo's ``fold=0``, so a naive
+    ``starts_at`` read in the league's zone and a weekly night agree (docs/leagues.md)."""
+    return datetime.combine(day, at, tzinfo=zone).astimezone(UTC)
+
+
+def in_zone(moment: datetime, zone: tzinfo) -> datetime:
+    """``moment`` in UTC; a naive one is a wall time in ``zone`` (:func:`local_moment`): a
+    league's dates without an offset are read in the league's time zone (docs/api.md)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        return local_moment(moment.date(), moment.time(), zone)
+    return moment.astimezone(UTC)
+
+
 def latest_weekly_start(*, weekday: int, at: time, zone: tzinfo, now: datetime) -> datetime:
     """The latest ``weekday`` (0 = Monday) at local wall time ``at`` in ``zone`` that is at or
-    before ``now``: 20:00 Europe/Paris stays 20:00 across a daylight-saving change (18:00
-    UTC in summer, 19:00 in winter)."""
-    local = now.astimezone(zone)
-    day = local.date() - timedelta(days=(local.weekday() - weekday) % 7)
-    start = datetime.combine(day, at, tzinfo=zone)
+    before ``now``, in UTC (:func:`local_moment`): 20:00 Europe/Paris stays 20:00 across a
+    daylight-saving change (18:00 UTC in summer, 19:00 in winter)."""
+    day = now.astimezone(zone).date()
+    day -= timedelta(days=(day.weekday() - weekday) % 7)
+    start = local_moment(day, at, zone)
     if start > now:
-        start = datetime.combine(day - timedelta(days=7), at, tzinfo=zone)
+        start = local_moment(day - timedelta(days=7), at, zone)
     return start
 
+
+def next_weekly_start(*, weekday: int, at: time, zone: tzinfo, after: datetime) -> datetime:
+    """The first ``weekday`` at wall time ``at`` in ``zone`` strictly after ``after``, in
+    UTC: the week after :func:`latest_weekly_start`'s (however far ahead ``after`` is)."""
+    latest = latest_weekly_start(weekday=weekday, at=at, zone=zone, now=after)
+    return local_moment(latest.astimezone(zone).date() + timedelta(days=7), at, zone)

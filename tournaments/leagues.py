@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -15,12 +15,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from . import league_rules, selectors, series
 from .entrants import entered_twice, entrant_fields, game_table
 from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
 from .models import League, Member, Night
 from .nights import hands_stop, next_night_number
 
 SEED_BITS = 63
+#: A one-off night may start this long before the request reaches us ("now", give or take the
+#: clocks); earlier is in the past and refused.
+NIGHT_PAST_GRACE = timedelta(minutes=1)
 
 
 def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
@@ -33,7 +37,11 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
                   seed: int | None = None) -> League:
     """Check everything and create the league with its members. Recurring nights: ``weekday``
     (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
-    ``season_end``; one-off nights are added with :func:`night_schedule`."""
+    ``season_end``; one-off nights are added with :func:`night_schedule`. Naive dates are
+    wall times in ``timezone_name`` (``league_rules.in_zone``)."""
+    zone = _zone(timezone_name)
+    season_start = league_rules.in_zone(season_start, zone)
+    season_end = league_rules.in_zone(season_end, zone)
     league_options = dict(options or {})
     try:
         engine, size, _ = game_table(game, table_size, league_options, default="max_players")
@@ -50,16 +58,20 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
         raise BadLeague(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")
     if season_end <= season_start:
         raise BadLeague("the season must end after it starts")
+    _check_ahead(season_start, "season_start")
+    _check_ahead(season_end, "season_end")
     if (weekday is None) != (night_time is None):
         raise BadLeague("a recurring night needs both weekday and night_time")
     if weekday is not None and not 0 <= weekday <= 6:
         raise BadLeague("weekday must be 0 (Monday) to 6 (Sunday)")
-    _zone(timezone_name)
     if len(members) > settings.LEAGUE_MAX_MEMBERS:
         raise BadLeague(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
     rows = [_member(game, index, spec, organiser) for index, spec in enumerate(members)]
     if (twice := entered_twice(rows)) is not None:
         raise BadLeague(f"member {twice.index} ({twice.name}) is entered twice")
+    if (short := league_rules.table_shortage(game, table_size=size,
+                                             members=len(rows))) is not None:
+        raise BadLeague(f"no night could start: {short}")
     with transaction.atomic():
         league = League.objects.create(
             name=name, game=game, options=league_options, organiser=organiser,
@@ -82,6 +94,13 @@ def _member(game: str, index: int, spec: Mapping[str, Any],
         return Member(index=index, **entrant_fields(game, spec, organiser))
     except ValueError as exc:
         raise BadLeague(f"member {index}: {exc}") from None
+
+
+def _check_ahead(moment: datetime, what: str) -> None:
+    try:
+        series.check_ahead(moment, what)
+    except ValueError as exc:
+        raise BadLeague(str(exc)) from None
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -126,21 +145,44 @@ def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, An
 
 
 def member_leave(*, league_id: int, user: AbstractBaseUser, index: int) -> Member:
-    """The member leaves: removed from the order before the next night."""
+    """The member leaves: removed from the order before the next night. Refused while the
+    league has a night to come that the members left could not fill the tables of (add a
+    member first): accepting it would only make that night fail."""
     league = league_get_changeable(league_id=league_id, user=user)
-    member = Member.objects.filter(league=league, index=index).first()
-    if member is None:
-        raise LeagueNotFound(f"league {league.pk} has no member {index}")
-    Member.objects.filter(pk=member.pk, left_at__isnull=True).update(left_at=timezone.now())
+    with transaction.atomic():
+        League.objects.select_for_update().filter(pk=league.pk).first()  # one leave at a time
+        member = Member.objects.filter(league=league, index=index).first()
+        if member is None:
+            raise LeagueNotFound(f"league {league.pk} has no member {index}")
+        if member.left_at is None:
+            staying = league.members.filter(left_at__isnull=True).count() - 1
+            short = league_rules.table_shortage(league.game, table_size=league.table_size,
+                                                members=staying)
+            if short is not None and selectors.league_next_night(league=league) is not None:
+                raise BadLeague(f"member {index} cannot leave while nights are to come: "
+                                f"{short}; add a member first")
+            Member.objects.filter(pk=member.pk).update(left_at=timezone.now())
     member.refresh_from_db()
     return member
 
 
 def night_schedule(*, league_id: int, user: AbstractBaseUser, starts_at: datetime) -> Night:
-    """A one-off night at ``starts_at`` (within the season)."""
+    """A one-off night at ``starts_at`` (naive: a wall time in the league's time zone): not in
+    the past, within the season and ``SERIES_MAX_SCHEDULE_AHEAD_DAYS``, not at the time of the
+    league's own weekly night, and only if its members can fill its tables."""
     league = league_get_changeable(league_id=league_id, user=user)
+    starts_at = league_rules.in_zone(starts_at, _zone(league.timezone))
     if not league.season_start <= starts_at <= league.season_end:
         raise BadLeague("the night must start within the season")
+    if starts_at < timezone.now() - NIGHT_PAST_GRACE:
+        raise BadLeague("the night must not start in the past")
+    _check_ahead(starts_at, "starts_at")
+    if selectors.latest_recurring_start(league, starts_at) == starts_at:
+        raise BadLeague("the league's weekly night is at that time already")
+    present = league.members.filter(left_at__isnull=True).count()
+    if (short := league_rules.table_shortage(league.game, table_size=league.table_size,
+                                             members=present)) is not None:
+        raise BadLeague(f"the night could not start: {short}")
     try:
         with transaction.atomic():
             return Night.objects.create(league=league, number=next_night_number(league),

@@ -58,14 +58,14 @@ HANDS_BATCH_SECONDS = 1.0
 def nights_start_due(*, now: datetime | None = None) -> int:
     """Periodic (django-celery-beat): add the night of each recurring league whose time has
     come (no schedule row per night: the latest due start is computed, and the unique
-    (league, starts_at) makes a second dispatcher's insert a no-op), then start every due
-    night. Returns how many started."""
+    (league, starts_at) makes a second dispatcher's insert a no-op; a one-off night scheduled
+    later does not stand in for it), then start every due night. Returns how many started."""
     now = now or timezone.now()
     recurring = League.objects.filter(weekday__isnull=False, season_start__lte=now,
                                       season_end__gte=now - timedelta(days=7))
     for league in recurring:
         start = latest_recurring_start(league, now)
-        if start is None or league.nights.filter(starts_at__gte=start).exists():
+        if start is None or league.nights.filter(starts_at=start).exists():
             continue
         Night.objects.bulk_create([Night(league=league, number=next_night_number(league),
                                          starts_at=start)], ignore_conflicts=True)

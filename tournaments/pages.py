@@ -151,6 +151,7 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
         "order_chart": line_chart(history["positions"], labels=label, low=1, downward=True),
         "nights_played": history["nights"],
         "next_night": selectors.league_next_night(league=found), "weekly": weekly_night(found),
+        "cannot_start": selectors.league_cannot_start(league=found),
         "nights": selectors.league_nights(league=found)[:20],
         "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
     })

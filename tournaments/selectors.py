@@ -234,10 +234,6 @@ def league_ratings(*, league_id: int) -> dict[int, Rating]:
 # Leagues
 # --------------------------------------------------------------------------------------------
 
-#: How far ahead ``league_next_night`` looks for a recurring league's next weekly start.
-_WEEK = timedelta(days=7)
-
-
 def latest_recurring_start(league: League, now: datetime) -> datetime | None:
     """The latest start of the league's recurring night at or before ``now``
     (``league_rules.latest_weekly_start``), or None if it is not recurring or that start is
@@ -250,6 +246,22 @@ def latest_recurring_start(league: League, now: datetime) -> datetime | None:
     if not (league.season_start <= start <= league.season_end and start >= league.created_at):
         return None
     return start
+
+
+#: A season starting at the very moment of a weekly night has that night.
+_JUST_BEFORE = timedelta(microseconds=1)
+
+
+def next_recurring_start(league: League, now: datetime) -> datetime | None:
+    """The first start of the league's recurring night after ``now`` and not before the
+    season starts, however far ahead that is (``league_rules.next_weekly_start``); None if it
+    is not recurring or that start is past the season's end."""
+    if league.weekday is None or league.night_time is None:
+        return None
+    after = max(now, league.season_start - _JUST_BEFORE)
+    start = league_rules.next_weekly_start(weekday=league.weekday, at=league.night_time,
+                                           zone=ZoneInfo(league.timezone), after=after)
+    return start if start <= league.season_end else None
 
 
 def league_get(*, league_id: int) -> League:
@@ -278,17 +290,26 @@ def league_nights(*, league: League) -> QuerySet[Night]:
 
 def league_next_night(*, league: League, now: datetime | None = None) -> datetime | None:
     """When the next night starts: the earliest night still scheduled or, if sooner, the next
-    weekly start of a recurring league (within the season); None if neither."""
+    weekly start of a recurring league (within the season, however far ahead it starts);
+    None if neither."""
     now = now or timezone.now()
     candidates = []
     scheduled = (league.nights.filter(status=Night.Status.SCHEDULED).order_by("starts_at")
                  .values_list("starts_at", flat=True).first())
     if scheduled is not None:
         candidates.append(scheduled)
-    recurring = latest_recurring_start(league, now + _WEEK)
-    if recurring is not None and recurring > now:
+    recurring = next_recurring_start(league, now)
+    if recurring is not None:
         candidates.append(recurring)
     return min(candidates) if candidates else None
+
+
+def league_cannot_start(*, league: League) -> str | None:
+    """Why a night of the league cannot start now (its present members cannot fill its tables,
+    ``league_rules.table_shortage``), or None if one can."""
+    present = league.members.filter(left_at__isnull=True).count()
+    return league_rules.table_shortage(league.game, table_size=league.table_size,
+                                       members=present)
 
 
 def league_live_night(*, league: League) -> dict[str, Any] | None:

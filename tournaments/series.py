@@ -70,6 +70,15 @@ def lease_until(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) + timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
 
 
+def check_ahead(moment: datetime, what: str, *, now: datetime | None = None) -> None:
+    """ValueError if ``moment`` is more than ``SERIES_MAX_SCHEDULE_AHEAD_DAYS`` ahead: a
+    series dated in the year 9999 is a typo, and a row that waits forever."""
+    days = settings.SERIES_MAX_SCHEDULE_AHEAD_DAYS
+    if moment > (now or timezone.now()) + timedelta(days=days):
+        raise ValueError(f"{what} is more than {days} days ahead "
+                         f"(SERIES_MAX_SCHEDULE_AHEAD_DAYS)")
+
+
 def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
                       **kwargs: Any) -> None:
     """The one receiver of ``games.signals.match_finished``: each finished match is recorded by

@@ -65,6 +65,11 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     if not max(2, size) <= count <= most:
         raise BadTournament(f"{counted(count, 'participant')}: a tournament of tables of "
                             f"{size} takes {max(2, size)} to {most}")
+    if starts_at is not None:
+        try:
+            series.check_ahead(starts_at, "starts_at")
+        except ValueError as exc:
+            raise BadTournament(str(exc)) from None
     if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
         raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
     if format == Tournament.Format.SWISS:

@@ -93,6 +93,19 @@ def test_create_refuses_bad_input_with_the_reason(alice_api, overrides, code, wo
     assert not Tournament.objects.exists()
 
 
+def test_a_tournament_starts_at_most_the_settings_days_ahead(alice_api, settings) -> None:
+    year_9999 = create(alice_api, starts_at="9999-12-31T20:00:00Z")
+    assert year_9999.status_code == 400 and year_9999.json()["code"] == "bad_tournament"
+    assert year_9999.json()["detail"] == ("starts_at is more than 365 days ahead "
+                                          "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)")
+    settings.SERIES_MAX_SCHEDULE_AHEAD_DAYS = 2
+    too_far = create(alice_api, starts_at=(timezone.now() + timedelta(days=3)).isoformat())
+    assert too_far.status_code == 400 and "2 days ahead" in too_far.json()["detail"]
+    assert not Tournament.objects.exists()
+    in_time = create(alice_api, starts_at=(timezone.now() + timedelta(days=1)).isoformat())
+    assert in_time.status_code == 201 and in_time.json()["status"] == "scheduled"
+
+
 def test_one_organiser_is_limited_but_others_are_not(alice_api, bob_api, settings) -> None:
     settings.TOURNAMENT_MAX_ACTIVE = 1
     assert create(alice_api, starts_at=later()).status_code == 201

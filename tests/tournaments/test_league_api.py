@@ -232,11 +232,18 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
 
 
 def test_a_night_that_cannot_start_says_why(alice_api, anon_api, inline_nights) -> None:
-    league_id = create(alice_api, members=refs(3)).json()["id"]
-    schedule_now(alice_api, league_id)
+    league_id = create(alice_api, members=refs(4)).json()["id"]
+    assert anon_api.get(f"{URL}{league_id}/").json()["cannot_start"] is None
+    assert schedule_now(alice_api, league_id).status_code == 201
+    # A member gone without the service's check (a league stored before it refused that).
+    League.objects.get(pk=league_id).members.filter(index=3).update(left_at=timezone.now())
     nights.nights_start_due()
     night = anon_api.get(f"{URL}{league_id}/nights/").json()["results"][0]
     assert night["status"] == "failed" and "3 members" in night["reason"]
+    why = anon_api.get(f"{URL}{league_id}/").json()["cannot_start"]
+    assert why.startswith("3 members cannot fill tables of at least 4"), why
+    page = Client().get(f"/leagues/{league_id}/").content.decode()
+    assert "No night can start:" in page and why in page
 
 
 def test_the_live_night_shows_each_tables_hands_and_points(alice_api, anon_api,
