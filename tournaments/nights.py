@@ -291,7 +291,9 @@ def _by_options(planned: Sequence[PlannedMatch]) -> list[tuple[dict, list[Planne
 
 
 def _first_night_number(league: League) -> int:
-    return (league.nights.exclude(status=Night.Status.FAILED).order_by("number")
+    """The season's first night: the earliest to start (a one-off night scheduled weeks ahead
+    has a lower number than the weekly nights played before it)."""
+    return (league.nights.exclude(status=Night.Status.FAILED).order_by("starts_at", "number")
             .values_list("number", flat=True).first() or 1)
 
 

@@ -112,6 +112,22 @@ def test_a_one_off_night_later_does_not_stand_in_for_the_weekly_one(alice_api,
                                                          (one_off, "scheduled")]
 
 
+def test_the_first_night_of_the_season_is_the_first_to_start_not_the_first_scheduled(
+        alice_api, no_worker) -> None:
+    now = timezone.now()
+    body = created(alice_api, weekday=(now.weekday() + 1) % 7, night_time="20:00")
+    weekly = moment(body["next_night"])
+    later = alice_api.post(f"{URL}{body['id']}/nights/",
+                           {"starts_at": (weekly + timedelta(days=10)).isoformat()},
+                           format="json")
+    assert later.json()["number"] == 1
+    assert nights.nights_start_due(now=weekly + timedelta(seconds=1)) == 1
+    league = League.objects.get(pk=body["id"])
+    first = league.nights.get(starts_at=weekly)
+    assert first.number == 2 and nights._first_night_number(league) == 2, \
+        "night 2 starts first: its first hand draws the order (GD-2), night 1's will not"
+
+
 # --------------------------------------------------------------------------------------------
 # Dates without an offset: wall times in the league's time zone
 # --------------------------------------------------------------------------------------------
