@@ -59,7 +59,8 @@ def nights_start_due(*, now: datetime | None = None) -> int:
     """Periodic (django-celery-beat): add the night of each recurring league whose time has
     come (no schedule row per night: the latest due start is computed, and the unique
     (league, starts_at) makes a second dispatcher's insert a no-op; a one-off night scheduled
-    later does not stand in for it), then start every due night. Returns how many started."""
+    later does not stand in for it), then start every due night of each league that is not
+    playing one (the earliest first). Returns how many started."""
     now = now or timezone.now()
     recurring = League.objects.filter(weekday__isnull=False, season_start__lte=now,
                                       season_end__gte=now - timedelta(days=7))
@@ -69,8 +70,20 @@ def nights_start_due(*, now: datetime | None = None) -> int:
             continue
         Night.objects.bulk_create([Night(league=league, number=next_night_number(league),
                                          starts_at=start)], ignore_conflicts=True)
-    due = Night.objects.filter(status=Night.Status.SCHEDULED, starts_at__lte=now)
-    return sum(night_start(night_id=pk, now=now) for pk in due.values_list("pk", flat=True))
+    due = list(Night.objects.filter(status=Night.Status.SCHEDULED, starts_at__lte=now)
+               .order_by("starts_at", "number").values_list("pk", "league_id"))
+    # A league plays one night at a time, each from the order the one before left: a night due
+    # while another runs waits for a later sweep.
+    busy = set(Night.objects.filter(status=Night.Status.RUNNING,
+                                    league_id__in={league for _, league in due})
+               .values_list("league_id", flat=True))
+    started = 0
+    for pk, league_id in due:
+        if league_id in busy:
+            continue
+        started += night_start(night_id=pk, now=now)
+        busy.add(league_id)  # started, failed or claimed by another: the next sweep looks again
+    return started
 
 
 def night_start(*, night_id: int, now: datetime | None = None) -> bool:

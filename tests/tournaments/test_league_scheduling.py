@@ -128,6 +128,23 @@ def test_the_first_night_of_the_season_is_the_first_to_start_not_the_first_sched
         "night 2 starts first: its first hand draws the order (GD-2), night 1's will not"
 
 
+def test_a_night_due_while_another_runs_waits_for_it(alice_api, no_worker) -> None:
+    now = timezone.now()
+    body = created(alice_api)
+    nights_url = f"{URL}{body['id']}/nights/"
+    for hours in (0, 1):
+        assert alice_api.post(nights_url, {"starts_at": (now + timedelta(hours=hours))
+                                           .isoformat()}, format="json").status_code == 201
+    assert nights.nights_start_due(now=now + timedelta(hours=2)) == 1, "the earliest only"
+    first, second = Night.objects.filter(league_id=body["id"]).order_by("number")
+    assert (first.status, second.status) == ("running", "scheduled")
+    assert nights.nights_start_due(now=now + timedelta(hours=2)) == 0, "night 1 still runs"
+    Night.objects.filter(pk=first.pk).update(status="finished")
+    assert nights.nights_start_due(now=now + timedelta(hours=2)) == 1
+    second.refresh_from_db()
+    assert second.status == "running"
+
+
 # --------------------------------------------------------------------------------------------
 # Dates without an offset: wall times in the league's time zone
 # --------------------------------------------------------------------------------------------
