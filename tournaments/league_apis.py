@@ -165,7 +165,9 @@ class LeagueDetailSerializer(LeagueSerializer):
 
 
 class LeagueNightSerializer(serializers.Serializer):
-    number = serializers.IntegerField(help_text="1, 2, 3 ... in start order.")
+    number = serializers.IntegerField(
+        help_text="1, 2, 3 ... in the order the nights were scheduled (a one-off night set "
+                  "weeks ahead has a lower number than the weekly nights before it).")
     starts_at = serializers.DateTimeField()
     status = NightStatusField()
     reason = serializers.CharField(allow_null=True, help_text="Why it could not start.")
@@ -441,7 +443,8 @@ class LeagueNightsApi(APIView):
 
 
 NIGHT_NUMBER = OpenApiParameter("number", ID_SCHEMA, OpenApiParameter.PATH,
-                                description="The night's number (1, 2, 3 ... in start order).")
+                                description="The night's number (1, 2, 3 ... in the order the "
+                                            "nights were scheduled).")
 
 
 class LeagueNightCancelApi(APIView):
