@@ -93,6 +93,17 @@ if env_bool("DATABASE_TRANSACTION_POOLER", False):
     # cursor (``.iterator()`` would open one). Django already keeps psycopg from preparing
     # statements.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# A transaction left open by a process that went silent (its host cut off, frozen) keeps its
+# row locks until PostgreSQL ends its session, which TCP alone may not do for hours: PostgreSQL
+# ends it after this many seconds idle inside a transaction (0: never). Set on the connection,
+# so not behind a transaction pooler (set it on the database role there: docs/deploy.md).
+DATABASE_IDLE_IN_TRANSACTION_SECONDS = env_int("DATABASE_IDLE_IN_TRANSACTION_SECONDS", 60,
+                                               minimum=0)
+if (DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+        and DATABASE_IDLE_IN_TRANSACTION_SECONDS
+        and not env_bool("DATABASE_TRANSACTION_POOLER", False)):
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c idle_in_transaction_session_timeout={DATABASE_IDLE_IN_TRANSACTION_SECONDS * 1000}")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Throttle counts live here: shared by every web process (a file cache under var/ by default,
 # Redis in production), so a limit holds however many workers serve the API.

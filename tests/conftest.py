@@ -1,6 +1,7 @@
 """Shared test setup: markers for tests that need real services.
 
-A test marked ``postgres``, ``redis``, ``broker`` (Redis or RabbitMQ) or ``browser`` skips, with
+A test marked ``postgres``, ``redis``, ``broker`` (Redis or RabbitMQ), ``browser`` or ``netns``
+(root, to make Linux network namespaces) skips, with
 the reason, when that service is not what the run uses (e.g. a newcomer's bare machine on SQLite
 and the filesystem broker). ``.ci/run`` sets
 ``BLUFF_REQUIRE_SERVICES=1``, which turns those skips into failures so CI never skips them silently.
@@ -50,6 +51,8 @@ def _missing_service(marker_name: str) -> str | None:
     elif marker_name == "redis":
         if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
             return "needs Redis: set CELERY_BROKER_URL=redis://... (this run uses the embedded broker)"
+    elif marker_name == "netns":
+        return _missing_netns()
     elif marker_name == "broker":
         if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://",
                                                        "pyamqp://")):
@@ -58,9 +61,27 @@ def _missing_service(marker_name: str) -> str | None:
     return None
 
 
+def _missing_netns() -> str | None:
+    """Why the machine cannot run the several-hosts test (network namespaces), or None."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        return "needs root for Linux network namespaces (ip netns): CI runs as root"
+    missing = [tool for tool in ("ip", "redis-server", "redis-cli", "socat")
+               if not shutil.which(tool)]
+    if missing:
+        return f"needs {', '.join(missing)} (apt-get install iproute2 redis-server socat)"
+    probe = f"bluff-probe-{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode:
+        return f"cannot create a network namespace: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers():
-        if marker.name in ("postgres", "redis", "broker", "browser"):
+        if marker.name in ("postgres", "redis", "broker", "browser", "netns"):
             reason = _missing_service(marker.name)
             if reason is None:
                 continue

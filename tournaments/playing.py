@@ -88,12 +88,18 @@ def tournament_dispatch(*, tournament_id: int, now: datetime | None = None) -> i
     """Queue enough play tasks for the pending matches of a running tournament (each task
     claims up to ``TOURNAMENT_CHUNK`` of them). Their ``lease_until`` says until when those
     messages may be in flight: the reaper queues again what is still pending afterwards
-    (playing is idempotent). Returns how many tasks were queued."""
+    (playing is idempotent). Rows a play task has locked (claimed, its transaction still open)
+    are skipped, not waited for: that task plays them, and a worker host cut off in the middle
+    of one must not hold up the reaper (found by ``tests/tournaments/test_hosts.py``). Returns
+    how many tasks were queued."""
     now = now or timezone.now()
     pending = TournamentMatch.objects.filter(
         tournament_id=tournament_id, tournament__status=Tournament.Status.RUNNING,
         status=TournamentMatch.Status.PENDING)
-    count = pending.update(lease_until=series.lease_until(now))
+    free = pending.select_for_update(skip_locked=True, of=("self",)).values("pk")
+    with transaction.atomic():  # one statement; FOR UPDATE wants a transaction
+        count = TournamentMatch.objects.filter(pk__in=free).update(
+            lease_until=series.lease_until(now))
     tasks = -(-count // settings.TOURNAMENT_CHUNK)
     for _ in range(tasks):
         series.enqueue("play_matches", tournament_id)

@@ -12,6 +12,7 @@ never waits on a stranger's server, and no answer is ever applied twice.
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import timedelta
 
@@ -34,6 +35,8 @@ from .store import (
     save,
     tell,
 )
+
+log = logging.getLogger(__name__)
 
 
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
@@ -162,6 +165,10 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:
+            # Operators (and the several-hosts test) read this: a host cut off for longer
+            # than its lease comes back to find its batch refused, not stored late.
+            log.info("match %s: late batch refused (the lease ran out or the match moved on "
+                     "from version %s); its moves are thrown away", match.pk, base_version)
             outcome = None
             break
         applied += answered

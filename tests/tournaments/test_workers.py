@@ -80,19 +80,25 @@ class Workers:
 
         purge_queues()  # no other test's messages
 
-    def start(self, queue: str) -> subprocess.Popen:
+    def start(self, queue: str, *, host: str | None = None) -> subprocess.Popen:
+        """A worker for ``queue``; ``host``: in that network namespace (``ip netns exec``),
+        named ``queue@host`` (the key for :meth:`kill`)."""
         extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
             ("--pool", "solo")
-        log = open(self.logs / f"worker-{queue}-{len(self.processes)}-{time.time():.0f}.log", "w")
+        name = queue if host is None else f"{queue}@{host}"
+        prefix = [] if host is None else ["ip", "netns", "exec", host]
+        log = open(self.logs / f"worker-{name}-{len(self.processes)}-{time.time():.0f}.log", "w")
         process = subprocess.Popen(
-            self.run.worker_command(queue, *extra, "--loglevel", "INFO", "--without-gossip",
-                                    "--without-mingle", "--without-heartbeat"),
+            [*prefix, *self.run.worker_command(queue, *extra, "--loglevel", "INFO",
+                                               "--without-gossip", "--without-mingle",
+                                               "--without-heartbeat", "--hostname",
+                                               f"{queue}-{host or 'local'}@%h")],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        self.processes[queue] = process
+        self.processes[name] = process
         return process
 
-    def kill(self, queue: str) -> None:
-        process = self.processes.pop(queue)
+    def kill(self, name: str) -> None:
+        process = self.processes.pop(name)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
 

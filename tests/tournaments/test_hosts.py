@@ -1,0 +1,390 @@
+"""Workers on several hosts lose nothing when one host is cut off, or the broker restarts.
+
+Three "hosts" are Linux network namespaces joined by veth pairs to a bridge: two run a matches
+worker each (``ip netns exec``), the third serves the deterministic webhook bots
+(``tests.deterministic_bot``). The database host is the root namespace, on the bridge's
+address: the test runs its own Redis bound to that address only, and reaches the machine's
+PostgreSQL (which listens on 127.0.0.1 only) through a TCP forwarder, ``socat``, bound to the
+bridge address too; the workers know no other address for either. The test process itself
+plays the web host and beat (it creates the tournament and runs the sweeps every tick).
+
+Mid-tournament one worker host's link is set down (its end on the bridge: the cable pulled at
+the switch, the host does not notice) for longer than the leases, then up again. Every match
+is played exactly once, each ends exactly as in an undisturbed in-process run of the same
+seeds, no bot has a strike, the cut-off worker's late batches are refused (the version and
+lease guard: its log says so) and the matches it held were taken over by the other host
+while it was away. The variant: the broker restarted mid-run (its queued messages lost: the sweeps
+queue them again from the database). (A host cut off while it holds a claimed chunk of
+tournament matches, its transaction open, is not covered yet: it holds up the other hosts'
+recording until it comes back; see issue 22.)
+
+Needs root (network namespaces), ``ip``, ``redis-server`` and ``socat``: marked ``netns``, a
+skip with the reason elsewhere, a failure under ``BLUFF_REQUIRE_SERVICES=1`` (CI runs as root).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+
+from bots.models import Bot, BotCall, BotSeat
+from bots.signing import new_secret
+from games.engine import game_ids
+from games.log import entries
+from games.models import Match, Seat
+from tests.tournaments.test_workers import Workers, in_process, played_once, table, wait_until
+from tournaments import playing, services
+from tournaments.models import Tournament, TournamentMatch
+
+pytestmark = [pytest.mark.postgres, pytest.mark.netns, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Short leases, so that a cut of a few seconds outlasts them all (the advance lease's floor is
+#: two calls' timeouts and two seconds: 4 s with the default 1 s timeout).
+ADVANCE_LEASE = 4
+TOURNAMENT_LEASE = 2
+#: How long a host stays cut off: past its leases, the stalled-match sweep and a takeover.
+CUT_SECONDS = ADVANCE_LEASE + 4
+SEED = 7
+#: Tournament matches a play task claims at once.
+CHUNK = 4
+REFUSED = re.compile(r"match (\d+): late batch refused")
+
+
+def _ip(*args: str, check: bool = True) -> None:
+    subprocess.run(["ip", *args], check=check, capture_output=True)
+
+
+@dataclass
+class Network:
+    """A bridge on the root namespace and hosts (namespaces) on it, each by its address."""
+
+    tag: str
+    subnet: str
+    hosts: dict[str, str] = field(default_factory=dict)  # namespace -> address
+    links: dict[str, str] = field(default_factory=dict)  # namespace -> its veth on the bridge
+
+    @property
+    def bridge(self) -> str:
+        return f"br{self.tag}"
+
+    @property
+    def gateway(self) -> str:
+        return f"{self.subnet}.1"
+
+    def up(self, names: list[str]) -> None:
+        _ip("link", "add", self.bridge, "type", "bridge")
+        _ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
+        _ip("link", "set", self.bridge, "up")
+        for number, name in enumerate(names, start=11):
+            namespace, outside, inside = f"bl{self.tag}{name}", f"v{self.tag}{name}", "eth0"
+            _ip("netns", "add", namespace)
+            self.hosts[namespace] = f"{self.subnet}.{number}"
+            _ip("link", "add", outside, "type", "veth", "peer", "name", f"p{self.tag}{name}")
+            self.links[namespace] = outside
+            _ip("link", "set", f"p{self.tag}{name}", "netns", namespace)
+            _ip("-n", namespace, "link", "set", f"p{self.tag}{name}", "name", inside)
+            _ip("-n", namespace, "addr", "add", f"{self.hosts[namespace]}/24", "dev", inside)
+            _ip("-n", namespace, "link", "set", inside, "up")
+            _ip("-n", namespace, "link", "set", "lo", "up")
+            _ip("link", "set", outside, "master", self.bridge)
+            _ip("link", "set", outside, "up")
+
+    def host(self, name: str) -> str:
+        return f"bl{self.tag}{name}"
+
+    def cut(self, namespace: str) -> None:
+        _ip("link", "set", self.links[namespace], "down")
+
+    def restore(self, namespace: str) -> None:
+        _ip("link", "set", self.links[namespace], "up")
+
+    def down(self) -> None:
+        for namespace, link in self.links.items():
+            _ip("link", "del", link, check=False)
+            _ip("netns", "del", namespace, check=False)
+        _ip("link", "del", self.bridge, check=False)
+
+
+class Services:
+    """The database host's services on the bridge address: a Redis of the test's own (the
+    broker, restartable) and the forwarder to PostgreSQL."""
+
+    def __init__(self, address: str, logs: Path) -> None:
+        self.address, self.logs = address, logs
+        self.redis_port, self.pg_port = 16379, 15432
+        self.redis: subprocess.Popen | None = None
+        self.forwarder = subprocess.Popen(
+            ["socat", f"TCP-LISTEN:{self.pg_port},bind={address},fork,reuseaddr",
+             f"TCP:{connection.settings_dict['HOST'] or '127.0.0.1'}:"
+             f"{connection.settings_dict['PORT'] or 5432}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.start_broker()
+
+    @property
+    def broker_url(self) -> str:
+        return f"redis://{self.address}:{self.redis_port}/0"
+
+    @property
+    def database_url(self) -> str:
+        return (f"postgres://{connection.settings_dict['USER']}@{self.address}:{self.pg_port}/"
+                f"{connection.settings_dict['NAME']}")
+
+    def start_broker(self) -> None:
+        self.redis = subprocess.Popen(
+            ["redis-server", "--bind", self.address, "--port", str(self.redis_port),
+             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+            stdout=open(self.logs / "redis.log", "a"), stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while subprocess.run(["redis-cli", "-h", self.address, "-p", str(self.redis_port),
+                              "ping"], capture_output=True, text=True).stdout.strip() != "PONG":
+            assert time.monotonic() < deadline, "the test's Redis did not start"
+            time.sleep(0.1)
+
+    def stop_broker(self) -> None:
+        if self.redis is not None:
+            self.redis.kill()
+            self.redis.wait(timeout=10)
+            self.redis = None
+
+    def stop(self) -> None:
+        self.stop_broker()
+        self.forwarder.kill()
+        self.forwarder.wait(timeout=10)
+
+
+def _use_broker(url: str) -> None:
+    """Point this process's Celery app (the web host's: it queues the tasks) at ``url``."""
+    from config.celery import app
+
+    app.conf.broker_url = app.conf.broker_write_url = app.conf.broker_read_url = url
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@dataclass
+class Cluster:
+    network: Network
+    services: Services
+    workers: Workers
+    bot_ids: list[int]
+
+
+@pytest.fixture
+def cluster(alice: Any, tmp_path: Path) -> Iterator[Cluster]:
+    """The network, its services, two bots on the bots host, and (not started) workers for
+    the two worker hosts. Everything is killed and deleted afterwards, also on failure."""
+    tag = f"{os.getpid() % 10000}"
+    network = Network(tag=tag, subnet=f"10.{200 + os.getpid() % 50}.{os.getpid() % 250}")
+    bots_process = services_ = None
+    old_broker = django_settings.CELERY_BROKER_URL
+    try:
+        network.up(["w1", "w2", "b"])
+        services_ = Services(network.gateway, tmp_path)
+        _use_broker(services_.broker_url)
+        bots_process = subprocess.Popen(
+            ["ip", "netns", "exec", network.host("b"), str(ROOT / ".venv/bin/python"), "-m",
+             "tests.deterministic_bot", network.hosts[network.host("b")], "2", "0.004"],
+            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        urls = [bots_process.stdout.readline().strip() for _ in range(2)]
+        bot_ids = [Bot.objects.create(owner=alice, name=f"det{n}", url=url, secret=new_secret(),
+                                      games=list(game_ids()), handshake_ok=True).pk
+                   for n, url in enumerate(urls)]
+        workers = Workers(tmp_path, DATABASE_URL=services_.database_url,
+                          CELERY_BROKER_URL=services_.broker_url,
+                          CELERY_RESULT_BACKEND=services_.broker_url,
+                          BLUFF_ADVANCE_LEASE_SECONDS=str(ADVANCE_LEASE),
+                          TOURNAMENT_LEASE_SECONDS=str(TOURNAMENT_LEASE),
+                          # A cut-off host's open transaction is ended by PostgreSQL, its row
+                          # locks released, while the host is away (not when it comes back).
+                          DATABASE_IDLE_IN_TRANSACTION_SECONDS="2",
+                          TOURNAMENT_CHUNK=str(CHUNK))
+        with connection.cursor() as cursor:
+            # A sweep of this test waiting for a lock the cut-off host holds fails the test
+            # instead of hanging it.
+            cursor.execute("SET statement_timeout = '15s'")
+        try:
+            yield Cluster(network, services_, workers, bot_ids)
+        finally:
+            workers.stop()
+            with connection.cursor() as cursor:
+                cursor.execute("SET statement_timeout = 0")
+    finally:
+        _use_broker(old_broker)
+        if bots_process is not None:
+            bots_process.kill()
+            bots_process.wait(timeout=10)
+        if services_ is not None:
+            services_.stop()
+        network.down()
+
+
+def _spec(bot_ids: list[int], seed: int) -> dict[str, Any]:
+    return {"name": "cup", "game": "dice_cup", "table_size": 2, "seed": seed, "meetings": 3,
+            "participants": [{"kind": "reference", "bot": "heuristic"},
+                             {"kind": "reference", "bot": "random"},
+                             *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]}
+
+
+def _sweep() -> None:
+    """What beat has the housekeeping worker do (every minute), here every tick."""
+    from games.services import match_expire_deadlines, matches_resume_stalled
+
+    match_expire_deadlines()
+    matches_resume_stalled()
+    playing.tournaments_reap()
+
+
+def _done(tournament: Tournament) -> int:
+    return TournamentMatch.objects.filter(tournament=tournament, status="done").count()
+
+
+def _finished(tournament: Tournament) -> bool:
+    return Tournament.objects.get(pk=tournament.pk).status == "finished"
+
+
+def _games(tournament: Tournament) -> dict[int, tuple]:
+    """Each tournament match's games match as it was played: its log and result."""
+    return {row.number: ([(e.kind, e.seat, e.action) for e in entries(row.match_id)],
+                         row.match.result)
+            for row in TournamentMatch.objects.filter(tournament=tournament)
+            .select_related("match")}
+
+
+def _no_strikes(tournament: Tournament) -> None:
+    matches = Match.objects.filter(tournament_match__tournament=tournament)
+    assert not Seat.objects.filter(match__in=matches, strikes__gt=0).exists()
+    assert not Seat.objects.filter(match__in=matches, forfeited=True).exists()
+    assert not BotSeat.objects.filter(match__in=matches).exclude(strikes={}).exists()
+    assert not BotCall.objects.filter(match__in=matches, strike=True, applied=True).exists()
+    for match in matches:
+        assert not any(e.kind in ("timeout", "default") for e in entries(match.pk)), match.pk
+
+
+#: The undisturbed run's matches and standings, by seed: played once (in process, every task
+#: inline) for all the tests that use that seed.
+UNDISTURBED: dict[int, tuple[dict[int, tuple], list[tuple]]] = {}
+
+
+def _same_as_undisturbed(alice: Any, tournament: Tournament, spec: dict[str, Any],
+                         monkeypatch: Any) -> None:
+    played_once(tournament)
+    _no_strikes(tournament)
+    disturbed = (_games(tournament), table(tournament))
+    if spec["seed"] not in UNDISTURBED:
+        reference = in_process(alice, spec, monkeypatch)
+        assert _finished(reference)
+        UNDISTURBED[spec["seed"]] = (_games(reference), table(reference))
+    games, standings = UNDISTURBED[spec["seed"]]
+    assert disturbed[0] == games, "every match as if nothing had happened"
+    assert disturbed[1] == standings
+
+
+def _refused(log: Path) -> set[int]:
+    return {int(m) for m in REFUSED.findall(log.read_text())}
+
+
+def _log_of(workers: Workers, name: str) -> Path:
+    return max(workers.logs.glob(f"worker-{name}-*.log"), key=lambda p: p.stat().st_mtime)
+
+
+def _leases() -> dict[int, Any]:
+    return dict(Match.objects.filter(status="running", lease_until__isnull=False)
+                .values_list("pk", "lease_until"))
+
+
+def _cut_and_restore(cluster: Cluster, namespace: str, *,
+                     during: Callable[[], None] = lambda: None) -> float:
+    """Cut ``namespace`` off for :data:`CUT_SECONDS`, sweeping meanwhile; returns when."""
+    cluster.network.cut(namespace)
+    cut_at = time.monotonic()
+    while time.monotonic() - cut_at < CUT_SECONDS:
+        during()
+        _sweep()
+        time.sleep(0.2)
+    cluster.network.restore(namespace)
+    return time.monotonic()
+
+
+def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
+        alice, cluster, settings, monkeypatch) -> None:
+    settings.BLUFF_STALLED_SECONDS = 1
+    settings.TOURNAMENT_LEASE_SECONDS = TOURNAMENT_LEASE
+    settings.BLUFF_ADVANCE_LEASE_SECONDS = ADVANCE_LEASE
+    network, workers = cluster.network, cluster.workers
+    w1, w2 = network.host("w1"), network.host("w2")
+    spec = _spec(cluster.bot_ids, seed=SEED)
+    workers.start("matches", host=w1)
+    workers.start("matches", host=w2)
+    workers.start("housekeeping", host=w2)
+    tournament = services.tournament_create(organiser=alice, **spec)
+    total = TournamentMatch.objects.filter(tournament=tournament).count()
+    wait_until(lambda: _done(tournament) >= total // 4 and len(_leases()) >= 2, 60, tick=_sweep,
+               what="a quarter of the matches, two of them being asked", workers=workers)
+    held = _leases()  # both hosts' matches, being asked
+    versions = dict(Match.objects.filter(pk__in=held).values_list("pk", "version"))
+    moved_on: set[int] = set()
+
+    def watch() -> None:  # a held match played on while the host is cut off: taken over
+        for pk, version, status in Match.objects.filter(pk__in=held).values_list(
+                "pk", "version", "status"):
+            if version > versions[pk] or status == "finished":
+                moved_on.add(pk)
+
+    restored = _cut_and_restore(cluster, w1, during=watch)
+    log = _log_of(workers, f"matches@{w1}")
+    wait_until(lambda: bool(_refused(log)), 30, tick=_sweep,
+               what="the cut-off worker to try its late batch", workers=workers)
+    back = time.monotonic()  # its connections carried its late batch: it is back
+    wait_until(lambda: _finished(tournament), 90, tick=_sweep, what="the tournament to finish",
+               workers=workers)
+    finished = time.monotonic()
+    refused = _refused(log)
+    assert refused <= set(held), "it had held those matches when it was cut off"
+    assert refused <= moved_on, "the other host took them over while it was cut off"
+    _same_as_undisturbed(alice, tournament, spec, monkeypatch)
+    print(f"\nlink cut: {total} matches, identical; {len(held)} leases held at the cut, "
+          f"{len(moved_on)} played on meanwhile, late batches refused {sorted(refused)} {back - restored:.1f} s after the link came "
+          f"back; tournament finished {finished - restored:.1f} s after it")
+
+
+def test_a_broker_restarted_mid_run_loses_nothing(alice, cluster, settings,
+                                                  monkeypatch) -> None:
+    settings.BLUFF_STALLED_SECONDS = 1
+    settings.TOURNAMENT_LEASE_SECONDS = TOURNAMENT_LEASE
+    network, workers = cluster.network, cluster.workers
+    spec = _spec(cluster.bot_ids, seed=SEED)
+    workers.start("matches", host=network.host("w1"))
+    workers.start("matches", host=network.host("w2"))
+    workers.start("housekeeping", host=network.host("w2"))
+    tournament = services.tournament_create(organiser=alice, **spec)
+    total = TournamentMatch.objects.filter(tournament=tournament).count()
+    wait_until(lambda: _done(tournament) >= total // 4, 60, tick=_sweep,
+               what="a quarter of the matches", workers=workers)
+    cluster.services.stop_broker()  # every queued message is lost (no persistence)
+    stopped = time.monotonic()
+    while time.monotonic() - stopped < 2:
+        _sweep()  # queues nothing that reaches anyone: the broker is down
+        time.sleep(0.2)
+    cluster.services.start_broker()
+    restarted = time.monotonic()
+    before = _done(tournament)
+    wait_until(lambda: _done(tournament) > before or _finished(tournament), 60, tick=_sweep,
+               what="a match done after the restart", workers=workers)
+    moved = time.monotonic()
+    wait_until(lambda: _finished(tournament), 90, tick=_sweep, what="the tournament to finish",
+               workers=workers)
+    _same_as_undisturbed(alice, tournament, spec, monkeypatch)
+    print(f"\nbroker restart: {total} matches, identical; first match done "
+          f"{moved - restarted:.1f} s after the restart, tournament finished "
+          f"{time.monotonic() - restarted:.1f} s after it")
