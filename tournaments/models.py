@@ -222,7 +222,8 @@ class Night(models.Model):
         CANCELLED = "cancelled", "cancelled"
 
     league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="nights")
-    number = models.PositiveIntegerField(help_text="1, 2, 3 ... in start order.")
+    number = models.PositiveIntegerField(
+        help_text="1, 2, 3 ... in the order nights were scheduled.")
     starts_at = models.DateTimeField(db_index=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED,
                               db_index=True)
