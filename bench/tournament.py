@@ -115,14 +115,15 @@ class SlowBot(asyncio.Protocol):
                 self.transport.write(ready)
 
 
-def serve_slow_bots(count: int) -> None:
-    """``--serve-slow-bots N``: N bots on free loopback ports; prints their URLs, one a line."""
+def serve_slow_bots(count: int, host: str = "127.0.0.1") -> None:
+    """``--serve-slow-bots N [--bots-host ADDR]``: N bots on free ports of ``host`` (loopback;
+    bench/hosts.py: its bots host's address); prints their URLs, one a line."""
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
-        servers = [await loop.create_server(SlowBot, "127.0.0.1", 0) for _ in range(count)]
+        servers = [await loop.create_server(SlowBot, host, 0) for _ in range(count)]
         for server in servers:
-            print(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
+            print(f"http://{host}:{server.sockets[0].getsockname()[1]}", flush=True)
         await asyncio.Event().wait()
 
     asyncio.run(serve())
@@ -215,9 +216,10 @@ def main() -> int:
     parser.add_argument("--only", choices=["reference", "slow"],
                         help="run only the reference-bot runs (1, 2, 4) or the slow-bot run (3)")
     parser.add_argument("--serve-slow-bots", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--bots-host", default="127.0.0.1", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_slow_bots:
-        serve_slow_bots(args.serve_slow_bots)
+        serve_slow_bots(args.serve_slow_bots, args.bots_host)
         return 0
     # The memory run scales meetings up.
     setup_bench(args.db, TOURNAMENT_MAX_MEETINGS="1000")

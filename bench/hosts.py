@@ -1,0 +1,144 @@
+"""Slow webhook bots through 1, 2 and 3 matches-worker hosts: matches/s and the ratio to one.
+
+    python bench/hosts.py [--db postgres://postgres@127.0.0.1:5432/bluff_bench_hosts]
+                          [--meetings 1] [--threads 8]       (as root: network namespaces)
+
+The hosts are Linux network namespaces on a bridge, as in ``tests/tournaments/test_hosts.py``
+(its ``Network`` and ``Services``): PostgreSQL (through a socat forwarder) and a Redis of the
+bench's own on the bridge address, 8 slow webhook bots (``tests.deterministic_bot``, which
+end a match in reasonable time where always playing the first legal action does not, answering
+after 20 ms) in a namespace of their own, and N namespaces each running one matches worker
+(``--threads`` threads: matches in flight per host) started as `make run` starts it, plus one
+housekeeping worker on the first. A round robin of dice cup at tables of 2 (``--meetings``
+rounds of 28 pairs) is created with ``tournament_create`` (what the API calls); matches/s
+from its creation to its last recorded result. I/O-bound, so the figure should grow with the
+hosts until a shared resource is the limit: the bench prints the machine's CPU use over each
+run (all hosts share its cores, with PostgreSQL and Redis) and the load average, and says
+which resource it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import setup_bench  # noqa: E402
+from bench.tournament import SLOW_MS, play  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_hosts"
+BOTS = 8
+
+
+def cpu_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine so far (/proc/stat)."""
+    fields = [float(x) for x in open("/proc/stat").readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--meetings", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("needs root: the hosts are network namespaces (ip netns)")
+    tag = f"{os.getpid() % 10000}"
+    subnet = f"10.{200 + os.getpid() % 50}.{os.getpid() % 250}"
+    os.environ["CELERY_BROKER_URL"] = f"redis://{subnet}.1:16379/0"
+    os.environ["CELERY_RESULT_BACKEND"] = os.environ["CELERY_BROKER_URL"]
+    setup_bench(args.db)
+
+    from django.contrib.auth import get_user_model
+
+    from bots.models import Bot
+    from bots.signing import new_secret
+    from games.engine import game_ids
+    from tests.tournaments.test_hosts import Network, Services
+
+    logs = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-hosts-"))
+    network = Network(tag=tag, subnet=subnet)
+    services = bots = None
+    try:
+        network.up(["w1", "w2", "w3", "b"])
+        services = Services(network.gateway, logs)
+        bots_host = network.hosts[network.host("b")]
+        bots = subprocess.Popen(["ip", "netns", "exec", network.host("b"), sys.executable,
+                                 "-m", "tests.deterministic_bot", bots_host, str(BOTS),
+                                 str(SLOW_MS / 1000)], cwd=ROOT, stdout=subprocess.PIPE,
+                                text=True)
+        urls = [bots.stdout.readline().strip() for _ in range(BOTS)]
+        organiser = get_user_model().objects.create_user("bench-hosts")
+        ids = [Bot.objects.create(owner=organiser, name=f"slow{i}", url=url,
+                                  secret=new_secret(), games=list(game_ids()),
+                                  handshake_ok=True).pk for i, url in enumerate(urls)]
+        env = {**os.environ, "DATABASE_URL": services.database_url,
+               "CELERY_BROKER_URL": services.broker_url,
+               "CELERY_RESULT_BACKEND": services.broker_url}
+        from tests.tournaments.test_workers import _run_script
+
+        worker_command = _run_script().worker_command
+
+        rates = {}
+        for count in (1, 2, 3):
+            hosts = [network.host(f"w{n}") for n in range(1, count + 1)]
+            commands = [worker_command("housekeeping", "--pool", "solo", "--hostname",
+                                       f"hk-{tag}@%h", "--loglevel", "WARNING")]
+            commands += [worker_command("matches", "--pool", "threads", "--concurrency",
+                                        str(args.threads), "--hostname", f"m-{host}@%h",
+                                        "--loglevel", "WARNING", "--without-gossip",
+                                        "--without-mingle", "--without-heartbeat")
+                         for host in hosts]
+            processes = [subprocess.Popen(["ip", "netns", "exec", host, *command], cwd=ROOT,
+                                          env=env, stdout=open(logs / f"{n}-{count}.log", "w"),
+                                          stderr=subprocess.STDOUT)
+                         for n, (host, command) in enumerate(zip([hosts[0], *hosts],
+                                                                 commands))]
+            try:
+                time.sleep(4)  # the workers connect
+                busy0, total0 = cpu_busy()
+                seconds, matches = play(organiser, participants=[
+                    {"kind": "webhook", "bot": i} for i in ids], table_size=2,
+                    meetings=args.meetings, seed=3, timeout=120)
+                busy1, total1 = cpu_busy()
+            finally:
+                for process in processes:
+                    process.terminate()
+                for process in processes:
+                    try:
+                        process.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        process.kill()
+            rates[count] = matches / seconds
+            cpu = (busy1 - busy0) / (total1 - total0)
+            load = os.getloadavg()
+            print(f"{count} worker host(s), {args.threads} matches in flight each: {matches} "
+                  f"matches in {seconds:.2f} s = {rates[count]:.1f} matches/s, "
+                  f"{rates[count] / rates[1]:.2f}x one host; machine CPU busy {cpu:.0%} of "
+                  f"{os.cpu_count()} cores; load average {load[0]:.2f} {load[1]:.2f} "
+                  f"{load[2]:.2f}", flush=True)
+            limit = ("CPU (the machine's cores, shared by the workers, PostgreSQL and Redis)"
+                     if cpu > 0.85 else "not CPU: the bots' 20 ms a move (I/O)")
+            print(f"  limited by: {limit}", flush=True)
+        print(f"(bots: {BOTS} at {SLOW_MS} ms a move, dice cup round robin)")
+    finally:
+        if bots is not None:
+            bots.kill()
+            bots.wait(timeout=10)
+        if services is not None:
+            services.stop()
+        network.down()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
