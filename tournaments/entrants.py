@@ -42,16 +42,17 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
     return {"kind": kind, "bot": bot, "user": None, "name": spec.get("name") or f"{kind} {bot}"}
 
 
-def entered_twice(entrants: Sequence[Any]) -> Any | None:
-    """The first of ``entrants`` (participants or members) that is the same webhook bot or the
-    same person as one before it, or None. A reference bot may be entered any number of times:
-    it is a program anyone may seat, not someone's entry (docs/series.md)."""
-    seen: set[tuple[str, str, Any]] = set()
+def entered_twice(entrants: Sequence[Any]) -> tuple[Any, Any] | None:
+    """(the earlier, the later) of the first two of ``entrants`` (participants or members)
+    that are the same webhook bot or the same person, or None. A reference bot may be entered
+    any number of times: it is a program anyone may seat, not someone's entry
+    (docs/series.md)."""
+    seen: dict[tuple[str, str, Any], Any] = {}
     for entrant in entrants:
         key = (entrant.kind, entrant.bot, entrant.user_id)
         if key in seen and entrant.kind != Participant.Kind.REFERENCE:
-            return entrant
-        seen.add(key)
+            return seen[key], entrant
+        seen.setdefault(key, entrant)
     return None
 
 

@@ -68,7 +68,8 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
         raise BadLeague(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
     rows = [_member(game, index, spec, organiser) for index, spec in enumerate(members)]
     if (twice := entered_twice(rows)) is not None:
-        raise BadLeague(f"member {twice.index} ({twice.name}) is entered twice")
+        _, again = twice
+        raise BadLeague(f"member {again.index} ({again.name}) is entered twice")
     if (short := league_rules.table_shortage(game, table_size=size,
                                              members=len(rows))) is not None:
         raise BadLeague(f"no night could start: {short}")
@@ -131,10 +132,9 @@ def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, An
         member = _member(league.game, 0 if index is None else index + 1, spec, league.organiser)
         member.league = league
         present = list(league.members.filter(left_at__isnull=True).order_by("index"))
-        if entered_twice([*present, member]) is not None:
-            same = next(m for m in present if (m.kind, m.bot, m.user_id)
-                        == (member.kind, member.bot, member.user_id))
-            raise BadLeague(f"{member.name} is a member already (member {same.index})")
+        twice = entered_twice([member, *present])
+        if twice is not None and twice[0] is member:
+            raise BadLeague(f"{member.name} is a member already (member {twice[1].index})")
         try:
             with transaction.atomic():
                 member.save()

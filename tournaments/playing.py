@@ -52,13 +52,13 @@ OPEN = (TournamentMatch.Status.PENDING, TournamentMatch.Status.RUNNING)
 
 def tournament_format(tournament: Tournament) -> Format:
     """The format a stored tournament plays (``tournaments.formats``)."""
-    return _format(tournament.format, participants=tournament.participants.count(),
+    return format_named(tournament.format, participants=tournament.participants.count(),
                    table_size=tournament.table_size, meetings=tournament.meetings,
                    rounds=tournament.rounds, seed=tournament.seed,
                    duplicate=tournament.duplicate)
 
 
-def _format(name: str, *, participants: int, table_size: int, meetings: int,
+def format_named(name: str, *, participants: int, table_size: int, meetings: int,
             rounds: int | None, seed: int, duplicate: bool) -> Format:
     """A tournament's format: Swiss, a two-seat round robin, or rounds of balanced tables."""
     if name == Tournament.Format.SWISS:
@@ -70,7 +70,7 @@ def _format(name: str, *, participants: int, table_size: int, meetings: int,
                       seed=seed, duplicate=duplicate)
 
 
-def _add_rows(tournament: Tournament, planned: Sequence[PlannedMatch]) -> None:
+def add_rows(tournament: Tournament, planned: Sequence[PlannedMatch]) -> None:
     """The rows of newly planned matches; (tournament, number) is unique, so a racing
     worker's second insert of the same plan is a no-op."""
     TournamentMatch.objects.bulk_create(
@@ -297,7 +297,7 @@ def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
             return False
         Tournament.objects.filter(pk=tournament_id).update(
             status=Tournament.Status.FINISHED, finished_at=now)
-        _unseal(tournament_id)
+        unseal_deals(tournament_id)
     return True
 
 
@@ -318,12 +318,12 @@ def _plan_next(tournament: Tournament) -> int:
     planned = plan.plan(outcomes)
     if not planned:
         return 0
-    _add_rows(tournament, planned)
+    add_rows(tournament, planned)
     series.enqueue("dispatch", tournament.pk)
     return len(planned)
 
 
-def _unseal(tournament_id: int) -> None:
+def unseal_deals(tournament_id: int) -> None:
     """The tournament is over: its duplicate deals may be shown."""
     matches_unseal(match_ids=list(TournamentMatch.objects.filter(
         tournament_id=tournament_id, match__isnull=False).values_list("match_id", flat=True)))

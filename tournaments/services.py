@@ -30,7 +30,7 @@ from .errors import (
 from .formats import PlannedMatch
 from .formats.swiss import Swiss
 from .models import Participant, Tournament, TournamentMatch
-from .playing import OPEN, _add_rows, _format, _unseal
+from .playing import OPEN, add_rows, format_named, unseal_deals
 from .scheduling import balance_figures
 
 SEED_BITS = 63
@@ -81,10 +81,11 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
     entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
     if (twice := entered_twice(entrants)) is not None:
-        raise BadTournament(f"participant {twice.index} ({twice.name}) is entered twice")
+        _, again = twice
+        raise BadTournament(f"participant {again.index} ({again.name}) is entered twice")
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
     try:
-        plan = _format(format, participants=count, table_size=size, meetings=meetings,
+        plan = format_named(format, participants=count, table_size=size, meetings=meetings,
                        rounds=rounds, seed=seed, duplicate=duplicate)
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
@@ -102,7 +103,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         for entrant in entrants:
             entrant.tournament = tournament
         Participant.objects.bulk_create(entrants)
-        _add_rows(tournament, scheduled)
+        add_rows(tournament, scheduled)
         if starts_at is None or starts_at <= now:
             tournament_start(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
@@ -187,7 +188,7 @@ def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tourname
             status=TournamentMatch.Status.CANCELLED, lease_until=None)
     for match_id in running:
         match_stop(match_id=match_id, reason="tournament cancelled")
-    _unseal(tournament.pk)
+    unseal_deals(tournament.pk)
     tournament.refresh_from_db()
     return tournament
 
