@@ -4,7 +4,7 @@ series it belongs to, the reaper, the withdrawal rule, and how planned matches b
 matches. ``docs/series.md`` has the policies.
 
 A kind of series registers a :class:`SeriesKind` under its ``Match.series`` value
-(``tournaments.services`` for tournaments, ``tournaments.leagues`` for league hands), as seat
+(``tournaments.playing`` for tournaments, ``tournaments.nights`` for league hands), as seat
 kinds register in ``games.seats``: the one ``match_finished`` receiver and the one reaper here
 go through the registry, so a new kind is one registration, not another receiver.
 """
