@@ -4,8 +4,9 @@
 (``tournaments.designs``); seat positions are given afterwards (``tournaments.seating``).
 
 A round is a row of all participants: its first ``tables * seats`` positions are the tables,
-``seats`` at a time, the rest sit the round out. Sit-outs start on a seeded circle (so each
-participant's count is within one of everyone else's) and every move keeps each count. A move
+``seats`` at a time, the rest sit the round out. The search starts from the previous
+scheduler's groupings (:func:`greedy_groupings`: sit-out counts within one of each other) and
+every move keeps each count. A move
 exchanges, in one round, two participants of different tables; or a player with one sitting
 out who has sat out exactly once more; or, when their counts do not allow that, it does the
 same in two rounds at once (p sits out in round r instead of q, and q in round s instead of p).
@@ -13,7 +14,8 @@ same in two rounds at once (p sits out in round r instead of q, and q in round s
 The energy is the sum over pairs of ``|meetings - mean|**4`` (scaled to integers): convex and
 steep, so one pair far from the mean costs more than several one off, which is what the pair
 spread measures. The search keeps the best schedule seen by (pair spread, sum of squared
-meetings), and stops as soon as the spread is at most one: then both are the least possible.
+meetings), the start included (so the pair spread is never wider than the previous
+scheduler's), and stops as soon as the spread is at most one: then both are the least possible.
 The budget is a number of moves, not a time, so the result depends on the seed alone.
 """
 
@@ -44,29 +46,26 @@ POWER = 4
 
 def balanced_groupings(participants: int, seats: int, rounds: int,
                        rng: Rng) -> list[list[Table]]:
-    """``rounds`` rounds of ``participants // seats`` tables of ``seats``, drawn from ``rng``."""
-    return _Search(participants, seats, rounds, rng).run()
+    """``rounds`` rounds of ``participants // seats`` tables of ``seats``, drawn from ``rng``:
+    the annealing started from :func:`greedy_groupings`, so never a wider pair spread."""
+    start = greedy_groupings(participants, seats, rounds, rng)
+    return _Search(start, participants, seats, rng).run()
 
 
 class _Search:
     """The annealing's state: rows of positions, meetings, sit-outs and the running figures."""
 
-    def __init__(self, participants: int, seats: int, rounds: int, rng: Rng) -> None:
-        n, k = participants, seats
+    def __init__(self, start: list[tuple[list[list[int]], list[int]]], participants: int,
+                 seats: int, rng: Rng) -> None:
+        n, k, rounds = participants, seats, len(start)
         self.n, self.k, self.rounds, self.rng = n, k, rounds, rng
         self.playing = n // k * k
-        benched = n - self.playing
-        circle = list(range(n))
-        rng.shuffle(circle)
         self.sat_out = [0] * n
         self.rows: list[list[int]] = []
-        for r in range(rounds):
-            out = [circle[(r * benched + i) % n] for i in range(benched)]
-            for p in out:
+        for groups, bench in start:
+            for p in bench:
                 self.sat_out[p] += 1
-            row = [p for p in range(n) if p not in out]
-            rng.shuffle(row)
-            self.rows.append(row + out)
+            self.rows.append([p for group in groups for p in group] + list(bench))
         self.where = [[0] * n for _ in range(rounds)]
         for r, row in enumerate(self.rows):
             for i, p in enumerate(row):
@@ -207,3 +206,106 @@ class _Search:
         self.energy += change
         self.squares += squares
         return change
+
+
+# --------------------------------------------------------------------------------------------
+# The start: the scheduler before issue 21
+# --------------------------------------------------------------------------------------------
+
+def greedy_groupings(participants: int, seats: int, rounds: int,
+                     rng: Rng) -> list[tuple[list[list[int]], list[int]]]:
+    """The groupings of the scheduler before issue 21, drawn from ``rng``: each round's tables
+    and who sits it out. The annealing starts from them, so its pair spread is never worse.
+
+    Round by round, sit-outs go to those who sat out least (ties by a shuffle); each player in
+    turn joins the open table it has met least; then participants are exchanged between tables,
+    or with one sitting out who has sat out once more, while the sum over pairs of meetings
+    cubed falls: round by round, then in passes over the whole schedule until nothing helps.
+    ``tests/tournaments/previous_schedules.json`` holds its pair spreads (seeds 0-9).
+    """
+    meetings = [[0] * participants for _ in range(participants)]
+    sit_outs = [0] * participants
+    arrangement: list[tuple[list[list[int]], list[int]]] = []
+    benched = participants % seats
+    for _ in range(rounds):
+        order = list(range(participants))
+        rng.shuffle(order)
+        order.sort(key=sit_outs.__getitem__)  # stable: the shuffle breaks ties
+        bench, playing = order[:benched], order[benched:]
+        for participant in bench:
+            sit_outs[participant] += 1
+        groups = _greedy_tables(playing, seats, meetings)
+        _exchange_while_cheaper(groups, bench, meetings, sit_outs)
+        _count_meetings(meetings, groups, +1)
+        arrangement.append((groups, bench))
+    changed = True
+    while changed:  # a round placed early did not know the later ones
+        changed = False
+        for groups, bench in arrangement:
+            _count_meetings(meetings, groups, -1)
+            changed |= _exchange_while_cheaper(groups, bench, meetings, sit_outs)
+            _count_meetings(meetings, groups, +1)
+    return arrangement
+
+
+def _pair_cost(meetings: int) -> int:
+    """The cost of one more meeting of a pair that has met ``meetings`` times: the marginal
+    cost of meetings cubed (convex, so meetings spread out)."""
+    return 3 * meetings * meetings + 3 * meetings + 1
+
+
+def _count_meetings(meetings: list[list[int]], groups: list[list[int]], step: int) -> None:
+    for group in groups:
+        for a, b in combinations(group, 2):
+            meetings[a][b] += step
+            meetings[b][a] += step
+
+
+def _greedy_tables(playing: list[int], seats: int, meetings: list[list[int]]) -> list[list[int]]:
+    """A first split: each participant in turn joins the open table it has met least."""
+    groups: list[list[int]] = [[] for _ in range(len(playing) // seats)]
+    for participant in playing:
+        open_groups = [group for group in groups if len(group) < seats]
+        best = min(open_groups,
+                   key=lambda group: sum(_pair_cost(meetings[participant][m]) for m in group))
+        best.append(participant)
+    return groups
+
+
+def _exchange_while_cheaper(groups: list[list[int]], bench: list[int],
+                            meetings: list[list[int]], sit_outs: list[int]) -> bool:
+    """Exchange participants between tables, or with the bench, while that lowers the cost.
+
+    ``affinity[p][g]`` (p's pair costs with table g's members) makes each candidate exchange
+    O(1). One on the bench only changes place with a player who has sat out once less, so the
+    multiset of sit-out counts stays the same. The cost falls at every exchange, so it ends.
+    """
+    participants = len(meetings)
+    cost = [[_pair_cost(m) for m in row] for row in meetings]
+    for p in range(participants):
+        cost[p][p] = 0  # so affinity[p][g] counts p's table mates only
+    tables = len(groups)
+    everyone = groups + [bench]  # the bench is a group whose costs never count
+    affinity = [[sum(row[m] for m in group) for group in groups] + [0] for row in cost]
+    exchanged, improved = False, True
+    while improved:
+        improved = False
+        for g, h in combinations(range(tables + 1), 2):
+            for i, p in enumerate(everyone[g]):
+                for j, q in enumerate(everyone[h]):
+                    if h == tables and sit_outs[q] != sit_outs[p] + 1:
+                        continue
+                    change = affinity[q][g] - affinity[p][g] - cost[p][q]
+                    if h < tables:
+                        change += affinity[p][h] - affinity[q][h] - cost[p][q]
+                    if change < 0:
+                        everyone[g][i], everyone[h][j] = q, p
+                        for r in range(participants):
+                            affinity[r][g] += cost[r][q] - cost[r][p]
+                            if h < tables:
+                                affinity[r][h] += cost[r][p] - cost[r][q]
+                        if h == tables:
+                            sit_outs[p], sit_outs[q] = sit_outs[q], sit_outs[p]
+                        p = q
+                        exchanged = improved = True
+    return exchanged
