@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.forms",  # its widget templates, for FORM_RENDERER
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -123,6 +124,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# Every form drawn the same way: label, input, its errors, muted help (config/forms.py).
+FORM_RENDERER = "config.forms.FormRenderer"
 # The site's sign-in page (people; programs use API tokens).
 LOGIN_URL = "sign-in"
 LOGIN_REDIRECT_URL = "my-bots"

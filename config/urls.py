@@ -6,9 +6,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from games import converters  # noqa: F401 - registers <id:...> for the page URLs
 from bots import pages as bot_pages
-from games.pages import SignInForm, match_list_page, match_page, play_page, rules, sign_up
+from games import (
+    account_pages,
+    converters,  # noqa: F401 - registers <id:...> for the page URLs
+)
+from games.pages import match_list_page, match_page, play_page, rules
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -29,10 +32,12 @@ urlpatterns = [
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),
     path("leagues/", tournament_pages.league_list, name="league-list-page"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
-    path("sign-in/", auth_views.LoginView.as_view(authentication_form=SignInForm),
+    path("sign-in/", auth_views.LoginView.as_view(authentication_form=account_pages.SignInForm),
          name="sign-in"),
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),
-    path("sign-up/", sign_up, name="sign-up"),
+    path("sign-up/", account_pages.sign_up, name="sign-up"),
+    path("account/", account_pages.account, name="account"),
+    path("account/token/", account_pages.rotate_token, name="account-rotate-token"),
     path("bots/", bot_pages.my_bots, name="my-bots"),
     path("bots/<id:bot_id>/", bot_pages.bot_page, name="bot-page"),
     path("bots/<id:bot_id>/rotate-secret/", bot_pages.rotate_secret, name="bot-rotate-secret"),

@@ -1,7 +1,6 @@
-"""Pages of the games and of people's accounts: each game's rules as implemented, rendered
-from docs/rules/<game>.md; a match's replay; playing a seat in the browser; sign-up, and the
-sign-in form (in Django's own sign-in and -out views) with the API's per-account limit of wrong
-passwords.
+"""Pages of the games: each game's rules as implemented, rendered from docs/rules/<game>.md;
+a match's replay and the match lists; playing a seat in the browser. People's own pages (sign
+up, sign in, their account) are in ``games.account_pages``.
 
 Markdown is rendered by markdown-it-py with raw HTML escaped, so a rules file can never put
 markup or scripts into the page.
@@ -17,28 +16,21 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.paginator import Paginator
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
-
-from config.throttling import AccountLocked, password_accepted, password_attempt
 
 from . import selectors
 from .drawings import draw_view
 from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
-from .links import series_links
 from .errors import MatchNotFound
+from .links import series_links
 from .models import Match
 from .names import seat_labels, seat_labels_of, seated
-from .services.accounts import user_sign_up
 
 
 def game_cards() -> list[dict[str, Any]]:
@@ -67,50 +59,6 @@ def rules(request: HttpRequest, game: str) -> HttpResponse:
         raise Http404("no such game")
     engine = get_game(game)
     return render(request, "games/rules.html", {"game": engine, "rules": rules_html(game)})
-
-
-class SignUpForm(UserCreationForm):
-    """A person's account (the API's tokens come with it: ``user_sign_up``)."""
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username",)
-
-    def save(self, commit: bool = True) -> Any:
-        user, _ = user_sign_up(username=self.cleaned_data["username"],
-                               password=self.cleaned_data["password1"])
-        return user
-
-
-def sign_up(request: HttpRequest) -> HttpResponse:
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            with transaction.atomic():
-                user = form.save()
-        except IntegrityError:  # another sign-up took the name (in some case) meanwhile
-            form.add_error("username", "this username is taken")
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("my-bots")
-    return render(request, "games/sign_up.html", {"form": form})
-
-
-class SignInForm(AuthenticationForm):
-    """Django's sign-in form, counting wrong passwords per account as ``/api/auth/token/``
-    does (config.throttling): a locked account cannot be guessed here either."""
-
-    def clean(self) -> dict[str, Any]:
-        username = self.cleaned_data.get("username")
-        if not username or not self.cleaned_data.get("password"):
-            return super().clean()
-        try:
-            attempt = password_attempt(username)
-        except AccountLocked as locked:
-            raise ValidationError(str(locked.detail), code="account_locked") from None
-        cleaned = super().clean()  # a wrong password raises here, and stays counted
-        password_accepted(attempt)
-        return cleaned
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:

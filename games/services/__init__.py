@@ -7,7 +7,7 @@ per responsibility:
 * :mod:`.store`: loading a match into the match driver and storing what it made.
 """
 
-from .accounts import user_sign_up, user_token
+from .accounts import user_sign_up, user_token, user_token_rotate
 from .automatic import match_advance_automatic_seats, matches_resume_stalled
 from .matches import (
     NewMatch,
@@ -25,5 +25,5 @@ from .matches import (
 __all__ = [
     "NewMatch", "match_advance_automatic_seats", "matches_create", "matches_unseal", "match_create", "match_expire_deadlines", "match_join",
     "match_leave", "match_resign", "match_stop", "match_submit_action", "matches_resume_stalled",
-    "user_sign_up", "user_token",
+    "user_sign_up", "user_token", "user_token_rotate",
 ]

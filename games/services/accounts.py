@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 
@@ -20,3 +21,11 @@ def user_token(*, user: AbstractBaseUser) -> str:
     """The user's API token, created on first use."""
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
+
+
+def user_token_rotate(*, user: AbstractBaseUser) -> str:
+    """Replace the user's API token: the old one stops working at once (a leaked token is
+    useless from here on). Returns the new one."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user).key

@@ -41,7 +41,7 @@ def test_a_person_signs_up_and_lands_on_their_bots(web) -> None:
     assert page.status_code == 200 and b"Create my account" in page.content
     answer = web.post("/sign-up/", {"username": "newdev", "password1": "a-long-pass-123",
                                        "password2": "a-long-pass-123"})
-    assert answer.status_code == 302 and answer["Location"] == "/bots/"
+    assert answer.status_code == 302 and answer["Location"] == "/account/"
     mine = web.get("/bots/").content.decode()
     assert "My bots" in mine and "No bot yet" in mine and "Sign out" in mine
     from rest_framework.authtoken.models import Token

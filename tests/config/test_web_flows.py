@@ -1,0 +1,86 @@
+"""What the API can do, done in the browser as a new user does it, with no API call by hand:
+Debian's headless Chromium through Selenium (tests/browser.py). Each flow also goes through
+its error paths (the error shown at its field) and keeps the accessibility basics (a label
+for every field, one h1, buttons reached by the keyboard)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from tests.browser import (  # noqa: F401 - fixtures
+    PASSWORD,
+    SCREENSHOTS,
+    browser,
+    console_errors,
+    one_request_at_a_time,
+    wait_for,
+)
+from tests.forms import accessibility_problems, field_errors
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def fill(driver: Any, values: dict[str, str]) -> None:
+    """Type each value into the field of that name (cleared first), then press Enter in the
+    last one: the form is sent as a person sends it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    field = None
+    for name, value in values.items():
+        field = driver.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(value)
+    assert field is not None
+    field.send_keys(Keys.ENTER)
+
+
+def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
+    """Press Tab until the element matching ``selector`` has the focus (it is reachable by
+    keyboard); return it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    target = driver.find_element(By.CSS_SELECTOR, selector)
+    driver.find_element(By.TAG_NAME, "body").click()
+    for _ in range(presses):
+        if driver.switch_to.active_element == target:
+            return target
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+    raise AssertionError(f"{selector} not reached by {presses} Tab presses")
+
+
+def test_a_new_user_signs_up_and_copies_and_replaces_the_api_token(
+        live_server, browser, one_request_at_a_time) -> None:
+    from selenium.webdriver.common.by import By
+
+    base = live_server.url
+    browser.get(base + "/")
+    browser.find_element(By.LINK_TEXT, "Sign up").click()
+    assert accessibility_problems(browser.page_source) == []
+    fill(browser, {"username": "newdev", "password1": PASSWORD, "password2": PASSWORD + "?"})
+    wait_for(lambda: field_errors(browser.page_source))
+    assert list(field_errors(browser.page_source)) == ["id_password2"]
+    fill(browser, {"password1": PASSWORD, "password2": PASSWORD})
+    wait_for(lambda: browser.current_url.endswith("/account/"))
+    with one_request_at_a_time:
+        token = Token.objects.get(user__username="newdev").key
+    shown = browser.find_element(By.ID, "api-token")
+    assert shown.get_attribute("value") == token
+    assert "Signed in as newdev" in browser.find_element(By.CSS_SELECTOR, "header").text
+    assert accessibility_problems(browser.page_source) == []
+    tab_to(browser, "[data-copy=api-token]").send_keys("\n")  # Enter presses the focused button
+    wait_for(lambda: "Copied" in browser.find_element(By.CSS_SELECTOR,
+                                                      "[data-copied=api-token]").text)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOTS / "account.png"))
+    browser.find_element(By.XPATH, "//button[text()='Replace the token']").click()
+    wait_for(lambda: "rotated=1" in browser.current_url)
+    with one_request_at_a_time:
+        new = Token.objects.get(user__username="newdev").key
+    assert new != token and browser.find_element(By.ID, "api-token").get_attribute("value") == new
+    errors = console_errors(browser)
+    assert not errors, errors
