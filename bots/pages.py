@@ -1,9 +1,11 @@
-"""The pages of bots: a developer's own list, and each bot's page, public (its name, owner,
-games, latest matches and latency, as anyone may seat a public bot) with, for its owner, what
-the API's bot endpoints show only them (settings, strikes, the call log with the bot's own log
-lines) as a person would rather look at it: strike reasons per day, a latency chart (inline
-SVG, no script) and the last errors; and the secret's rotation (owner only: another user's is
-a 404, as in the API).
+"""The pages of bots: a developer's own list, registering a bot, and each bot's page, public
+(its name, owner, games, latest matches and latency, as anyone may seat a public bot) with, for
+its owner, what the API's bot endpoints show only them (settings, strikes, the call log with the
+bot's own log lines) as a person would rather look at it: strike reasons per day, a latency
+chart (inline SVG, no script) and the last errors; and what the API lets them change: the name,
+URL and who may seat it (the handshake runs again), enabled or not, the secret's rotation, a
+handshake now. Every change goes through the API's services (``bots.services``), so the rules
+and their errors are the same; another user's bot is a 404 for each of them.
 """
 
 from __future__ import annotations
@@ -11,19 +13,23 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.charts import line_chart
 from games.errors import DomainError
+from games.forms import show_refusal
 from games.pages import match_rows
 
 from . import selectors, services
+from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import Bot, BotCall
 
 #: Days of strikes shown per reason, move calls drawn in the latency chart, matches listed.
@@ -39,10 +45,50 @@ def my_bots(request: HttpRequest) -> HttpResponse:
                   {"bots": selectors.bot_list(owner=request.user)})
 
 
-def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None) -> HttpResponse:
+class BotForm(forms.Form):
+    """A bot's name, URL and who may seat it: the API's fields (``POST /api/bots/``); the
+    games come from the bot's own handshake."""
+
+    name = forms.CharField(max_length=100, help_text="How every page and table names it, "
+                                                     "with your username beside it.")
+    url = forms.CharField(label="URL", max_length=500, widget=forms.URLInput,
+                          help_text="Its base URL, http:// or https://. The platform calls "
+                                    "GET {url}/ at once (the handshake), then POST {url}/start, "
+                                    "/move and /end in matches.")
+    public = forms.BooleanField(label="Anyone may seat it", required=False, initial=True,
+                                help_text="Unticked, only you can seat it in a match or enter "
+                                          "it in a tournament.")
+
+
+#: Where each refusal of the bot services is shown on a BotForm.
+REFUSAL_FIELDS = {BadBotUrl: "url", HandshakeFailed: "url", BotNameTaken: "name"}
+
+
+def _show(form: forms.Form, error: DomainError) -> None:
+    show_refusal(form, error, REFUSAL_FIELDS.get(type(error)))
+
+
+@login_required
+def bot_new(request: HttpRequest) -> HttpResponse:
+    """Register a bot as ``POST /api/bots/`` does: its handshake must pass; the bot's page
+    then shows what the handshake said and the secret, this once."""
+    form = BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot, secret = services.bot_register(owner=request.user, **form.cleaned_data)
+        except DomainError as error:
+            _show(form, error)
+        else:
+            return bot_page(request, bot.pk, new_secret=secret, registered=True)
+    return render(request, "bots/new_bot.html", {"form": form})
+
+
+def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
+             registered: bool = False, settings_form: BotForm | None = None) -> HttpResponse:
     """A bot's public page: its name, owner, games, latest matches (with their replays) and
     latency; its owner also sees what the API shows only them: the URL and settings, strikes
-    per day and by reason, the last errors, and the secret's rotation."""
+    per day and by reason, the last errors, and the forms that change the bot (``new_secret``
+    just made, shown once; ``settings_form`` as sent, with its errors)."""
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:
         raise Http404("no such bot")
@@ -57,9 +103,58 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None) -
                     for seat, row in zip(seats, rows)],
     }
     if owner:
-        context.update({"new_secret": new_secret, "strikes": strikes_per_day(bot),
-                        "errors": selectors.bot_calls(bot=bot, failed=True)[:10]})
+        context.update({
+            "new_secret": new_secret, "registered": registered,
+            "strikes": strikes_per_day(bot),
+            "errors": selectors.bot_calls(bot=bot, failed=True)[:10],
+            "settings_form": settings_form or BotForm(
+                initial={"name": bot.name, "url": bot.url, "public": bot.public}),
+        })
     return render(request, "bots/bot.html", context)
+
+
+@login_required
+@require_POST
+def bot_settings(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Rename or move the bot, or say who may seat it (``PATCH /api/bots/{id}/``): a new name
+    or URL runs the handshake again, which must pass, or nothing changes."""
+    bot = _owned(request, bot_id)
+    form = BotForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        changed = {key: value for key, value in data.items() if value != getattr(bot, key)}
+        try:
+            services.bot_update(bot_id=bot.pk, user=request.user, **changed)
+        except DomainError as error:
+            _show(form, error)
+        else:
+            messages.success(request, "Saved." + (" The handshake passed."
+                                                  if {"name", "url"} & set(changed) else ""))
+            return redirect("bot-page", bot.pk)
+    return bot_page(request, bot.pk, settings_form=form)
+
+
+@login_required
+@require_POST
+def bot_enable(request: HttpRequest, bot_id: int, enabled: bool) -> HttpResponse:
+    """Enable or disable the bot (a disabled bot gets no new seat)."""
+    bot = _owned(request, bot_id)
+    services.bot_set_enabled(bot_id=bot.pk, user=request.user, enabled=enabled)
+    messages.success(request, "Enabled: it can be seated again." if enabled else
+                     "Disabled: no new seat; in running matches it plays default actions.")
+    return redirect("bot-page", bot.pk)
+
+
+@login_required
+@require_POST
+def bot_check(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Run the handshake now and record it (``POST /api/bots/{id}/check/``)."""
+    bot = services.bot_check_owned(bot_id=_owned(request, bot_id).pk, user=request.user)
+    if bot.handshake_ok:
+        messages.success(request, "The handshake passed.")
+    else:
+        messages.error(request, f"The handshake failed: {bot.handshake_error}")
+    return redirect("bot-page", bot.pk)
 
 
 @login_required

@@ -101,7 +101,7 @@ def test_rotating_the_secret_shows_the_new_one_once(web, bot) -> None:
     html = web.post(f"/bots/{bot.pk}/rotate-secret/").content.decode()
     bot.refresh_from_db()
     assert bot.secret != old and bot.previous_secret == old
-    assert f'<code id="new-secret">{bot.secret}</code>' in html
+    assert f'id="new-secret" type="text" readonly value="{bot.secret}"' in html
     assert bot.secret not in web.get(f"/bots/{bot.pk}/").content.decode()
     assert web.get(f"/bots/{bot.pk}/rotate-secret/").status_code == 405
 

@@ -5,11 +5,15 @@ for every field, one h1, buttons reached by the keyboard)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from rest_framework.authtoken.models import Token
 
+from bots.models import Bot
+from tests.bots.conftest import load_starter
 from tests.browser import (  # noqa: F401 - fixtures
     PASSWORD,
     SCREENSHOTS,
@@ -53,6 +57,25 @@ def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
     raise AssertionError(f"{selector} not reached by {presses} Tab presses")
 
 
+@pytest.fixture
+def starter_url() -> Iterator[str]:
+    """The starter bot served by the test, before it knows its secret (the README's steps)."""
+    server = load_starter().make_server("127.0.0.1", 0, None)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def sign_up(driver: Any, base: str, username: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(base + "/")
+    driver.find_element(By.LINK_TEXT, "Sign up").click()
+    fill(driver, {"username": username, "password1": PASSWORD, "password2": PASSWORD})
+    wait_for(lambda: driver.current_url.endswith("/account/"))
+
+
 def test_a_new_user_signs_up_and_copies_and_replaces_the_api_token(
         live_server, browser, one_request_at_a_time) -> None:
     from selenium.webdriver.common.by import By
@@ -82,5 +105,44 @@ def test_a_new_user_signs_up_and_copies_and_replaces_the_api_token(
     with one_request_at_a_time:
         new = Token.objects.get(user__username="newdev").key
     assert new != token and browser.find_element(By.ID, "api-token").get_attribute("value") == new
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def test_a_developer_registers_the_starter_bot_and_sees_its_handshake(
+        live_server, browser, one_request_at_a_time, starter_url) -> None:
+    from selenium.webdriver.common.by import By
+
+    sign_up(browser, live_server.url, "botdev")
+    browser.find_element(By.LINK_TEXT, "My bots").click()
+    browser.find_element(By.LINK_TEXT, "Register a bot").click()
+    assert accessibility_problems(browser.page_source) == []
+    fill(browser, {"name": "starter", "url": "http://127.0.0.1:9/"})  # nothing listens there
+    wait_for(lambda: field_errors(browser.page_source))
+    errors = field_errors(browser.page_source)
+    assert list(errors) == ["id_url"] and "(handshake_failed)" in errors["id_url"][0]
+    fill(browser, {"url": starter_url})
+    wait_for(lambda: "Registered." in browser.page_source)
+    with one_request_at_a_time:
+        bot = Bot.objects.get(name="starter")
+    assert bot.handshake_ok and bot.owner.get_username() == "botdev"
+    assert browser.find_element(By.ID, "new-secret").get_attribute("value") == bot.secret
+    text = browser.find_element(By.TAG_NAME, "main").text
+    assert "The handshake passed" in text and ", ".join(bot.games) in text
+    assert accessibility_problems(browser.page_source) == []
+    tab_to(browser, "[data-copy=new-secret]").send_keys("\n")
+    wait_for(lambda: "Copied" in browser.find_element(By.CSS_SELECTOR,
+                                                      "[data-copied=new-secret]").text)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOTS / "bot-registered.png"))
+    browser.find_element(By.XPATH, "//button[text()='Disable']").click()
+    wait_for(lambda: "Disabled: no new seat" in browser.page_source)
+    with one_request_at_a_time:
+        bot.refresh_from_db()
+    assert not bot.enabled
+    browser.find_element(By.TAG_NAME, "summary").click()
+    fill(browser, {"name": "starter two"})
+    wait_for(lambda: "Saved. The handshake passed." in browser.page_source)
+    assert browser.find_element(By.TAG_NAME, "h1").text.startswith("starter two")
     errors = console_errors(browser)
     assert not errors, errors
