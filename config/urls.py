@@ -38,6 +38,7 @@ urlpatterns = [
     path("sign-up/", account_pages.sign_up, name="sign-up"),
     path("account/", account_pages.account, name="account"),
     path("account/token/", account_pages.rotate_token, name="account-rotate-token"),
+    path("me/", account_pages.my_matches, name="my-matches"),
     path("bots/", bot_pages.my_bots, name="my-bots"),
     path("bots/<id:bot_id>/", bot_pages.bot_page, name="bot-page"),
     path("bots/new/", bot_pages.bot_new, name="bot-new"),

@@ -1,7 +1,8 @@
 """People's own pages: sign up, the sign-in form (in Django's own sign-in and -out views) with
-the API's per-account limit of wrong passwords, and the account page, where a person finds,
-copies and replaces the API token their programs use. The same services as the API
-(``games.services.accounts``), so an account made here is the one ``/api/auth/token/`` knows.
+the API's per-account limit of wrong passwords, the account page, where a person finds,
+copies and replaces the API token their programs use, and their matches, those waiting on
+them first. The same services as the API (``games.services.accounts``), so an account made here
+is the one ``/api/auth/token/`` knows.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -20,6 +22,8 @@ from django.views.decorators.http import require_POST
 
 from config.throttling import AccountLocked, password_accepted, password_attempt
 
+from . import selectors
+from .pages import MATCHES_PER_PAGE, match_rows
 from .services.accounts import user_sign_up, user_token, user_token_rotate
 
 
@@ -85,3 +89,17 @@ def rotate_token(request: HttpRequest) -> HttpResponse:
     reload there does not rotate again)."""
     user_token_rotate(user=request.user)
     return redirect("/account/?rotated=1")
+
+
+@login_required
+def my_matches(request: HttpRequest) -> HttpResponse:
+    """The person's matches: first those waiting on them (their seat is asked: a plain match,
+    a tournament's or a league night's alike, with what it is part of and its deadline), then
+    every one they sit in, newest first, paginated."""
+    waiting = selectors.seats_to_act(user=request.user)
+    mine = selectors.match_list(player=request.user.get_username())
+    page = Paginator(mine, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "games/my_matches.html", {
+        "seats_to_act": waiting, "waiting": match_rows(seat.match for seat in waiting),
+        "page": page, "rows": match_rows(page.object_list),
+    })

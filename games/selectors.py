@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -62,6 +62,21 @@ def match_list(*, game: str | None = None, status: str | None = None,
     if bot:
         qs = qs.filter(seats__bot_name=bot).distinct()
     return qs
+
+
+def seats_to_act(*, user: AbstractBaseUser) -> list[Seat]:
+    """The user's seats the engine is asking now, soonest deadline first: in running matches
+    with a deadline (only polling seats to act have one, so a match waiting on bots alone costs
+    no state), not forfeited; each with its match and the match's seats and their users. Plain
+    matches, tournament matches and league hands alike (each is a match with the person's
+    seat). A state not in this process's cache is read, by match, only for those matches."""
+    seats = list(Seat.objects.filter(user=user, forfeited=False, match__status=Match.Status.RUNNING,
+                                     match__deadline__isnull=False)
+                 .select_related("match").defer("match__state")
+                 .order_by("match__deadline", "match_id"))
+    asked = [seat for seat in seats if seat.number in load_state(seat.match).to_act()]
+    prefetch_related_objects([seat.match for seat in asked], "seats__user")
+    return asked
 
 
 def match_get(*, match_id: int) -> Match:

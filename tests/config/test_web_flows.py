@@ -146,3 +146,31 @@ def test_a_developer_registers_the_starter_bot_and_sees_its_handshake(
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("starter two")
     errors = console_errors(browser)
     assert not errors, errors
+
+
+def test_a_person_asked_in_a_match_follows_the_badge_to_it(
+        live_server, browser, one_request_at_a_time, django_user_model) -> None:
+    from selenium.webdriver.common.by import By
+
+    from games import services
+    from games.states import load_state
+    from tests.browser import sign_in
+
+    people = [django_user_model.objects.create_user(name, password=PASSWORD)
+              for name in ("alice", "bob")]
+    match = services.match_create(game="dice_cup", created_by=people[0], join=True, seed=5,
+                                  seats=[{"kind": "player"}, {"kind": "player"}])
+    services.match_join(match_id=match.pk, user=people[1])
+    match.refresh_from_db()
+    (asked,) = load_state(match).to_act()
+    sign_in(browser, live_server.url, people[asked].get_username())
+    badge = browser.find_element(By.CSS_SELECTOR, "header .badge.count")
+    assert badge.text.startswith("1")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "My matches").click()
+    wait_for(lambda: browser.current_url.endswith("/me/"))
+    assert accessibility_problems(browser.page_source) == []
+    browser.find_element(By.LINK_TEXT, "Play").click()
+    wait_for(lambda: browser.current_url.endswith(f"/matches/{match.pk}/play/"))
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".seat-frame [data-action]"))
+    errors = console_errors(browser)
+    assert not errors, errors
