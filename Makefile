@@ -22,9 +22,11 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/python scripts/run.py
 
-## Set up and run the whole test suite. Tests keep their files (broker queue, results) apart
-## from the platform's, in a folder emptied first, so no test message reaches `make run`'s worker.
+## Set up, lint (ruff: the [tool.ruff] rules in pyproject.toml), and run the whole test suite.
+## Tests keep their files (broker queue, results) apart from the platform's, in a folder emptied
+## first, so no test message reaches `make run`'s worker.
 test: $(STAMP)
+	$(BIN)/ruff check .
 	rm -rf var/test
 	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 

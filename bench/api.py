@@ -132,7 +132,7 @@ def run(requests: int, clients: int, make: Callable[[], Callable[[httpx.Client],
 
 def pct(values: list[float], p: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
 def expect(status: int) -> Callable[[httpx.Response], None]:

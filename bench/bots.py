@@ -50,7 +50,7 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import raw_round_ms, setup_bench, start_worker  # noqa: E402
+from bench.common import raw_round_ms, setup_bench, start_worker
 
 TARGET_PER_MOVE_MS = 0.3
 TARGET_PER_MATCH_MS = 5.0

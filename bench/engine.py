@@ -18,8 +18,8 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from games.engine import Rng, game_ids, get_game  # noqa: E402
-from games.engine.play import random_playout  # noqa: E402
+from games.engine import Rng, game_ids, get_game
+from games.engine.play import random_playout
 
 TARGET_MOVES_PER_SECOND = 50_000
 

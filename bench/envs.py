@@ -32,8 +32,8 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from games.engine import Rng, game_ids, get_game  # noqa: E402
-from games.envs import env, raw_env  # noqa: E402
+from games.engine import Rng, game_ids, get_game
+from games.envs import env, raw_env
 
 TARGET_OVERHEAD = 1.5
 

@@ -30,8 +30,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import setup_bench  # noqa: E402
-from bench.tournament import SLOW_MS, play  # noqa: E402
+from bench.common import setup_bench
+from bench.tournament import SLOW_MS, play
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_hosts"
 BOTS = 8
@@ -39,7 +39,8 @@ BOTS = 8
 
 def cpu_busy() -> tuple[float, float]:
     """(busy, total) jiffies of the whole machine so far (/proc/stat)."""
-    fields = [float(x) for x in open("/proc/stat").readline().split()[1:]]
+    with open("/proc/stat") as stat:
+        fields = [float(x) for x in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]
     return sum(fields) - idle, sum(fields)
 
@@ -98,11 +99,12 @@ def main() -> int:
                                         "--loglevel", "WARNING", "--without-gossip",
                                         "--without-mingle", "--without-heartbeat")
                          for host in hosts]
-            processes = [subprocess.Popen(["ip", "netns", "exec", host, *command], cwd=ROOT,
-                                          env=env, stdout=open(logs / f"{n}-{count}.log", "w"),
-                                          stderr=subprocess.STDOUT)
-                         for n, (host, command) in enumerate(zip([hosts[0], *hosts],
-                                                                 commands))]
+            processes = []
+            for n, (host, command) in enumerate(zip([hosts[0], *hosts], commands)):
+                with open(logs / f"{n}-{count}.log", "w") as log:  # the worker's own copy
+                    processes.append(subprocess.Popen(
+                        ["ip", "netns", "exec", host, *command], cwd=ROOT, env=env,
+                        stdout=log, stderr=subprocess.STDOUT))
             try:
                 time.sleep(4)  # the workers connect
                 busy0, total0 = cpu_busy()

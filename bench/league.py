@@ -29,7 +29,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import play_alone, setup_bench, start_worker  # noqa: E402
+from bench.common import play_alone, setup_bench, start_worker
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_league"
 GAME = "great_dalmuti"

@@ -86,8 +86,9 @@ def stack_environment(stack: str, tmp: pathlib.Path, db: str, redis: str) -> dic
 
 
 def fresh_postgres(url: str) -> None:
-    import psycopg
     from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
 
     parts = urlsplit(url)
     with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:

@@ -32,7 +32,7 @@ from collections import Counter
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tournaments.scheduling import (  # noqa: E402
+from tournaments.scheduling import (
     balance_figures,
     pair_spread_bound,
     table_schedule,

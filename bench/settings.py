@@ -1,5 +1,5 @@
 """Settings of bench/api.py's server: the platform's, with the bench URLconf (bench/urls.py)."""
 
-from config.settings import *  # noqa: F403 - the same settings, every one of them
+from config.settings import *  # the same settings, every one of them
 
 ROOT_URLCONF = "bench.urls"

@@ -23,10 +23,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import raw_round_ms  # noqa: E402
-from bots import protocol  # noqa: E402
-from bots.signing import new_secret, sign_headers  # noqa: E402
-from games.engine import get_game  # noqa: E402
+from bench.common import raw_round_ms
+from bots import protocol
+from bots.signing import new_secret, sign_headers
+from games.engine import get_game
 
 TARGET_WORK_MS = 0.5
 

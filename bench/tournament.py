@@ -47,7 +47,7 @@ import orjson
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402
+from bench.common import (
     peak_memory_kib,
     play_alone,
     raw_round_ms,

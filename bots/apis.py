@@ -86,8 +86,8 @@ E403 = _error("Someone else's bot.", ("not_your_bot", "This bot belongs to someo
 E404 = _error("No such bot.", ("bot_not_found", "No such bot.", None))
 E409 = _error("Name taken.", ("bot_name_taken", "you already have a bot named 'ada'", None))
 E422 = _error("The handshake failed: nothing was changed.",
-              ("handshake_failed", "connection_error: ConnectError: [Errno 111] Connection "
-                                   "refused", {"reason": "connection_error"}),
+              ("handshake_failed", ("connection_error: ConnectError: [Errno 111] Connection "
+                                    "refused"), {"reason": "connection_error"}),
               ("handshake_failed", 'bad_shape: "apiversion" must be "1", not None',
                {"reason": "bad_shape"}))
 E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))

@@ -131,7 +131,7 @@ class WebhookCaller:
             endpoint = self.endpoints[seat]
             try:
                 body = protocol.encode(make_body(self.info, state, seat))
-            except Exception as exc:  # noqa: BLE001 - our bug must not stop the match
+            except Exception as exc:  # our bug must not stop the match
                 log.exception("match %s seat %s: building /%s failed", self.info.id, seat, path)
                 self.records.append(CallRecord(seat=seat, path=path, turn=state.moves,
                                                elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR,

@@ -39,7 +39,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, Self
 from urllib.parse import urlsplit, urlunsplit
 
 import certifi
@@ -239,8 +239,8 @@ def _target(base: str, path: str) -> _Target:
 class _Transfer:
     """One call in flight: its curl handle and the body read so far (up to ``cap`` bytes)."""
 
-    __slots__ = ("call", "easy", "cap", "allow_private", "chunks", "size", "oversized",
-                 "blocked", "done_at", "errno", "error")
+    __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
+                 "error", "oversized", "size")
 
     def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
         self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
@@ -319,7 +319,7 @@ class BotClient:
         for multi in multis:
             multi.close()
 
-    def __enter__(self) -> BotClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -342,14 +342,14 @@ class BotClient:
                 replies[i] = self._failed(start, BLOCKED_ADDRESS, str(exc))
             except BadBotURL as exc:
                 replies[i] = self._failed(start, CONNECTION_ERROR, str(exc))
-            except Exception as exc:  # noqa: BLE001 - ours (e.g. a corrupt stored secret)
+            except Exception as exc:  # ours (e.g. a corrupt stored secret)
                 log.exception("bot call to %s failed on our side", call.url)
                 replies[i] = self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
         if running:
             multi = self._handles.multi
             try:
                 self._run(multi, list(running.values()))
-            except Exception as exc:  # noqa: BLE001 - curl itself failed: ours, never a strike
+            except Exception as exc:  # curl itself failed: ours, never a strike
                 log.exception("driving bot calls failed")
                 for i in running:
                     replies[i] = self._failed(start, PLATFORM_ERROR,

@@ -190,7 +190,7 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
         try:
             driver.settle()
             driver.run(max_steps=1)
-        except Exception as exc:  # noqa: BLE001 - the engine could not go on: stop, report
+        except Exception as exc:  # the engine could not go on: stop, report
             log.exception("offline match %s could not go on", match_id)
             aborted = repr(exc)
             break

@@ -94,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
     wbufsize = 64 * 1024  # one write per answer; flushed by handle_one_request
     server: RefBotServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
         pass
 
     def _route(self) -> tuple[list[str], str, str] | None:
@@ -131,7 +131,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return None
         return raw
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:  # stdlib naming
         route = self._route()
         if route is None or route[2]:
             self._send(404, {"error": "unknown route"})
@@ -143,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
                          "author": "Bluff League", "games": games,
                          "compact_legal_actions": True})
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:  # stdlib naming
         route = self._route()
         if route is None or route[2] not in ("start", "move", "end"):
             self._send(404, {"error": "unknown route"})

@@ -29,7 +29,7 @@ PARTIAL = ".partial"
 class Channel(filesystem.Channel):
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
         """Put ``payload`` on ``queue``: written in full, then renamed into the folder."""
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         path = os.path.join(self.data_folder_out, name)
         try:
             with open(path + PARTIAL, "wb") as file:

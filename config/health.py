@@ -32,7 +32,7 @@ def _run(check) -> dict:
     try:
         details = check()
         ok = True
-    except Exception as exc:  # any failure means "not reachable"; report it, never raise
+    except Exception as exc:  # noqa: BLE001 - any failure: not reachable, reported
         details = {"error": f"{type(exc).__name__}: {exc}"}
         ok = False
     return {"ok": ok, "ms": round((time.perf_counter() - started) * 1000, 1), **details}

@@ -24,7 +24,6 @@ A password guessed from many addresses is stopped per account (:func:`password_a
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 from ipaddress import ip_address
 

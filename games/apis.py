@@ -219,8 +219,8 @@ class TokenApi(APIView):
                        "this account (locked for BLUFF_LOGIN_LOCKOUT_SECONDS).",
                        ("throttled", "Request was throttled. Expected available in 5 seconds.",
                         {"retry_after": 5}),
-                       ("account_locked", "Too many wrong passwords for this account. Try "
-                                          "again in 900 seconds.", {"retry_after": 900}))},
+                       ("account_locked", ("Too many wrong passwords for this account. Try "
+                                           "again in 900 seconds."), {"retry_after": 900}))},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -410,8 +410,8 @@ class MatchListCreateApi(APIView):
             201: MatchOutputSerializer, 401: E401, 429: E429,
             400: _error("Bad request, options or seats.",
                         ("bad_options", "option 'rounds' must be >= 1, not 0", None),
-                        ("bad_seats", "seat 1: no reference bot 'smart' for dot "
-                                      "(have: random, heuristic)", None),
+                        ("bad_seats", ("seat 1: no reference bot 'smart' for dot "
+                                       "(have: random, heuristic)"), None),
                         ("invalid", "players: Ensure this value is greater than or equal to 1.",
                          None)),
         },
@@ -455,8 +455,8 @@ class MatchJoinApi(APIView):
         tags=["matches"], operation_id="matches_join", summary="Take an open seat",
         parameters=[MATCH_ID], request=InputSerializer,
         responses={200: MatchOutputSerializer, 400: E400, 401: E401, 404: E404, 429: E429,
-                   409: _error("Cannot join.", ("match_not_open", "The match is not waiting "
-                                                                  "for players.", None),
+                   409: _error("Cannot join.", ("match_not_open", ("The match is not waiting "
+                                                                   "for players."), None),
                                ("no_open_seat", "seat 1 is not open", None),
                                ("already_seated", "You already have a seat in this match.",
                                 None))},
@@ -480,8 +480,8 @@ class MatchLeaveApi(APIView):
         parameters=[MATCH_ID], request=None,
         responses={200: MatchOutputSerializer, 401: E401, 404: E404, 429: E429,
                    409: _error("Cannot leave.",
-                               ("match_not_open", "the match has started: resign your seat "
-                                                  "instead", None),
+                               ("match_not_open", ("the match has started: resign your seat "
+                                                   "instead"), None),
                                ("not_seated", "You have no seat in this match.", None))},
     )
     def post(self, request: Request, match_id: int) -> Response:

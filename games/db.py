@@ -232,9 +232,9 @@ def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]
 
     meta = parent._meta
     fields = [f for f in meta.concrete_fields if not f.primary_key]
-    parts = [f"p AS (INSERT INTO {quote(meta.db_table)} "
-             f"({', '.join(quote(f.column) for f in fields)}) VALUES {values_of(parent, fields)}"
-             f" RETURNING {quote(meta.pk.column)})"]
+    parts = [(f"p AS (INSERT INTO {quote(meta.db_table)} "
+              f"({', '.join(quote(f.column) for f in fields)}) VALUES {values_of(parent, fields)}"
+              f" RETURNING {quote(meta.pk.column)})")]
     for i, (group, link) in enumerate(zip(lists, links)):
         child = group[0]._meta
         fields = [f for f in child.concrete_fields if not f.primary_key and f is not link]

@@ -11,7 +11,7 @@ player seat as "open seat". A series' own label for an entrant (a tournament par
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 

@@ -15,7 +15,7 @@ them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -122,7 +122,7 @@ def _sample_setups(game: Game) -> Iterator[tuple[int, JSON, range]]:
             yield players, options, range(1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def samples(game_id: str) -> tuple[list[JSON], list[JSON]]:
     """(views, actions) seen in seeded random matches of ``game_id`` (``_sample_setups``)."""
     game = get_game(game_id)
@@ -158,7 +158,7 @@ def _serializer(name: str, rows: list[JSON], doc: str, fixed: dict[str, serializ
     return extend_schema_serializer(component_name=name)(cls)
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_serializer(game_id: str) -> type[serializers.Serializer]:
     _, actions = samples(game_id)
     types = sorted({a["type"] for a in actions})
@@ -169,7 +169,7 @@ def action_serializer(game_id: str) -> type[serializers.Serializer]:
         {"type": serializers.ChoiceField(choices=types)})
 
 
-@lru_cache(maxsize=None)
+@cache
 def view_serializer(game_id: str) -> type[serializers.Serializer]:
     views, _ = samples(game_id)
     return _serializer(

@@ -1,6 +1,6 @@
 """What the browser tests share: Debian's headless Chromium driven by Selenium through its own
 chromedriver (nothing downloaded), waiting, the console's errors, signing in, and taking
-turns on SQLite's shared test connection. Import the fixtures into a test module."""
+turns on SQLite's shared test connection. Its fixtures are a pytest plugin (tests/conftest.py)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,9 @@ import pytest
 #: another test's messages, and that test waits for work that never comes.
 REAL_WORKERS = pytest.mark.usefixtures("one_broker_user_at_a_time")
 
+#: Fixtures every folder shares (tests/helpers), found by pytest rather than imported.
+pytest_plugins = ["tests.helpers.accounts", "tests.helpers.loopback_bots", "tests.browser"]
+
 REQUIRE_SERVICES = os.environ.get("BLUFF_REQUIRE_SERVICES", "") not in ("", "0")
 
 
@@ -53,11 +56,10 @@ def _missing_service(marker_name: str) -> str | None:
             return "needs Redis: set CELERY_BROKER_URL=redis://... (this run uses the embedded broker)"
     elif marker_name == "netns":
         return _missing_netns()
-    elif marker_name == "broker":
-        if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://",
-                                                       "pyamqp://")):
-            return ("needs a networked broker: set CELERY_BROKER_URL=redis://... or amqp://... "
-                    "(this run uses the embedded broker)")
+    elif marker_name == "broker" and not settings.CELERY_BROKER_URL.startswith(
+            ("redis://", "rediss://", "amqp://", "pyamqp://")):
+        return ("needs a networked broker: set CELERY_BROKER_URL=redis://... or amqp://... "
+                "(this run uses the embedded broker)")
     return None
 
 
@@ -72,10 +74,11 @@ def _missing_netns() -> str | None:
     if missing:
         return f"needs {', '.join(missing)} (apt-get install iproute2 redis-server socat)"
     probe = f"bluff-probe-{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True,
+                          check=False)
     if made.returncode:
         return f"cannot create a network namespace: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
     return None
 
 

@@ -23,7 +23,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: DeterministicBot
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send(self, body: dict) -> None:
@@ -34,12 +34,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self._send({"apiversion": "1", "name": "det", "author": "tests",
                     "games": list(game_ids())})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         if not self.path.endswith("/move"):
             self._send({})

@@ -257,15 +257,15 @@ class TournamentListCreateApi(APIView):
             201: TournamentDetailSerializer, 401: E401,
             400: _error("Bad request, or it cannot be a tournament.",
                         ("bad_tournament", "dice_cup is played by 2 to 6 players, not 8", None),
-                        ("bad_tournament", "starts_at is more than 365 days ahead "
-                                           "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)", None),
-                        ("bad_tournament", "participant 1: no reference bot 'smart' for dot "
-                                           "(have: random, heuristic)", None),
-                        ("invalid", "meetings: Ensure this value is greater than or equal to "
-                                    "1.", None)),
+                        ("bad_tournament", ("starts_at is more than 365 days ahead "
+                                            "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)"), None),
+                        ("bad_tournament", ("participant 1: no reference bot 'smart' for dot "
+                                            "(have: random, heuristic)"), None),
+                        ("invalid", ("meetings: Ensure this value is greater than or equal to "
+                                     "1."), None)),
             429: _error("Too many tournaments or queued matches, or too many requests.",
-                        ("tournament_limit", "you already have 3 scheduled or running "
-                                             "tournaments (at most 3)", None),
+                        ("tournament_limit", ("you already have 3 scheduled or running "
+                                              "tournaments (at most 3)"), None),
                         ("throttled", "Request was throttled.", None)),
         },
         examples=[OpenApiExample(
@@ -419,8 +419,8 @@ class TournamentCancelApi(APIView):
         parameters=[TOURNAMENT_ID], request=None,
         responses={200: TournamentDetailSerializer, 401: E401, 404: E404, 429: E429,
                    403: _error("Not your tournament.",
-                               ("not_your_tournament", "Only the tournament's organiser (or "
-                                                       "staff) may change it.", None)),
+                               ("not_your_tournament", ("Only the tournament's organiser (or "
+                                                        "staff) may change it."), None)),
                    409: _error("Already over.", ("tournament_not_running",
                                                  "the tournament is finished", None))},
     )
@@ -461,8 +461,8 @@ class RatingLeaderboardApi(APIView):
         parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      description="Engine game id."), QuerySerializer],
         responses={200: OutputSerializer(many=True), 400: E400, 429: E429,
-                   404: _error("No such game.", ("game_not_found", "no game 'chess' (have: "
-                                                                   "dtc, dot, ...)", None))},
+                   404: _error("No such game.", ("game_not_found", ("no game 'chess' (have: "
+                                                                    "dtc, dot, ...)"), None))},
     )
     def get(self, request: Request, game: str) -> Response:
         query = self.QuerySerializer(data=request.query_params)

@@ -48,8 +48,8 @@ from .models import Hand, League, Member, Night, Participant
 E404 = _error("No such league (or member).",
               ("league_not_found", "No such league.", None),
               ("league_not_found", "league 3 has no member 9", None))
-E403 = _error("Not your league.", ("not_your_league", "Only the league's organiser (or staff) "
-                                                      "may change it.", None))
+E403 = _error("Not your league.", ("not_your_league", ("Only the league's organiser (or staff) "
+                                                       "may change it."), None))
 LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,
                              description="The league id.")
 MEMBER_INDEX = OpenApiParameter("index", ID_SCHEMA, OpenApiParameter.PATH,
@@ -311,15 +311,15 @@ class LeagueListCreateApi(APIView):
             201: LeagueDetailSerializer, 401: E401, 429: E429,
             400: _error("Bad request, or it cannot be a league.",
                         ("bad_league", "the season must end after it starts", None),
-                        ("bad_league", "no night could start: 2 members cannot fill tables of "
-                                       "at least 4 and at most 5 players (the best cut is 1 "
-                                       "table(s) of 2)", None),
-                        ("bad_league", "season_end is more than 365 days ahead "
-                                       "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)", None),
+                        ("bad_league", ("no night could start: 2 members cannot fill tables of "
+                                        "at least 4 and at most 5 players (the best cut is 1 "
+                                        "table(s) of 2)"), None),
+                        ("bad_league", ("season_end is more than 365 days ahead "
+                                        "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)"), None),
                         ("bad_league", "a recurring night needs both weekday and night_time",
                          None),
-                        ("bad_league", "member 1: no reference bot 'smart' for dot (have: "
-                                       "random, heuristic)", None),
+                        ("bad_league", ("member 1: no reference bot 'smart' for dot (have: "
+                                        "random, heuristic)"), None),
                         ("invalid", "weekday: Ensure this value is less than or equal to 6.",
                          None)),
         },
@@ -427,8 +427,8 @@ class LeagueNightsApi(APIView):
                    400: _error("Bad request, or no night then.",
                                ("bad_league", "the night must not start in the past", None),
                                ("bad_league", "the night must start within the season", None),
-                               ("bad_league", "the league's weekly night is at that time "
-                                              "already", None),
+                               ("bad_league", ("the league's weekly night is at that time "
+                                               "already"), None),
                                ("bad_league", "the league already has a night at that time",
                                 None),
                                ("invalid", "starts_at: This field is required.", None))},
@@ -508,10 +508,10 @@ class LeagueMemberLeaveApi(APIView):
         parameters=[LEAGUE_ID, MEMBER_INDEX], request=None,
         responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
                    400: _error("The league could not play without it.",
-                               ("bad_league", "member 1 cannot leave while nights are to "
-                                              "come: 3 members cannot fill tables of at least "
-                                              "4 and at most 5 players (the best cut is 1 "
-                                              "table(s) of 3); add a member first", None))},
+                               ("bad_league", ("member 1 cannot leave while nights are to "
+                                               "come: 3 members cannot fill tables of at least "
+                                               "4 and at most 5 players (the best cut is 1 "
+                                               "table(s) of 3); add a member first"), None))},
     )
     def post(self, request: Request, league_id: int, index: int) -> Response:
         member = leagues.member_leave(league_id=league_id, user=request.user, index=index)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from itertools import pairwise
 from typing import Any, TypeVar
 
 from games.engine import get_game
@@ -265,7 +266,7 @@ def between_nights(tables: Sequence[Sequence[M]], *, moves: int = 1) -> list[M]:
     rows = [list(table) for table in tables]
     _check_distinct([m for row in rows for m in row], "the tables")
     swaps = [
-        min(moves, min(len(upper), len(lower)) // 2) for upper, lower in zip(rows, rows[1:])
+        min(moves, min(len(upper), len(lower)) // 2) for upper, lower in pairwise(rows)
     ]
     order: list[M] = []
     for t, row in enumerate(rows):

@@ -32,7 +32,7 @@ class Tournament(models.Model):
         ROUND_ROBIN = "round_robin", "round robin (two seats), or rounds of tables (more)"
         SWISS = "swiss", "Swiss: rounds paired by score, each when the last is done"
 
-    format = models.CharField(max_length=16, choices=Format.choices,  # noqa: A003
+    format = models.CharField(max_length=16, choices=Format.choices,
                               default=Format.ROUND_ROBIN, help_text="tournaments.formats.")
     table_size = models.PositiveSmallIntegerField(help_text="Seats per match.")
     meetings = models.PositiveSmallIntegerField(

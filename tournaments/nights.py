@@ -222,7 +222,7 @@ def tables_advance(*, night_id: int, first: int, count: int,
     return started
 
 
-class _Withdrawn(Exception):  # noqa: N818 - not an error: a member to withdraw, then plan again
+class _Withdrawn(Exception):  # not an error: a member to withdraw, then plan again
     def __init__(self, withdrawn: dict[str, str]) -> None:
         self.withdrawn = withdrawn
 

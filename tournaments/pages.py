@@ -27,7 +27,6 @@ from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
 from .models import Hand, League, Tournament, TournamentMatch
 
-
 #: Rows per page of the tournament and league lists.
 PER_PAGE = 25
 WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
@@ -60,7 +60,7 @@ def tournament_participants(*, tournament: Tournament) -> QuerySet[Participant]:
 
 
 def tournament_matches(*, tournament: Tournament, status: str | None = None,
-                       round: int | None = None) -> QuerySet[TournamentMatch]:  # noqa: A002
+                       round: int | None = None) -> QuerySet[TournamentMatch]:
     """The scheduled matches in schedule order, filtered by status and round."""
     qs = TournamentMatch.objects.filter(tournament=tournament).order_by("number")
     if status:

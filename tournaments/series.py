@@ -90,7 +90,7 @@ def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int
             continue
         try:
             kind.record(match_id=match_id)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("recording match %s for its %s failed", match_id, kind.name)
 
 

@@ -40,7 +40,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       participants: Sequence[Mapping[str, Any]],
                       options: Mapping[str, Any] | None = None, table_size: int | None = None,
                       meetings: int = 1, duplicate: bool = False,
-                      format: str = Tournament.Format.ROUND_ROBIN,  # noqa: A002
+                      format: str = Tournament.Format.ROUND_ROBIN,
                       rounds: int | None = None,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
                       starts_at: datetime | None = None, seed: int | None = None) -> Tournament:

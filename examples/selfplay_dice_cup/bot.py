@@ -23,9 +23,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from policy import Params, choose_index  # noqa: E402
+from policy import Params, choose_index
 
-from games.envs import codec as make_codec  # noqa: E402
+from games.envs import codec as make_codec
 
 
 def load_starter() -> ModuleType:

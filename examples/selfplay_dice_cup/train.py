@@ -23,11 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
-from policy import Params, choose_index  # noqa: E402
+import numpy as np
+from policy import Params, choose_index
 
-from games.engine import Rng, get_game  # noqa: E402
-from games.envs import env  # noqa: E402
+from games.engine import Rng, get_game
+from games.envs import env
 
 GAME = "dice_cup"
 #: An agent: (observation, its seat) -> action index.

@@ -94,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
     wbufsize = 64 * 1024
     key: bytes | None = None
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per move would cost more than the move
 
     def _answer(self, status: int, payload: dict[str, Any]) -> None:
@@ -121,7 +121,7 @@ class Handler(BaseHTTPRequestHandler):
             return None
         return body
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self._body() is None:
             return
         if self._route() != "":
@@ -131,7 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES,
                            "compact_legal_actions": True})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = self._body()
         if raw is None:
             return

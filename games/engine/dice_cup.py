@@ -28,7 +28,7 @@ middle or the seat holding chip ``c``; chips are therefore conserved by construc
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any
 
 from .base import (
@@ -100,7 +100,7 @@ class CallActions(LazyActions):
     the trades (DC-4) in the order of :meth:`DiceCupState._trades`. Compares equal to a list
     holding the same actions in the same order."""
 
-    __slots__ = ("targets", "numbers", "trades", "_ends", "_calls")
+    __slots__ = ("_calls", "_ends", "numbers", "targets", "trades")
 
     def __init__(self, targets: list[int], numbers: list[list[int]],
                  trades: list[JSON]) -> None:
@@ -372,7 +372,7 @@ class DiceCupState(State):
                 raise IllegalAction(f"give must list chips 3..18, not {c!r}")
             if self.owner[c - 3] != seat:
                 raise IllegalAction(f"chip {c} is not in front of you")
-        if any(a >= b for a, b in zip(give, give[1:])):
+        if any(a >= b for a, b in pairwise(give)):
             raise IllegalAction("give must list distinct chips in ascending order")
         if not _is_int(take) or not 3 <= take <= 18:
             raise IllegalAction(f"take must be a chip 3..18, not {take!r}")
@@ -611,8 +611,8 @@ class DiceCupState(State):
             raise CorruptState("bad called number")
         where = owner[self.number - 3]
         if phase is ANSWER:
-            if not not self.revealed:
-                raise CorruptState('not self.revealed')
+            if self.revealed:
+                raise CorruptState("the roll is revealed before the target answered")
             # DC-2: the called chip is in the middle or in front of the target.
             if not (where == (self.target if self.from_target else MIDDLE)):
                 raise CorruptState("bad called chip")
@@ -633,7 +633,7 @@ class DiceCupState(State):
             new.dice = roll_dice(rng)
             # Keep the copy's own record consistent: the roller's private roll event.
             for i in range(len(new._events) - 1, -1, -1):
-                public, private = new._events[i]
+                public, _private = new._events[i]
                 if public.get("type") == "roll":
                     new._events[i] = (public, {self.roller: {"dice": list(new.dice)}})
                     break

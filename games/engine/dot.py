@@ -198,7 +198,7 @@ class DiscardActions(_LazyActions):
     """Every legal discard (DOT-4): the ``n``-card subsets of the other pool (sorted by key) in
     lexicographic order of positions, a subset equal (as counts) to an earlier one left out."""
 
-    __slots__ = ("_specs", "_n")
+    __slots__ = ("_n", "_specs")
 
     def __init__(self, pool: list[str], n: int) -> None:
         self._specs = list(dict.fromkeys(combinations(pool, n)))
@@ -216,7 +216,7 @@ class CommitActions(_LazyActions):
     equal (as counts) to an earlier one of the same star is left out. Supports ``len``, indexing,
     slicing, iteration, ``in`` and ``==`` against a list."""
 
-    __slots__ = ("_stars", "_hand", "_sixes", "_lists", "_n")
+    __slots__ = ("_hand", "_lists", "_n", "_sixes", "_stars")
 
     def __init__(self, hand: list[str], stars: list[str]) -> None:
         self._stars = stars = list(stars)

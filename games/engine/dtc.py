@@ -129,7 +129,7 @@ class OfferList(LazyActions):
     ``==`` against a list; ``in``/``index`` are O(ranks * hand size), never enumerating.
     """
 
-    __slots__ = ("hand", "size", "min_count", "min_value", "_rows", "_first", "_len")
+    __slots__ = ("_first", "_len", "_rows", "hand", "min_count", "min_value", "size")
 
     def __init__(self, hand: Sequence[int], min_count: int, min_value: int) -> None:
         self.hand = tuple(hand)
@@ -739,8 +739,8 @@ class DtcState(State):
             if not (self.offer is None and self.beat is None and self.ended):
                 raise CorruptState('self.offer is None and self.beat is None and self.ended')
         if self.phase != PHASE_OVER:
-            if not not self.ended:
-                raise CorruptState('not self.ended')
+            if self.ended:
+                raise CorruptState("marked ended while the match runs")
 
     def resample(self, seat: int | None, seed: int) -> DtcState:
         """Re-deal everything ``seat`` cannot see: the other hands, the draw pile and the

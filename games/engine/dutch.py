@@ -127,7 +127,7 @@ class PowerActions(LazyActions):
     The slot lists are snapshotted, so the sequence stays valid after the state moves on.
     """
 
-    __slots__ = ("_head", "_blocks", "_len")
+    __slots__ = ("_blocks", "_head", "_len")
 
     def __init__(self, head: list[JSON], swap_seats: list[tuple[int, list[int]]] = ()) -> None:
         self._head = head
@@ -844,7 +844,7 @@ class DutchState(State):
             if not self.done[self.first_done]:
                 raise CorruptState("first_done must have said done")
         else:
-            if not not any(self.done):
+            if any(self.done):
                 raise CorruptState("a done seat must be recorded as first_done")
         phase = self.phase
         if phase == OVER:
@@ -854,7 +854,7 @@ class DutchState(State):
             return
         if not (self.round < self.n_rounds):
             raise CorruptState('self.round < self.n_rounds')
-        if not not self.done[self.cur]:
+        if self.done[self.cur]:
             raise CorruptState("the player on turn has not said done")
         if phase == HELD:
             if not (self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)):

@@ -19,7 +19,6 @@ from typing import Any
 
 from .base import (
     JSON,
-    BadOptions,
     Bot,
     CorruptState,
     Game,
@@ -28,7 +27,6 @@ from .base import (
     Option,
     RandomBot,
     State,
-    order_with_newcomer,
 )
 from .rng import Rng
 
@@ -879,8 +877,8 @@ class GreatDalmutiState(State):
                     raise CorruptState(
                         '(self.sealed[s] is None) == (s in self.waiting or not '
                         'self._asked_in_step(s))')
-            if not not any(any(pb) for pb in self.played_by):
-                raise CorruptState('not any(any(pb) for pb in self.played_by)')
+            if any(any(pb) for pb in self.played_by):
+                raise CorruptState("a card is marked played before the play began")
         elif self.phase == "play":
             if not (sorted(empty) == sorted(self.out)):
                 raise CorruptState("players out must hold no cards")

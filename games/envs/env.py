@@ -68,7 +68,7 @@ def rank_rewards(ranks: list[int]) -> list[float]:
     return [sum((other > mine) - (other < mine) for other in ranks) / (n - 1) for mine in ranks]
 
 
-class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped environment)
+class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
     """One Bluff League game as an AEC environment; ``env()`` gives it with PettingZoo's
     recommended wrappers. Agents ``player_0..player_{n-1}`` are seats ``0..n-1``."""
 

@@ -23,7 +23,8 @@ from .matches import (
 )
 
 __all__ = [
-    "NewMatch", "match_advance_automatic_seats", "matches_create", "matches_unseal", "match_create", "match_expire_deadlines", "match_join",
-    "match_leave", "match_resign", "match_stop", "match_submit_action", "matches_resume_stalled",
-    "user_sign_up", "user_token", "user_token_rotate",
+    "NewMatch", "match_advance_automatic_seats", "match_create", "match_expire_deadlines",
+    "match_join", "match_leave", "match_resign", "match_stop", "match_submit_action",
+    "matches_create", "matches_resume_stalled", "matches_unseal", "user_sign_up", "user_token",
+    "user_token_rotate",
 ]

@@ -304,7 +304,7 @@ def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
                     method(moves, applied)
                 if finishing is not None:
                     finishing(driver.state)
-        except Exception:  # noqa: BLE001 - another app's bug must not stall or lose the moves
+        except Exception:  # another app's bug must not stall or lose the moves
             log.exception("match %s: flush of %s failed", driver.table.match_id,
                           type(session).__name__)
 
@@ -318,7 +318,7 @@ def tell(sessions: Sequence[SeatSession], hook: str, state: State, match_id: Any
             continue
         try:
             method(state)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("match %s: %s of %s failed", match_id, hook, type(session).__name__)
 
 

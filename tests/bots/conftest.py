@@ -122,7 +122,7 @@ class _FakeHandler(BaseHTTPRequestHandler):
     wbufsize = 64 * 1024
     server: FakeBot
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def setup(self) -> None:
@@ -148,14 +148,14 @@ class _FakeHandler(BaseHTTPRequestHandler):
         self.server.hosts.append(self.headers.get("Host", ""))
         return raw
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._read()
         self._send(200, json.dumps({"apiversion": "1", "name": "fake", "author": "tests",
                                     "games": list(game_ids()),
                                     "compact_legal_actions": self.server.compact,
                                     **self.server.handshake}).encode())
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = self._read()
         self.server.match_ids.add(json.loads(raw)["match"]["id"])
         behaviour = self.server.behaviour
@@ -225,21 +225,7 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-# ---- registered bots in real matches (users and API clients shared with tests/games) -----------
-
-from tests.games.conftest import (  # noqa: E402,F401 - fixtures: alice owns bots, bob plays
-    _fast_passwords,
-    _fresh_throttles,
-    alice,
-    alice_api,
-    anon_api,
-    bob,
-    bob_api,
-    charlie,
-    charlie_api,
-    client_for,
-    make_user,
-)
+# ---- registered bots in real matches (users and API clients: tests.helpers.accounts) ----------
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ strike with the right reason, the match always completes, and other seats are no
 
 from __future__ import annotations
 
-
 import pytest
 
 from bots import protocol

@@ -244,7 +244,7 @@ def self_signed_https_bot(tmp_path, secret):
                    check=True, capture_output=True)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Length", "2")
             self.end_headers()

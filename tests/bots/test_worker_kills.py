@@ -18,7 +18,7 @@ from games.log import entries
 from games.models import Match
 from games.services import store
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import Workers, bots, wait_until  # noqa: F401 - fixture
+from tests.tournaments.test_workers import Workers, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
               REAL_WORKERS]
@@ -41,7 +41,7 @@ def played(match: Match) -> list[tuple[str, int | None, Any]]:
 
 
 def test_a_match_whose_worker_is_killed_again_and_again_ends_as_if_nothing_happened(
-        alice, bots, tmp_path, monkeypatch, settings) -> None:  # noqa: F811 - fixture
+        alice, bots, tmp_path, monkeypatch, settings) -> None:
     bot_ids = bots(2, delay=0.12)
     settings.BLUFF_STALLED_SECONDS = 1
     workers = Workers(tmp_path, BLUFF_ADVANCE_LEASE_SECONDS="4")

@@ -95,7 +95,7 @@ def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
     done = subprocess.run(
         [sys.executable, "bench/bots.py", "--db", "sqlite", "--rounds", "1", "--matches", "2",
          "--worker-matches", "0"], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=300)
+        timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     for figure in ("raw HTTP round trip", "a round of /start notices",
@@ -107,7 +107,7 @@ def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
 def test_the_starter_bot_bench_runs_and_prints_its_figures() -> None:
     done = subprocess.run(
         [sys.executable, "bench/starter_bot.py", "--moves", "20", "--rounds", "5"], cwd=ROOT,
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "starter bot work per move:" in done.stdout, done.stdout
     assert "starter bot /move round trip:" in done.stdout, done.stdout
@@ -156,7 +156,8 @@ def test_the_local_bench_runs_both_stacks_and_prints_the_ratio() -> None:
         done = subprocess.run(
             [sys.executable, "bench/local.py", "--participants", "2", "--meetings", "1",
              "--db", f"{server}/{name}", "--redis", settings.CELERY_BROKER_URL,
-             "--timeout", "120"], cwd=ROOT, capture_output=True, text=True, timeout=400)
+             "--timeout", "120"],
+            cwd=ROOT, capture_output=True, text=True, timeout=400, check=False)
     finally:
         with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

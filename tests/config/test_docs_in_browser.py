@@ -15,7 +15,7 @@ def _rendered_dom(url: str) -> str:
              "--no-first-run", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=10000",
              "--dump-dom", url],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=120, check=False,
         )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

@@ -17,13 +17,6 @@ from bots.models import Bot, BotSeat
 from games import services
 from games.models import Match, Seat
 from games.states import load_state
-from tests.games.conftest import (  # noqa: F401 - fixtures
-    _fast_passwords,
-    _fresh_throttles,
-    alice,
-    bob,
-    make_user,
-)
 
 pytestmark = pytest.mark.django_db
 

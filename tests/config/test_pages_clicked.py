@@ -15,15 +15,7 @@ import pytest
 
 from games import log, services
 from games.engine import game_ids, get_game
-from tests.browser import (  # noqa: F401 - fixtures
-    PASSWORD,
-    SCREENSHOTS,
-    browser,
-    console_errors,
-    one_request_at_a_time,
-    sign_in,
-    wait_for,
-)
+from tests.browser import PASSWORD, SCREENSHOTS, console_errors, sign_in, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

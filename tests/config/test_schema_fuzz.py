@@ -102,6 +102,6 @@ def test_no_server_error_and_every_answer_conforms(settings: Any) -> None:
 
         try:
             call()
-        except (Exception, BaseExceptionGroup) as error:  # reported below, with the others
+        except (Exception, BaseExceptionGroup) as error:  # noqa: BLE001 - reported below
             failures[operation.label] = str(error)
     assert not failures, "\n\n".join(f"{label}:\n{error}" for label, error in failures.items())

@@ -4,14 +4,11 @@ constant number of queries; a finished tournament is two clicks from the home pa
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from tests.browser import browser, wait_for  # noqa: F401 - fixtures
-from tests.config.test_pages import site  # noqa: F401 - fixture
-from tests.games.conftest import alice, make_user  # noqa: F401 - fixtures
+from tests.browser import wait_for
 from tournaments.models import League, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -66,7 +66,7 @@ def test_broker_url_must_be_a_known_transport(monkeypatch) -> None:
 def _start_with(**overrides: str) -> subprocess.CompletedProcess:
     environ = {**os.environ, **overrides}
     return subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=environ,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.parametrize("overrides, message", [
@@ -113,10 +113,10 @@ def _default_settings(tmp_path: Path, *names: str) -> list[str]:
                               "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")}
     shown = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c",
-         f"from django.conf import settings; print(*[getattr(settings, n) for n in {names!r}], "
-         "sep='\\n')"],
+         (f"from django.conf import settings; print(*[getattr(settings, n) for n in {names!r}], "
+          "sep='\\n')")],
         cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
-        text=True, timeout=120)
+        text=True, timeout=120, check=False)
     assert shown.returncode == 0, shown.stderr
     return shown.stdout.splitlines()[-len(names):]  # after anything the shell prints first
 
@@ -149,11 +149,11 @@ def _broker_settings(tmp_path: Path, url: str) -> dict:
              "CELERY_TASK_REJECT_ON_WORKER_LOST", "LONGEST_TASK_SECONDS")
     shown = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c",
-         "import json; from django.conf import settings; print(json.dumps({n: getattr(settings, "
-         f"n, None) for n in {names!r} + ('CELERY_TASK_DEFAULT_QUEUE_TYPE', "
-         "'CELERY_TASK_CREATE_MISSING_QUEUE_TYPE')}))"],
+         ("import json; from django.conf import settings; print(json.dumps({n: getattr(settings, "
+          f"n, None) for n in {names!r} + ('CELERY_TASK_DEFAULT_QUEUE_TYPE', "
+          "'CELERY_TASK_CREATE_MISSING_QUEUE_TYPE')}))")],
         cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": url, "BLUFF_VAR_DIR": str(tmp_path)},
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=120, check=False)
     assert shown.returncode == 0, shown.stderr
     import json
 
@@ -273,7 +273,7 @@ def test_the_embedded_broker_queues_a_task_without_kombu_s_hostname_warning(tmp_
         [sys.executable, "manage.py", "shell", "-c",
          "from config.celery import ping; ping.delay(); print('queued')"],
         cwd=ROOT, env={**environ, "BLUFF_VAR_DIR": str(tmp_path)}, capture_output=True,
-        text=True, timeout=120)
+        text=True, timeout=120, check=False)
     assert queued.returncode == 0 and "queued" in queued.stdout, queued.stderr
     assert "hostname" not in queued.stderr, queued.stderr
 

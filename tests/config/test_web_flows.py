@@ -14,14 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from bots.models import Bot
 from tests.bots.conftest import load_starter
-from tests.browser import (  # noqa: F401 - fixtures
-    PASSWORD,
-    SCREENSHOTS,
-    browser,
-    console_errors,
-    one_request_at_a_time,
-    wait_for,
-)
+from tests.browser import PASSWORD, SCREENSHOTS, console_errors, wait_for
 from tests.forms import accessibility_problems, field_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

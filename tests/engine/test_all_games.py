@@ -151,7 +151,7 @@ def test_a_series_match_gets_valid_options(game_id: str) -> None:
 @pytest.mark.parametrize("game_id", game_ids())
 def test_default_action_is_always_legal(game_id: str) -> None:
     for seed in range(30):
-        game, state, rng = new_random_match(game_id, seed)
+        _, state, rng = new_random_match(game_id, seed)
         while not state.is_over:
             for seat in state.to_act():
                 state.validate(seat, state.default_action(seat))

@@ -643,7 +643,7 @@ def test_lazy_call_actions_behave_like_the_complete_list():
     legal = state.legal_actions(0)
     full = list(legal)
     assert len(legal) == len(full) and legal == full and full == legal
-    assert not (legal != full) and legal != full[:-1]
+    assert not (legal != full) and legal != full[:-1]  # noqa: SIM202 - tests __ne__
     assert [legal[i] for i in range(len(full))] == full
     assert legal[-1] == full[-1] and legal[2:5] == full[2:5]
     with pytest.raises(IndexError):

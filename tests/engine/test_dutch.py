@@ -7,12 +7,13 @@ sets exactly the cards it is about. Card names: "QH" = Queen of hearts, "10S", "
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 
 from games.engine import BadOptions, CorruptState, IllegalAction, Rng, get_game
 from games.engine.dutch import GAME, NAME, POINTS, PowerActions, card_points
-from games.engine.play import play_bots, random_playout
+from games.engine.play import play_bots
 
 
 def C(name: str, second_joker: bool = False) -> int:
@@ -567,7 +568,7 @@ def test_du_8_default_one_round_per_player_and_first_player_rotates():
         starts = [e["first_player"] for e in game_state.events_since(0)
                   if e["type"] == "round_start"]
         assert sorted(starts) == list(range(players))
-        assert all(b == (a + 1) % players for a, b in zip(starts, starts[1:]))
+        assert all(b == (a + 1) % players for a, b in pairwise(starts))
         assert len(game_state.view(None)["history"]) == players
 
 

@@ -11,13 +11,13 @@ import json
 import pytest
 
 from games.engine import BadOptions, IllegalAction, Rng, get_game
+from games.engine.base import order_with_newcomer
 from games.engine.great_dalmuti import (
     GAME,
     RANK_OF,
     HeuristicBot,
     PlayActions,
     deck_counts,
-    order_with_newcomer,
     title,
 )
 from games.engine.play import play_bots, random_playout

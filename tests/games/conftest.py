@@ -1,7 +1,7 @@
-"""Fixtures for the matches API: alice plays, bob is in the match, charlie is an outsider.
+"""Fixtures for the matches API: alice plays, bob is in the match, charlie is an outsider
+(the users and their API clients, shared by every folder: tests.helpers.accounts).
 
-Factories are fixtures returning functions (``make_user``, ``make_match``); clients are DRF
-``APIClient``s authenticated with each player's token.
+Factories are fixtures returning functions (``make_match``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from games import services
@@ -19,71 +18,6 @@ from games.models import Match
 from games.states import load_state
 
 DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> None:
-    cache.clear()  # throttle counters live in the cache
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def make_user(db: None) -> Callable[..., Any]:
-    from django.contrib.auth import get_user_model
-
-    def make(username: str, password: str = "correct horse battery") -> Any:
-        return get_user_model().objects.create_user(username=username, password=password)
-
-    return make
-
-
-@pytest.fixture
-def alice(make_user: Callable[..., Any]) -> Any:
-    return make_user("alice")
-
-
-@pytest.fixture
-def bob(make_user: Callable[..., Any]) -> Any:
-    return make_user("bob")
-
-
-@pytest.fixture
-def charlie(make_user: Callable[..., Any]) -> Any:
-    return make_user("charlie")
-
-
-@pytest.fixture
-def client_for() -> Callable[[Any], APIClient]:
-    def make(user: Any) -> APIClient:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {services.user_token(user=user)}")
-        return client
-
-    return make
-
-
-@pytest.fixture
-def alice_api(alice: Any, client_for: Callable[[Any], APIClient]) -> APIClient:
-    return client_for(alice)
-
-
-@pytest.fixture
-def bob_api(bob: Any, client_for: Callable[[Any], APIClient]) -> APIClient:
-    return client_for(bob)
-
-
-@pytest.fixture
-def charlie_api(charlie: Any, client_for: Callable[[Any], APIClient]) -> APIClient:
-    return client_for(charlie)
-
-
-@pytest.fixture
-def anon_api() -> APIClient:
-    return APIClient()
 
 
 @pytest.fixture

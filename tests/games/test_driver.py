@@ -140,7 +140,7 @@ def test_a_kind_that_raises_is_a_platform_failure_never_a_strike() -> None:
         raise RuntimeError("bug in a kind")
 
     d, _ = driver([OUT, "player"], broken)
-    due, others = d.due_out_of_process()
+    due, _ = d.due_out_of_process()
     answers = d.ask(due)
     assert "bug in a kind" in answers[due[0]].detail and answers[due[0]].strike is None
     d.submit(answers)
@@ -173,7 +173,7 @@ def test_run_stops_at_a_polling_seat_and_at_its_budget() -> None:
     steps, applied = d.run()
     assert d.state.to_act() == [2] or d.state.is_over
     assert steps == applied == len(seat.asked) > 0
-    d2, seat2 = driver([OUT, OUT, OUT])
+    d2, _ = driver([OUT, OUT, OUT])
     assert d2.run(max_steps=3) == (3, 3) and len(d2.take_moves()) == 3
     assert d2.run(max_moves=2)[0] == 2, "stops once the batch has enough entries"
     assert len(d2.moves) == 2

@@ -29,7 +29,7 @@ def test_wait_after_a_version_is_bounded_and_then_answers_the_current_view(
     settings.BLUFF_POLL_MAX_WAIT = 2
     slept: list[float] = []
     monkeypatch.setattr(selectors, "sleep", slept.append)
-    clock = iter(range(0, 1000))
+    clock = iter(range(1000))
     monkeypatch.setattr(selectors.time, "monotonic", lambda: next(clock) * 0.2)
     response = poll(bob_api, duel, 1, wait=60, after=0)
     assert response.status_code == 200 and response.json()["version"] == 0

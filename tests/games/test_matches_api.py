@@ -108,7 +108,7 @@ def test_list_filters_and_paginates(make_match, alice, bob, charlie, anon_api) -
     assert response.status_code == 200
     body = response.json()
     assert body["count"] == 3 and len(body["results"]) == 2 and body["next"]
-    ids = lambda **q: {m["id"] for m in anon_api.get("/api/matches/", q).json()["results"]}  # noqa: E731
+    ids = lambda **q: {m["id"] for m in anon_api.get("/api/matches/", q).json()["results"]}
     assert len(ids(game="dot")) == 2
     assert len(ids(status="open")) == 1
     assert len(ids(player="alice")) == 2 and len(ids(player="bob")) == 2
@@ -203,7 +203,7 @@ def test_long_poll_waits_then_answers_304(duel, bob_api, monkeypatch, settings) 
     settings.BLUFF_POLL_MAX_WAIT = 2
     slept: list[float] = []
     monkeypatch.setattr(selectors, "sleep", slept.append)
-    clock = iter(range(0, 1000))
+    clock = iter(range(1000))
     monkeypatch.setattr(selectors.time, "monotonic", lambda: next(clock) * 0.2)
     etag = poll(bob_api, duel, 1).headers["ETag"]
     response = bob_api.get(url(duel, "seats", 1) + "?wait=60", HTTP_IF_NONE_MATCH=etag)

@@ -1,24 +1,10 @@
-"""Tournament tests: users and API clients from tests/games, tasks run in this process."""
+"""Tournament tests: tasks run in this process (users and API clients: tests.helpers.accounts)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-
-from tests.games.conftest import (  # noqa: F401 - fixtures
-    _fast_passwords,
-    _fresh_throttles,
-    alice,
-    alice_api,
-    anon_api,
-    bob,
-    bob_api,
-    charlie,
-    charlie_api,
-    client_for,
-    make_user,
-)
 
 
 def run_inline(monkeypatch: Any) -> list[tuple[Any, ...]]:

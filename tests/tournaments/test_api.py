@@ -13,7 +13,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tests.openapi import schema_answer as answer_of, schema_properties as properties_of
+from tests.openapi import schema_answer as answer_of
+from tests.openapi import schema_properties as properties_of
 from tournaments import playing
 from tournaments.models import Tournament, TournamentMatch
 

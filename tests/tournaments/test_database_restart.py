@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REAL_WORKERS
+from tests.deterministic_bot import DeterministicBot
 
-from .test_workers import ROOT, DeterministicBot, Workers
+from .test_workers import ROOT, Workers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, REAL_WORKERS]
 
@@ -194,7 +195,7 @@ while True:
 
 def _shell(env: dict[str, str], code: str) -> str:
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=120)
+                            env=env, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip().splitlines()[-1]
 

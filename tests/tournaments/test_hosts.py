@@ -126,8 +126,8 @@ class Services:
         self.redis: subprocess.Popen | None = None
         self.forwarder = subprocess.Popen(
             ["socat", f"TCP-LISTEN:{self.pg_port},bind={address},fork,reuseaddr",
-             f"TCP:{connection.settings_dict['HOST'] or '127.0.0.1'}:"
-             f"{connection.settings_dict['PORT'] or 5432}"],
+             (f"TCP:{connection.settings_dict['HOST'] or '127.0.0.1'}:"
+              f"{connection.settings_dict['PORT'] or 5432}")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.start_broker()
 
@@ -141,13 +141,15 @@ class Services:
                 f"{connection.settings_dict['NAME']}")
 
     def start_broker(self) -> None:
-        self.redis = subprocess.Popen(
-            ["redis-server", "--bind", self.address, "--port", str(self.redis_port),
-             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
-            stdout=open(self.logs / "redis.log", "a"), stderr=subprocess.STDOUT)
+        with open(self.logs / "redis.log", "a") as log:  # Redis writes to its own copy
+            self.redis = subprocess.Popen(
+                ["redis-server", "--bind", self.address, "--port", str(self.redis_port),
+                 "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+                stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
         while subprocess.run(["redis-cli", "-h", self.address, "-p", str(self.redis_port),
-                              "ping"], capture_output=True, text=True).stdout.strip() != "PONG":
+                              "ping"], capture_output=True, text=True,
+                             check=False).stdout.strip() != "PONG":
             assert time.monotonic() < deadline, "the test's Redis did not start"
             time.sleep(0.1)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,9 +15,9 @@ from tournaments.league_rules import (
     between_nights,
     hand_outcome,
     hand_plan,
+    lower_is_better,
     season_table,
     split_tables,
-    lower_is_better,
     with_newcomers,
     without_leavers,
 )

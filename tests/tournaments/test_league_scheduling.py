@@ -48,7 +48,7 @@ def created(client: APIClient, **overrides: Any) -> dict[str, Any]:
 
 
 def moment(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return None if text is None else datetime.fromisoformat(text)
 
 
 def refused(response: Any, code: str, words: str) -> None:

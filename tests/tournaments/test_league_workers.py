@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import ROOT, Workers, bots, wait_until  # noqa: F401
+from tests.tournaments.test_workers import ROOT, Workers, wait_until
 from tournaments import leagues, nights, series
 from tournaments.models import Night
 
@@ -34,10 +34,10 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=now + timedelta(seconds=4))
     workers = Workers(tmp_path, LEAGUE_START_SWEEP_SECONDS="1")
-    beat_log = open(tmp_path / "worker-beat.log", "w")
-    beat = subprocess.Popen(
-        workers.run.commands()["beat"] + ["--schedule", str(tmp_path / "beat-schedule")],
-        cwd=ROOT, env=workers.env, stdout=beat_log, stderr=subprocess.STDOUT)
+    with open(tmp_path / "worker-beat.log", "w") as beat_log:  # beat writes to its own copy
+        beat = subprocess.Popen(
+            workers.run.commands()["beat"] + ["--schedule", str(tmp_path / "beat-schedule")],
+            cwd=ROOT, env=workers.env, stdout=beat_log, stderr=subprocess.STDOUT)
     try:
         workers.start("matches")
         workers.start("housekeeping")

@@ -5,7 +5,8 @@ included), nights that cannot start, and a crash in the middle of a night."""
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, time, timedelta
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,7 +20,6 @@ from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)
-UTC = dt_timezone.utc
 
 
 def refs(count: int) -> list[dict[str, Any]]:
@@ -57,7 +57,7 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
     assert first.status == "finished", first.reason
     hands = hands_of(first)
     assert [h.number for h in hands] == [1, 2, 3] and all(h.status == "done" for h in hands)
-    for before, after in zip(hands, hands[1:]):
+    for before, after in pairwise(hands):
         # GD-2: the order of going out is the next hand's social order, Greater Dalmuti at
         # seat 0; its match starts from that order (GD-12 initial_order) and taxes it (GD-4).
         assert after.seats == before.order_after

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tests.browser import browser, console_errors  # noqa: F401 - fixtures
+from tests.browser import console_errors
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import Workers, bots  # noqa: F401 - fixture
+from tests.tournaments.test_workers import Workers
 from tournaments import leagues, nights, services
 from tournaments.models import Night, Tournament
 
@@ -139,6 +139,6 @@ def test_a_league_night_page_counts_the_hands_the_workers_play(
     hands = [int(row[0].split()[1]) for row in seen[:-1]]
     assert hands == sorted(hands) and len(set(hands)) >= 2, f"hands counted up: {seen}"
     assert seen[-1] == ("over",), "the night is over: no more 'playing now'"
-    assert re.search(rf"^1\t.*\tfinished\t{HANDS}$", main_text(browser), re.M), \
+    assert re.search(rf"^1\t.*\tfinished\t{HANDS}$", main_text(browser), re.MULTILINE), \
         "the night's row"
     _still_the_same_page(browser)

@@ -96,7 +96,7 @@ def test_only_the_organiser_or_staff_cancels_a_night_that_exists(alice_api, bob_
 def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
         alice_api, bob, monkeypatch) -> None:
     monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
-    league_id, night = running_night(alice_api)
+    _, night = running_night(alice_api)
     nights.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
     hand = night.hands.get(table=0)
     # The race: the night was cancelled while this group's transaction was starting the hand.

@@ -13,51 +13,23 @@ import importlib.util
 import os
 import signal
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.db import connection, transaction
 
-from games.engine import game_ids
 from games.log import entries
 from games.models import Match
 from tests.conftest import REAL_WORKERS, database_url_for_subprocess
-from tests.deterministic_bot import DeterministicBot
 from tournaments import playing, selectors, series, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
               REAL_WORKERS]
-
-
-@pytest.fixture
-def bots(alice: Any) -> Iterator[Callable[..., list[int]]]:
-    """``bots(count, delay)`` registers that many deterministic loopback bots (ids)."""
-    from bots.models import Bot
-    from bots.signing import new_secret
-
-    servers: list[DeterministicBot] = []
-
-    def make(count: int, delay: float = 0.0) -> list[int]:
-        ids = []
-        for _ in range(count):
-            server = DeterministicBot(delay)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            servers.append(server)
-            ids.append(Bot.objects.create(owner=alice, name=f"det{len(servers)}", url=server.url,
-                                          secret=new_secret(), games=list(game_ids()),
-                                          handshake_ok=True).pk)
-        return ids
-
-    yield make
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def _run_script() -> Any:
@@ -87,13 +59,14 @@ class Workers:
             ("--pool", "solo")
         name = queue if host is None else f"{queue}@{host}"
         prefix = [] if host is None else ["ip", "netns", "exec", host]
-        log = open(self.logs / f"worker-{name}-{len(self.processes)}-{time.time():.0f}.log", "w")
-        process = subprocess.Popen(
-            [*prefix, *self.run.worker_command(queue, *extra, "--loglevel", "INFO",
-                                               "--without-gossip", "--without-mingle",
-                                               "--without-heartbeat", "--hostname",
-                                               f"{queue}-{host or 'local'}@%h")],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        path = self.logs / f"worker-{name}-{len(self.processes)}-{time.time():.0f}.log"
+        with open(path, "w") as log:  # the worker writes to its own copy of the file
+            process = subprocess.Popen(
+                [*prefix, *self.run.worker_command(queue, *extra, "--loglevel", "INFO",
+                                                   "--without-gossip", "--without-mingle",
+                                                   "--without-heartbeat", "--hostname",
+                                                   f"{queue}-{host or 'local'}@%h")],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.processes[name] = process
         return process
 
@@ -117,7 +90,7 @@ class Workers:
                 process.kill()
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] = None,
+def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] | None = None,
                what: str = "", workers: Workers | None = None) -> None:
     limit = time.monotonic() + timeout
     while not condition():

@@ -140,7 +140,7 @@ class Command(BaseCommand):
         for reason, count in sorted(strikes.items()):
             out(f"  strike {reason}: {count}  e.g. {details.get(reason, '')}")
         if latencies:
-            out("latency ms: p50 {:.2f}  p95 {:.2f}  max {:.2f}".format(
-                percentile(latencies, 50), percentile(latencies, 95), max(latencies)))
+            p50, p95 = percentile(latencies, 50), percentile(latencies, 95)
+            out(f"latency ms: p50 {p50:.2f}  p95 {p95:.2f}  max {max(latencies):.2f}")
         if not strikes:
             out(self.style.SUCCESS("no failures"))

@@ -173,8 +173,8 @@ def balance_line(tournament: Tournament) -> str:
 def standings_table(rows: list[dict[str, Any]]) -> str:
     """Place, name, matches, mean points with its 95% interval, P(ahead of the next row),
     forfeits and the rating's ordinal; withdrawn participants marked."""
-    lines = [f"{'place':>5}  {'participant':<28} {'matches':>7} {'points':>6}  "
-             f"{'95% interval':<13} {'ahead':>5} {'forfeits':>8} {'rating':>7}"]
+    lines = [(f"{'place':>5}  {'participant':<28} {'matches':>7} {'points':>6}  "
+              f"{'95% interval':<13} {'ahead':>5} {'forfeits':>8} {'rating':>7}")]
     for row in rows:
         low_high = row["interval"]
         lines.append(
