@@ -6,6 +6,7 @@ COPY config ./config
 COPY games ./games
 COPY bots ./bots
 COPY tournaments ./tournaments
+COPY lib ./lib
 COPY manage.py ./
 COPY docs ./docs
 RUN pip install --no-cache-dir . && python manage.py collectstatic --noinput

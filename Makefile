@@ -22,11 +22,13 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/python scripts/run.py
 
-## Set up, lint (ruff: the [tool.ruff] rules in pyproject.toml), and run the whole test suite.
-## Tests keep their files (broker queue, results) apart from the platform's, in a folder emptied
-## first, so no test message reaches `make run`'s worker.
+## Set up, lint (ruff, and import-linter's layers: [tool.ruff] and [tool.importlinter] in
+## pyproject.toml), and run the whole test suite. Tests keep their files (broker queue, results)
+## apart from the platform's, in a folder emptied first, so no test message reaches `make run`'s
+## worker.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	rm -rf var/test
 	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 

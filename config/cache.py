@@ -3,7 +3,7 @@
 Django's file cache shares entries between the processes of one machine, but its ``add`` is
 "has_key, then set" and its ``incr`` "get, then set" (with the default timeout): two racing
 requests both add, or both read 3 and write 4, and a throttle lets a burst through
-(config/throttling.py). Here both run under one lock file in the cache folder, and ``incr``
+(lib/throttling.py). Here both run under one lock file in the cache folder, and ``incr``
 keeps the entry's expiry. Redis (production) and the per-process memory cache are atomic as
 they are.
 """

@@ -326,10 +326,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    # DRF's classes counted atomically, per connection address (config/throttling.py).
+    # DRF's classes counted atomically, per connection address (lib/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": [
-        "config.throttling.AnonRateThrottle",
-        "config.throttling.UserRateThrottle",
+        "lib.throttling.AnonRateThrottle",
+        "lib.throttling.UserRateThrottle",
     ],
     # Never trust X-Forwarded-For in DRF's own get_ident; ours reads BLUFF_TRUSTED_PROXIES.
     "NUM_PROXIES": 0,
@@ -346,7 +346,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
 }
 
-# ---- Client addresses and sign-ins (config/throttling.py, docs/api.md "Throttling") ----------
+# ---- Client addresses and sign-ins (lib/throttling.py, docs/api.md "Throttling") ----------
 # Proxies (addresses or networks) whose X-Forwarded-For is believed; none by default, so the
 # address a throttle counts is the connection's, whatever a client writes in that header.
 BLUFF_TRUSTED_PROXIES = env_networks("BLUFF_TRUSTED_PROXIES")

@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from config.throttling import AccountLocked, password_accepted, password_attempt
+from lib.throttling import AccountLocked, password_accepted, password_attempt
 
 from . import selectors
 from .pages import MATCHES_PER_PAGE, match_rows
@@ -58,7 +58,7 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 
 class SignInForm(AuthenticationForm):
     """Django's sign-in form, counting wrong passwords per account as ``/api/auth/token/``
-    does (config.throttling): a locked account cannot be guessed here either."""
+    does (lib.throttling): a locked account cannot be guessed here either."""
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")

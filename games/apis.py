@@ -32,7 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.throttling import ScopedRateThrottle, password_accepted, password_attempt
+from lib.throttling import ScopedRateThrottle, password_accepted, password_attempt
 
 from . import fields, schema, selectors, services
 from .converters import ID_SCHEMA

@@ -1,5 +1,5 @@
 """Throttles count the address a request came from, not the one it claims, and wrong passwords
-are counted per account too (config/throttling.py, docs/api.md "Throttling")."""
+are counted per account too (lib/throttling.py, docs/api.md "Throttling")."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from ipaddress import ip_network
 import pytest
 from rest_framework.test import APIClient
 
-from config import throttling
-from config.throttling import client_address, count_request
+from lib import throttling
+from lib.throttling import client_address, count_request
 
 pytestmark = pytest.mark.django_db
 

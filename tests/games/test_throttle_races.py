@@ -1,6 +1,6 @@
 """Throttles hold against real bursts: the production web process (gunicorn, two worker
 processes, threads) with the cache a deployment shares between them, Redis or the embedded file
-cache, and requests racing from threads (config/throttling.py)."""
+cache, and requests racing from threads (lib/throttling.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The tournament algorithms stay pure Python, like the engine: no Django & co. imported.
 
-Only the listed modules and the whole ``formats`` package make that promise; the app's Django
-side (apps.py, models, series, tasks, API) lives beside them and calls them. And no module of
+Only the modules import-linter's contract lists (pyproject.toml) make that promise; the app's
+Django side (apps.py, models, series, tasks, API) lives beside them and calls them. And no module of
 the app names a game: what differs between games the game declares.
 """
 
@@ -9,6 +9,7 @@ import ast
 import pathlib
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 
 import pytest
@@ -17,9 +18,19 @@ from games.engine import game_ids
 from tests.purity import FORBIDDEN, forbidden_imports
 
 TOURNAMENTS = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
-PURE_MODULES = ("scheduling", "designs", "groupings", "seating", "standings", "ratings",
-                "confidence", "league_rules",
-                *sorted(f"formats.{path.stem}" for path in (TOURNAMENTS / "formats").glob("*.py")))
+
+
+def _pure_modules() -> tuple[str, ...]:
+    """The modules import-linter's contract names pure (pyproject.toml), formats one by one."""
+    config = tomllib.loads((TOURNAMENTS.parent / "pyproject.toml").read_text())
+    [contract] = [c for c in config["tool"]["importlinter"]["contracts"]
+                  if "tournaments.formats" in c.get("source_modules", ())]
+    named = [m.removeprefix("tournaments.") for m in contract["source_modules"]]
+    return (*(m for m in named if m != "formats"),
+            *sorted(f"formats.{path.stem}" for path in (TOURNAMENTS / "formats").glob("*.py")))
+
+
+PURE_MODULES = _pure_modules()
 
 
 @pytest.mark.parametrize("module", PURE_MODULES)
