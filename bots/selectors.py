@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from .caller import percentile
@@ -22,6 +22,22 @@ PLATFORM_ERROR = "platform_error"
 
 def bot_list(*, owner: AbstractBaseUser) -> QuerySet[Bot]:
     return Bot.objects.filter(owner=owner).order_by("name", "pk")
+
+
+#: At most this many bots offered in a seat picker (the most recently checked first).
+SEATABLE_SHOWN = 200
+
+
+def bots_seatable(*, game: str, user: AbstractBaseUser | None) -> list[Bot]:
+    """The bots ``user`` may seat in a match of ``game`` now (what ``check_webhook_bot``
+    accepts): enabled, handshake passed, playing the game, public or theirs; theirs first,
+    then by name. The game is checked here, not in SQL (SQLite has no JSON containment)."""
+    mine = Q(owner=user) if user is not None and user.is_authenticated else Q(pk__in=[])
+    found = (Bot.objects.filter(Q(public=True) | mine, enabled=True, handshake_ok=True)
+             .select_related("owner").order_by("-handshake_at")[:SEATABLE_SHOWN])
+    bots = [bot for bot in found if game in bot.games]
+    return sorted(bots, key=lambda bot: (bot.owner_id != getattr(user, "pk", None),
+                                         bot.name.lower(), bot.pk))
 
 
 def bot_previous_secret(*, bot: Bot, now: datetime | None = None) -> str:

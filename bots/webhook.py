@@ -34,7 +34,7 @@ from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client
-from .selectors import bot_previous_secret
+from .selectors import bot_previous_secret, bots_seatable
 
 WEBHOOK = "webhook"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
@@ -90,6 +90,12 @@ def bot_names(bots: set[str]) -> dict[str, str]:
     ids = {int(b) for b in bots if b.isdigit()}
     return {str(pk): bot_label(name, owner) for pk, name, owner in
             Bot.objects.filter(pk__in=ids).values_list("pk", "name", "owner__username")}
+
+
+def bot_choices(game: str, user: Any) -> list[tuple[str, str]]:
+    """The bots ``user`` may seat in ``game`` now, named (``SeatKind.bot_choices``)."""
+    return [(str(bot.pk), bot_label(bot.name, bot.owner.get_username()))
+            for bot in bots_seatable(game=game, user=user)]
 
 
 def bot_label(name: str, owner: str) -> str:
@@ -264,4 +270,5 @@ def register() -> None:
 
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
                                 check_bot=check_webhook_bot, bot_is_id=True,
-                                bot_names=bot_names, bot_url=bot_page_url))
+                                bot_names=bot_names, bot_url=bot_page_url,
+                                bot_choices=bot_choices))

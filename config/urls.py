@@ -10,6 +10,7 @@ from bots import pages as bot_pages
 from games import (
     account_pages,
     converters,  # noqa: F401 - registers <id:...> for the page URLs
+    play_pages,
 )
 from games.pages import match_list_page, match_page, play_page, rules
 from tournaments import pages as tournament_pages
@@ -25,6 +26,8 @@ urlpatterns = [
     path("", home, name="home"),
     path("games/<str:game>/", game_page, name="game-page"),
     path("games/<str:game>/rules/", rules, name="game-rules"),
+    path("play/", play_pages.new_match, name="new-match"),
+    path("play/open/", play_pages.open_matches, name="open-matches"),
     path("matches/", match_list_page, name="match-list-page"),
     path("matches/<id:match_id>/", match_page, name="match-page"),
     path("matches/<id:match_id>/play/", play_page, name="play-page"),

@@ -135,6 +135,9 @@ class SeatKind:
     bot_names: Callable[[set[str]], dict[str, str]] | None = None
     #: The page of one of this kind's bots (its ``bot`` value), linked wherever it is named.
     bot_url: Callable[[str], str | None] | None = None
+    #: The bots of this kind ``user`` may seat in a match of ``game`` now, as ``(bot,
+    #: label)`` pairs, for the pages' seat pickers (:func:`seat_choices`). ``None``: none.
+    bot_choices: Callable[[str, Any], list[tuple[str, str]]] | None = None
 
     @property
     def out_of_process(self) -> bool:
@@ -215,6 +218,25 @@ def bot_reference(kind: str, bot: str) -> int | str | None:
 
 def seat_kinds() -> list[str]:
     return list(_KINDS)
+
+
+def seat_choices(game: str, user: Any) -> list[tuple[str, str]]:
+    """Who ``user`` may seat in a match of ``game``, for a page's picker: ``(value, label)``
+    with ``value`` read back by :func:`seat_spec`: an open seat for a person, each reference
+    bot, then every registered kind's bots (``SeatKind.bot_choices``), named as the pages
+    name them."""
+    choices = [(PLAYER, "an open seat, for a person")]
+    choices += [(f"{REFERENCE}:{bot}", f"{bot} (reference bot)") for bot in get_game(game).bots]
+    for kind in _KINDS.values():
+        if kind.bot_choices is not None:
+            choices += [(f"{kind.name}:{bot}", label) for bot, label in kind.bot_choices(game, user)]
+    return choices
+
+
+def seat_spec(value: str) -> JSON:
+    """The seat spec of a :func:`seat_choices` value: ``{"kind": ..., "bot": ...}``."""
+    kind, _, bot = value.partition(":")
+    return {"kind": kind, "bot": bot} if bot else {"kind": kind}
 
 
 register_seat_kind(SeatKind(name=PLAYER))

@@ -162,8 +162,43 @@ def test_a_person_asked_in_a_match_follows_the_badge_to_it(
     browser.find_element(By.PARTIAL_LINK_TEXT, "My matches").click()
     wait_for(lambda: browser.current_url.endswith("/me/"))
     assert accessibility_problems(browser.page_source) == []
-    browser.find_element(By.LINK_TEXT, "Play").click()
+    browser.find_element(By.CSS_SELECTOR, "table.waiting a.button").click()
     wait_for(lambda: browser.current_url.endswith(f"/matches/{match.pk}/play/"))
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".seat-frame [data-action]"))
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def test_a_person_starts_a_dice_cup_match_against_a_reference_bot_and_plays_it_to_the_end(
+        live_server, browser, one_request_at_a_time, settings) -> None:
+    import random
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from games.models import Match
+    from tests.config.test_pages_clicked import play_by_clicks
+
+    settings.BLUFF_POLL_MAX_WAIT = 1  # as the click-through tests: no long poll left behind
+    sign_up(browser, live_server.url, "player")
+    browser.find_element(By.LINK_TEXT, "Play").click()
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Dice").click()
+    assert accessibility_problems(browser.page_source) == []
+    Select(browser.find_element(By.NAME, "seat_1")).select_by_visible_text(
+        "heuristic (reference bot)")
+    for n in (2, 3):  # nobody
+        Select(browser.find_element(By.NAME, f"seat_{n}")).select_by_value("")
+    fill(browser, {"option_target_points": "43"})
+    wait_for(lambda: field_errors(browser.page_source))
+    assert list(field_errors(browser.page_source)) == ["id_option_target_points"]
+    assert accessibility_problems(browser.page_source) == []
+    fill(browser, {"option_target_points": "8"})
+    wait_for(lambda: browser.current_url.endswith("/play/") and "/matches/" in
+             browser.current_url)
+    moves = play_by_clicks(browser, "dice_cup", random.Random(26))
+    with one_request_at_a_time:
+        match = Match.objects.get()
+    assert match.status == "finished" and moves > 0 and match.options["target_points"] == 8
+    assert "The match is over" in browser.page_source
     errors = console_errors(browser)
     assert not errors, errors
