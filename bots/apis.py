@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
+from lib.api import Example, error_response, name_nested_serializers
 
 from . import selectors, services
 from .models import Bot, BotCall
@@ -70,12 +71,8 @@ class BotUrlField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
-    return OpenApiResponse(
-        BotErrorSerializer, description=description,
-        examples=[OpenApiExample(code, value={"code": code, "detail": detail, **(extra or {})},
-                                 response_only=True)
-                  for code, detail, extra in examples])
+def _error(description: str, *examples: Example) -> OpenApiResponse:
+    return error_response(description, *examples, serializer=BotErrorSerializer)
 
 
 E400 = _error("Malformed request or URL.", ("invalid", "url: This field is required.", None),
@@ -430,10 +427,4 @@ class BotMatchesApi(APIView):
         return paginator.get_paginated_response(BotMatchSerializer(page, many=True).data)
 
 
-def _name_nested_serializers() -> None:
-    for view in (BotListCreateApi, BotDetailApi):
-        prefix = view.__name__.removesuffix("Api")
-        extend_schema_serializer(component_name=prefix + "Input")(view.InputSerializer)
-
-
-_name_nested_serializers()
+name_nested_serializers(globals())

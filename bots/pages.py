@@ -23,10 +23,10 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from games.charts import line_chart
 from games.errors import DomainError
 from games.forms import show_refusal
 from games.pages import match_rows
+from lib.charts import line_chart
 
 from . import selectors, services
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed

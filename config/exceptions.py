@@ -23,8 +23,8 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from games.errors import DomainError
+from lib.authentication import refused_token
 
-from .authentication import refused_token
 from .parsers import RequestTooLarge
 
 
@@ -54,7 +54,7 @@ def renderable(data: Any) -> Any:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Map ``exc`` to a response; ``None`` lets Django answer 500 (a bug, never bad input)."""
     if isinstance(exc, exceptions.NotAuthenticated):
-        # A bad token read as none (config.authentication) where a token is needed.
+        # A bad token read as none (lib.authentication) where a token is needed.
         failure = refused_token(context.get("request"))
         if failure is not None:
             failure.auth_header = getattr(exc, "auth_header", None)

@@ -320,9 +320,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
-    # A bad token on a public read reads as none (config/authentication.py, docs/api.md).
+    # A bad token on a public read reads as none (lib/authentication.py, docs/api.md).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.PublicReadTokenAuthentication",
+        "lib.authentication.PublicReadTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -23,7 +23,6 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_serializer,
 )
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
@@ -32,6 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lib.api import E400, E401, E429, error_response, name_nested_serializers
 from lib.throttling import ScopedRateThrottle, password_accepted, password_attempt
 
 from . import fields, schema, selectors, services
@@ -45,20 +45,6 @@ from .seats import bot_reference
 # Shared pieces of the schema
 # --------------------------------------------------------------------------------------------
 
-ERROR_CODES = (
-    "invalid", "parse_error", "not_authenticated", "authentication_failed", "permission_denied",
-    "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type", "throttled",
-    "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
-    "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
-    "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
-    "bad_request", "server_error", "account_locked",
-    # tournaments.apis answers with this same error body
-    "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
-    "tournament_not_running", "game_not_found",
-    # tournaments.league_apis too
-    "league_not_found", "not_your_league", "bad_league", "night_not_open",
-)
-
 #: The ``deadline`` of every answer that has one.
 DEADLINE_HELP = ("When the polling seats to act (people, programs) get the default action and a "
                  "strike; null when none is to act (only bots are: a bot is judged on its own "
@@ -70,40 +56,9 @@ RESULT_HELP = ("Once over (null before): scores and ranks by seat (rank 1 is bes
                "of the last hand (GD-2), public at the table.")
 
 
-class ErrorSerializer(serializers.Serializer):
-    """Every error body. ``code`` is stable; ``detail`` is for humans."""
-
-    code = serializers.ChoiceField(choices=ERROR_CODES)
-    detail = serializers.CharField()
-    current_version = serializers.IntegerField(
-        required=False, help_text="With stale_version: the version to poll for.")
-    fields = serializers.DictField(required=False,
-                                   help_text="With invalid: the messages per field.")
-    retry_after = serializers.IntegerField(
-        required=False, help_text="With throttled and account_locked: seconds to wait (the "
-                                  "Retry-After header).")
-
-
-def _error(description: str, *examples: tuple[str, str, dict[str, Any] | None]) -> OpenApiResponse:
-    return OpenApiResponse(
-        ErrorSerializer, description=description,
-        examples=[OpenApiExample(code, value={"code": code, "detail": detail, **(extra or {})},
-                                 response_only=True)
-                  for code, detail, extra in examples],
-    )
-
-
-E400 = _error("Malformed request.", ("invalid", "version: A valid integer is required.", None))
-E401 = _error("No or bad token.", ("not_authenticated",
-                                   "Authentication credentials were not provided.", None))
-E403 = _error("Not your seat.", ("not_your_seat", "This seat is not yours.", None))
-E404 = _error("No such match or seat.", ("match_not_found", "No such match.", None),
+E403 = error_response("Not your seat.", ("not_your_seat", "This seat is not yours.", None))
+E404 = error_response("No such match or seat.", ("match_not_found", "No such match.", None),
               ("seat_not_found", "match 7 has no seat 5", None))
-E429 = _error("Too many requests.", ("throttled",
-                                      "Request was throttled. Expected available in 5 seconds.",
-                                      {"retry_after": 5}))
-
-
 #: The largest integer a client may send where the database stores it (a PostgreSQL integer):
 #: beyond it a query would overflow (a 500) instead of answering 400 ``invalid``.
 MAX_STORED_INT = 2**31 - 1
@@ -212,9 +167,9 @@ class TokenApi(APIView):
         summary="Exchange a username and password for the API token",
         request=InputSerializer,
         responses={200: OutputSerializer, 400: E400,
-                   401: _error("Wrong username or password.",
+                   401: error_response("Wrong username or password.",
                                ("bad_credentials", "wrong username or password", None)),
-                   429: _error(
+                   429: error_response(
                        "Too many requests from this address, or too many wrong passwords for "
                        "this account (locked for BLUFF_LOGIN_LOCKOUT_SECONDS).",
                        ("throttled", "Request was throttled. Expected available in 5 seconds.",
@@ -408,7 +363,7 @@ class MatchListCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: MatchOutputSerializer, 401: E401, 429: E429,
-            400: _error("Bad request, options or seats.",
+            400: error_response("Bad request, options or seats.",
                         ("bad_options", "option 'rounds' must be >= 1, not 0", None),
                         ("bad_seats", ("seat 1: no reference bot 'smart' for dot "
                                        "(have: random, heuristic)"), None),
@@ -455,7 +410,7 @@ class MatchJoinApi(APIView):
         tags=["matches"], operation_id="matches_join", summary="Take an open seat",
         parameters=[MATCH_ID], request=InputSerializer,
         responses={200: MatchOutputSerializer, 400: E400, 401: E401, 404: E404, 429: E429,
-                   409: _error("Cannot join.", ("match_not_open", ("The match is not waiting "
+                   409: error_response("Cannot join.", ("match_not_open", ("The match is not waiting "
                                                                    "for players."), None),
                                ("no_open_seat", "seat 1 is not open", None),
                                ("already_seated", "You already have a seat in this match.",
@@ -479,7 +434,7 @@ class MatchLeaveApi(APIView):
         description="The seat is open again. Once the match runs, resign instead.",
         parameters=[MATCH_ID], request=None,
         responses={200: MatchOutputSerializer, 401: E401, 404: E404, 429: E429,
-                   409: _error("Cannot leave.",
+                   409: error_response("Cannot leave.",
                                ("match_not_open", ("the match has started: resign your seat "
                                                    "instead"), None),
                                ("not_seated", "You have no seat in this match.", None))},
@@ -638,12 +593,12 @@ class SeatActApi(APIView):
         parameters=[MATCH_ID, SEAT], request=InputSerializer,
         responses={
             200: OutputSerializer, 400: E400, 401: E401, 403: E403, 404: E404, 429: E429,
-            409: _error("Stale version or the match is not running.",
+            409: error_response("Stale version or the match is not running.",
                         ("stale_version", "the match is at version 12, not 11",
                          {"current_version": 12}),
                         ("match_not_running", "the match is finished", None),
                         ("seat_forfeited", "This seat has resigned or forfeited.", None)),
-            422: _error("The engine refused the action; nothing changed.",
+            422: error_response("The engine refused the action; nothing changed.",
                         ("illegal_action", "seat 1 is not asked to act now (to act: [0])",
                          None)),
         },
@@ -671,7 +626,7 @@ class SeatResignApi(APIView):
         parameters=[MATCH_ID, SEAT], request=None,
         responses={200: SeatActApi.OutputSerializer, 401: E401, 403: E403, 404: E404,
                    429: E429,
-                   409: _error("Cannot resign.", ("match_not_running", "the match is open", None),
+                   409: error_response("Cannot resign.", ("match_not_running", "the match is open", None),
                                ("seat_forfeited", "This seat has resigned or forfeited.", None))},
     )
     def post(self, request: Request, match_id: int, seat: int) -> Response:
@@ -812,21 +767,6 @@ class MatchLogExportApi(APIView):
         response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.jsonl"'
         return response
-
-
-def name_nested_serializers(namespace: dict[str, Any]) -> None:
-    """Nested ``InputSerializer``/``OutputSerializer`` classes all share a name; give each of
-    the views in ``namespace`` (a module's ``globals()``) its own OpenAPI component name
-    (``SeatActInput``, ``MatchLogOutput``, ...)."""
-    for view in list(namespace.values()):
-        if not (isinstance(view, type) and issubclass(view, APIView) and view is not APIView):
-            continue
-        prefix = view.__name__.removesuffix("Api")
-        for attr, value in vars(view).items():
-            if (isinstance(value, type) and issubclass(value, serializers.Serializer)
-                    and attr.endswith("Serializer")):
-                extend_schema_serializer(component_name=prefix + attr.removesuffix("Serializer"))(
-                    value)
 
 
 name_nested_serializers(globals())

@@ -26,17 +26,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import fields, schema
-
-# One error body and one set of codes for the whole API (the codes of this module are listed
-# in games.apis.ERROR_CODES).
-from games.apis import E400, E401, E429, _error, name_nested_serializers
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
+
+# One error body and one set of codes for the whole API (lib.api.ERROR_CODES lists this
+# module's).
+from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
 from . import selectors, services
 from .models import Participant, Tournament, TournamentMatch
 
-E404 = _error("No such tournament.", ("tournament_not_found", "No such tournament.", None))
+E404 = error_response("No such tournament.", ("tournament_not_found", "No such tournament.", None))
 TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament id.")
 MAX_SEED = 2**63 - 1
@@ -255,7 +255,7 @@ class TournamentListCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: TournamentDetailSerializer, 401: E401,
-            400: _error("Bad request, or it cannot be a tournament.",
+            400: error_response("Bad request, or it cannot be a tournament.",
                         ("bad_tournament", "dice_cup is played by 2 to 6 players, not 8", None),
                         ("bad_tournament", ("starts_at is more than 365 days ahead "
                                             "(SERIES_MAX_SCHEDULE_AHEAD_DAYS)"), None),
@@ -263,7 +263,7 @@ class TournamentListCreateApi(APIView):
                                             "(have: random, heuristic)"), None),
                         ("invalid", ("meetings: Ensure this value is greater than or equal to "
                                      "1."), None)),
-            429: _error("Too many tournaments or queued matches, or too many requests.",
+            429: error_response("Too many tournaments or queued matches, or too many requests.",
                         ("tournament_limit", ("you already have 3 scheduled or running "
                                               "tournaments (at most 3)"), None),
                         ("throttled", "Request was throttled.", None)),
@@ -418,10 +418,10 @@ class TournamentCancelApi(APIView):
                     "seat forfeits) and not counted; finished matches are kept.",
         parameters=[TOURNAMENT_ID], request=None,
         responses={200: TournamentDetailSerializer, 401: E401, 404: E404, 429: E429,
-                   403: _error("Not your tournament.",
+                   403: error_response("Not your tournament.",
                                ("not_your_tournament", ("Only the tournament's organiser (or "
                                                         "staff) may change it."), None)),
-                   409: _error("Already over.", ("tournament_not_running",
+                   409: error_response("Already over.", ("tournament_not_running",
                                                  "the tournament is finished", None))},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
@@ -461,7 +461,7 @@ class RatingLeaderboardApi(APIView):
         parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      description="Engine game id."), QuerySerializer],
         responses={200: OutputSerializer(many=True), 400: E400, 429: E429,
-                   404: _error("No such game.", ("game_not_found", ("no game 'chess' (have: "
+                   404: error_response("No such game.", ("game_not_found", ("no game 'chess' (have: "
                                                                     "dtc, dot, ...)"), None))},
     )
     def get(self, request: Request, game: str) -> Response:

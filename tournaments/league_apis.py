@@ -28,12 +28,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import fields, schema
-
-# One error body and one set of codes for the whole API (the codes of this module are listed
-# in games.apis.ERROR_CODES).
-from games.apis import E400, E401, E429, _error, name_nested_serializers
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
+
+# One error body and one set of codes for the whole API (lib.api.ERROR_CODES lists this
+# module's).
+from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
 from . import leagues, selectors
 from .apis import (
@@ -45,10 +45,10 @@ from .apis import (
 )
 from .models import Hand, League, Member, Night, Participant
 
-E404 = _error("No such league (or member).",
+E404 = error_response("No such league (or member).",
               ("league_not_found", "No such league.", None),
               ("league_not_found", "league 3 has no member 9", None))
-E403 = _error("Not your league.", ("not_your_league", ("Only the league's organiser (or staff) "
+E403 = error_response("Not your league.", ("not_your_league", ("Only the league's organiser (or staff) "
                                                        "may change it."), None))
 LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,
                              description="The league id.")
@@ -309,7 +309,7 @@ class LeagueListCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: LeagueDetailSerializer, 401: E401, 429: E429,
-            400: _error("Bad request, or it cannot be a league.",
+            400: error_response("Bad request, or it cannot be a league.",
                         ("bad_league", "the season must end after it starts", None),
                         ("bad_league", ("no night could start: 2 members cannot fill tables of "
                                         "at least 4 and at most 5 players (the best cut is 1 "
@@ -424,7 +424,7 @@ class LeagueNightsApi(APIView):
         description="It starts by itself at starts_at (the workers play it).",
         parameters=[LEAGUE_ID], request=InputSerializer,
         responses={201: LeagueNightSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
-                   400: _error("Bad request, or no night then.",
+                   400: error_response("Bad request, or no night then.",
                                ("bad_league", "the night must not start in the past", None),
                                ("bad_league", "the night must start within the season", None),
                                ("bad_league", ("the league's weekly night is at that time "
@@ -459,10 +459,10 @@ class LeagueNightCancelApi(APIView):
                     "and the league's order does not move (docs/series.md).",
         parameters=[LEAGUE_ID, NIGHT_NUMBER], request=None,
         responses={200: LeagueNightSerializer, 401: E401, 403: E403, 429: E429,
-                   404: _error("No such league or night.",
+                   404: error_response("No such league or night.",
                                ("league_not_found", "No such league.", None),
                                ("league_not_found", "league 3 has no night 9", None)),
-                   409: _error("The night is over.",
+                   409: error_response("The night is over.",
                                ("night_not_open", "night 2 is finished", None))},
     )
     def post(self, request: Request, league_id: int, number: int) -> Response:
@@ -481,7 +481,7 @@ class LeagueMemberJoinApi(APIView):
                     "(docs/leagues.md).",
         parameters=[LEAGUE_ID], request=TournamentParticipantSpecSerializer,
         responses={201: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
-                   400: _error("Bad request, or it cannot be a member.",
+                   400: error_response("Bad request, or it cannot be a member.",
                                ("bad_league", "member 5: no user 'ghost'", None),
                                ("bad_league", "dice_bot is a member already (member 2)", None),
                                ("invalid", "kind: \"alien\" is not a valid choice.", None))},
@@ -507,7 +507,7 @@ class LeagueMemberLeaveApi(APIView):
                     "a member first).",
         parameters=[LEAGUE_ID, MEMBER_INDEX], request=None,
         responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
-                   400: _error("The league could not play without it.",
+                   400: error_response("The league could not play without it.",
                                ("bad_league", ("member 1 cannot leave while nights are to "
                                                "come: 3 members cannot fill tables of at least "
                                                "4 and at most 5 players (the best cut is 1 "

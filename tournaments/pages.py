@@ -3,7 +3,7 @@
 Read-only and public, built from the same selectors as the API (so they show what the API
 shows, never a seed). Confidence intervals of the standings are drawn as bars: the range of
 a participant's bootstrap interval of mean points (0..1) and a mark at its points. A league's
-season points and social order night by night are drawn as line charts (``games.charts``).
+season points and social order night by night are drawn as line charts (``lib.charts``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from games.charts import line_chart
 from games.engine import game_ids
 from games.links import SeriesLink
 from games.names import seat_labels
+from lib.charts import line_chart
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound

@@ -1,9 +1,9 @@
-"""The pages' line charts (games.charts): scaled into the box, a rank drawn with 1st on top,
+"""The pages' line charts (lib.charts): scaled into the box, a rank drawn with 1st on top,
 gaps skipped, nothing drawn without two points in time."""
 
 from __future__ import annotations
 
-from games.charts import PALETTE, line_chart
+from lib.charts import PALETTE, line_chart
 
 
 def points(line: dict) -> list[tuple[float, float]]:
