@@ -13,12 +13,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
 from django.db.models import QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from . import log
+from . import db, log
 from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
 from .log import LogEntry
@@ -99,36 +98,6 @@ class PollKey:
         return f'"{tag}"'
 
 
-# The SQL of the poll key, built once per database vendor from the models' own table and column
-# names. Building the equivalent ORM query (a join, .values, .first) cost more than running it:
-# in-process on PostgreSQL ~1.1-1.8 ms against ~0.35 ms for this, most of a 304's own time; with
-# it bench/api.py had poll 304 at 0.71-0.86x the bare endpoint's throughput (0.55x before). One
-# row by primary key or by the (match, number) unique index; no state.
-_POLL_SQL: dict[tuple[str, bool], str] = {}
-
-
-def _poll_sql(*, seat: bool) -> str:
-    sql = _POLL_SQL.get((connection.vendor, seat))
-    if sql is None:
-        q = connection.ops.quote_name
-        m = {name: q(Match._meta.get_field(name).column)
-             for name in ("id", "version", "status", "updated_at", "game", "deadline")}
-        columns = (f"m.{m['version']}, m.{m['status']}, m.{m['updated_at']}, m.{m['game']}, "
-                   f"m.{m['deadline']}")
-        if seat:
-            s = {name: q(Seat._meta.get_field(name).column)
-                 for name in ("user", "match", "number", "strikes", "forfeited")}
-            sql = (f"SELECT s.{s['user']}, {columns}, s.{s['strikes']}, s.{s['forfeited']} "
-                   f"FROM {q(Seat._meta.db_table)} s "
-                   f"INNER JOIN {q(Match._meta.db_table)} m ON m.{m['id']} = s.{s['match']} "
-                   f"WHERE s.{s['match']} = %s AND s.{s['number']} = %s")
-        else:
-            sql = (f"SELECT NULL, {columns}, NULL, NULL FROM {q(Match._meta.db_table)} m "
-                   f"WHERE m.{m['id']} = %s")
-        _POLL_SQL[(connection.vendor, seat)] = sql
-    return sql
-
-
 def _aware(value: datetime | str) -> datetime:
     """A raw column value as the ORM would give it: an aware datetime (SQLite may hand back a
     string, or a naive UTC datetime)."""
@@ -153,18 +122,13 @@ class PollRow:
 
 def seat_poll_key(*, match_id: int, seat_number: int | None) -> PollKey:
     """What the ETag of a seat's (or, with ``None``, the public) view depends on: one small
-    query (raw SQL, see ``_poll_sql``)."""
+    query (raw SQL: ``games.db.poll_row``)."""
     return seat_poll_row(match_id=match_id, seat_number=seat_number).key
 
 
 def seat_poll_row(*, match_id: int, seat_number: int | None) -> PollRow:
     """The seat and match columns a poll answer needs, in one query without the stored state."""
-    with connection.cursor() as cursor:
-        if seat_number is None:
-            cursor.execute(_poll_sql(seat=False), [match_id])
-        else:
-            cursor.execute(_poll_sql(seat=True), [match_id, seat_number])
-        row = cursor.fetchone()
+    row = db.poll_row(match_id=match_id, seat_number=seat_number)
     if row is None:
         if seat_number is None or not Match.objects.filter(pk=match_id).exists():
             raise MatchNotFound()
