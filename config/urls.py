@@ -13,6 +13,7 @@ from games import (
     play_pages,
 )
 from games.pages import match_list_page, match_page, play_page, rules
+from tournaments import organise_pages
 from tournaments import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -32,9 +33,16 @@ urlpatterns = [
     path("matches/<id:match_id>/", match_page, name="match-page"),
     path("matches/<id:match_id>/play/", play_page, name="play-page"),
     path("tournaments/", tournament_pages.tournament_list, name="tournament-list-page"),
+    path("tournaments/new/", organise_pages.tournament_new, name="tournament-new"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament, name="tournament-page"),
+    path("tournaments/<id:tournament_id>/cancel/", organise_pages.tournament_cancel,
+         name="tournament-cancel"),
     path("leagues/", tournament_pages.league_list, name="league-list-page"),
+    path("leagues/new/", organise_pages.league_new, name="league-new"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
+    path("leagues/<id:league_id>/nights/", organise_pages.night_add, name="league-night-add"),
+    path("leagues/<id:league_id>/nights/<int:number>/cancel/", organise_pages.night_cancel,
+         name="league-night-cancel"),
     path("sign-in/", auth_views.LoginView.as_view(authentication_form=account_pages.SignInForm),
          name="sign-in"),
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),

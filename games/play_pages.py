@@ -6,7 +6,6 @@ for players, to join from their play page."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
@@ -18,15 +17,11 @@ from django.shortcuts import redirect, render
 
 from . import selectors, services
 from .engine import game_ids, get_game
-from .errors import BadMatchOptions, BadSeats, DomainError
-from .forms import show_refusal
+from .errors import DomainError
+from .forms import option_fields, options_set, refused_field, show_refusal
 from .models import Match
 from .pages import MATCHES_PER_PAGE, game_cards, match_rows
 from .seats import PLAYER, REFERENCE, seat_choices, seat_spec
-
-#: What an engine option's refusal names ("option 'rounds' must be >= 1"), and a seat's.
-OPTION_NAMED = re.compile(r"option '(\w+)'")
-SEAT_NAMED = re.compile(r"^seat (\d+)\b")
 
 
 class NewMatchForm(forms.Form):
@@ -44,12 +39,7 @@ class NewMatchForm(forms.Form):
             self.fields[f"seat_{n}"] = forms.ChoiceField(
                 label=f"Seat {n + 1}", choices=choices, required=False,
                 initial=strongest if n < engine.default_players else "")
-        self.option_names: list[str] = []
-        for option in engine.describe_options():
-            field = option_field(option)
-            if field is not None:
-                self.fields[f"option_{option['name']}"] = field
-                self.option_names.append(option["name"])
+        self.option_names = option_fields(self, game)
         self.fields["move_time_limit"] = forms.IntegerField(
             label="Seconds per move", required=False, min_value=1, max_value=30 * 24 * 3600,
             help_text=f"How long a person's seat has to act before the game's default action "
@@ -73,24 +63,7 @@ class NewMatchForm(forms.Form):
         return specs, fields
 
     def options(self) -> dict[str, Any]:
-        """The options set (an empty number keeps the game's default)."""
-        return {name: self.cleaned_data[f"option_{name}"] for name in self.option_names
-                if self.cleaned_data.get(f"option_{name}") is not None}
-
-
-def option_field(option: dict[str, Any]) -> forms.Field | None:
-    """A form field for an engine option (``Game.describe_options``), or None if a form cannot
-    carry it (a list: the API takes it)."""
-    label = option["name"].replace("_", " ").capitalize()
-    if option["type"] == "boolean":
-        return forms.BooleanField(label=label, required=False, initial=option["default"],
-                                  help_text=option["doc"])
-    if option["type"] == "integer":
-        default = "the game's own" if option["default"] is None else option["default"]
-        return forms.IntegerField(label=label, required=False, initial=option["default"],
-                                  min_value=option.get("minimum"), max_value=option.get("maximum"),
-                                  help_text=f"{option['doc']} Empty: {default}.")
-    return None
+        return options_set(self, self.option_names)
 
 
 @login_required
@@ -108,24 +81,10 @@ def new_match(request: HttpRequest) -> HttpResponse:
                 game=game, created_by=request.user, seats=specs, options=form.options(),
                 move_time_limit=form.cleaned_data["move_time_limit"], join=True)
         except DomainError as error:
-            show_refusal(form, error, _refused_field(error, form, fields))
+            show_refusal(form, error, refused_field(error, form.option_names, fields, "seat"))
         else:
             return redirect("play-page", match.pk)
     return render(request, "games/new_match.html", {"game": get_game(game), "form": form})
-
-
-def _refused_field(error: DomainError, form: NewMatchForm,
-                   fields: list[str | None]) -> str | None:
-    """The field a refusal is about: the option it names, the seat it names, else none."""
-    if isinstance(error, BadMatchOptions):
-        named = OPTION_NAMED.search(error.detail)
-        if named and named.group(1) in form.option_names:
-            return f"option_{named.group(1)}"
-    if isinstance(error, BadSeats):
-        named = SEAT_NAMED.search(error.detail)
-        if named and int(named.group(1)) < len(fields):
-            return fields[int(named.group(1))]
-    return None
 
 
 def open_matches(request: HttpRequest) -> HttpResponse:

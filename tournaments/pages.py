@@ -25,6 +25,7 @@ from lib.charts import line_chart
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
+from .forms import NightForm
 from .models import Hand, League, Tournament, TournamentMatch
 
 #: Rows per page of the tournament and league lists.
@@ -98,7 +99,15 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "standings": [{**_with_bar(row), "name": names[row["participant"]]}
                       for row in selectors.tournament_standings(tournament=found)],
         "matches": matches, "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+        "organising": _organising(request, found),
     })
+
+
+def _organising(request: HttpRequest, series: Any) -> bool:
+    """The signed-in person may change the series (its organiser, or staff): the page shows
+    them its forms (``tournaments.organise_pages``)."""
+    user = request.user
+    return user.is_authenticated and (user.pk == series.organiser_id or user.is_staff)
 
 
 def entrant_names(entrants: Iterable[Any]) -> dict[int, str]:
@@ -126,7 +135,9 @@ def _with_bar(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "bar": bar, "ahead_percent": None if ahead is None else round(100 * ahead)}
 
 
-def league(request: HttpRequest, league_id: int) -> HttpResponse:
+def league(request: HttpRequest, league_id: int, night_form: Any = None) -> HttpResponse:
+    """A league's season table, charts, nights and next night; its organiser also gets the
+    forms that add a one-off night (``night_form``: as sent, with its error) and cancel one."""
     try:
         found = selectors.league_get(league_id=league_id)
     except LeagueNotFound:
@@ -153,6 +164,7 @@ def league(request: HttpRequest, league_id: int) -> HttpResponse:
         "cannot_start": selectors.league_cannot_start(league=found),
         "nights": selectors.league_nights(league=found)[:20],
         "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+        "organising": _organising(request, found), "night_form": night_form or NightForm(),
     })
 
 

@@ -1,0 +1,195 @@
+"""The forms of organising a series (``tournaments.organise_pages``): a tournament's, a
+league's and a one-off night's. Each checks only the shape of what was typed; the series
+services check the rest, and :meth:`SeriesForm.refused` shows their refusal at its field."""
+
+from __future__ import annotations
+
+import calendar
+import re
+import zoneinfo
+from functools import cache
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from games.engine import get_game
+from games.errors import DomainError
+from games.forms import option_fields, options_set, refused_field, show_refusal
+from games.seats import PLAYER, REFERENCE, seat_choices, seat_spec
+
+from .models import Tournament
+
+#: People entered by username, separated by commas or spaces.
+USERNAMES = re.compile(r"[\s,]+")
+DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+
+class SeriesForm(forms.Form):
+    """What a tournament's and a league's forms share: a name, the entrants (each reference
+    bot a number of times, the bots the organiser may enter, people by username), the game's
+    options (less those the series sets itself) and the limits per move."""
+
+    item = "participant"  # what the service calls an entrant in its refusals
+    entrants_legend, schedule_legend = "Entrants", "Format"
+    schedule: tuple[str, ...] = ()  # the subclass's own fields, in the order shown
+
+    def __init__(self, game: str, user: Any, *args: Any, leave_out: frozenset[str] = frozenset(),
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game = game
+        self.fields["name"] = forms.CharField(max_length=100)
+        self.references = list(get_game(game).bots)
+        for bot in self.references:
+            self.fields[f"reference_{bot}"] = forms.IntegerField(
+                label=f"{bot} (reference bot)", min_value=0,
+                max_value=settings.TOURNAMENT_MAX_PARTICIPANTS, required=False, initial=0,
+                help_text="How many times it is entered.")
+        bots = [(value, label) for value, label in seat_choices(game, user)
+                if value != PLAYER and not value.startswith(f"{REFERENCE}:")]
+        self.fields["bots"] = forms.MultipleChoiceField(
+            label="Bots", choices=bots, required=False, widget=forms.CheckboxSelectMultiple,
+            help_text="Registered bots that play this game: yours, and other people's public "
+                      "ones." if bots else "No registered bot plays this game yet.")
+        self.fields["people"] = forms.CharField(
+            label="People", required=False, max_length=2000,
+            help_text="Usernames, separated by commas or spaces: each plays their seat in the "
+                      "browser or through the API, and finds it under My matches.")
+        self.option_names = option_fields(self, game, leave_out=leave_out)
+        self.fields["move_time_limit"] = forms.IntegerField(
+            label="Seconds per move", required=False, min_value=1, max_value=30 * 24 * 3600,
+            help_text=f"Empty: {settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT} s.")
+        self.fields["strike_limit"] = forms.IntegerField(
+            label="Strikes that forfeit a seat", required=False, min_value=0, max_value=100,
+            help_text=f"Missed deadlines and failed bot calls, per match; 0: never. Empty: "
+                      f"{settings.BLUFF_MAX_STRIKES}.")
+
+    def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
+        """The fields after the name, by group (each a fieldset with its legend)."""
+        entrants = [f"reference_{bot}" for bot in self.references] + ["bots", "people"]
+        rules = [f"option_{name}" for name in self.option_names] + ["move_time_limit",
+                                                                    "strike_limit"]
+        return [(legend, [self[name] for name in names]) for legend, names in (
+            (self.entrants_legend, entrants), (self.schedule_legend, self.schedule),
+            ("Options", rules))]
+
+    def entrants(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The entrants in entry order, and the field each came from."""
+        specs: list[dict[str, Any]] = []
+        fields: list[str] = []
+        for bot in self.references:
+            count = self.cleaned_data.get(f"reference_{bot}") or 0
+            specs += [{"kind": REFERENCE, "bot": bot}] * count
+            fields += [f"reference_{bot}"] * count
+        for value in self.cleaned_data.get("bots") or []:
+            specs.append(seat_spec(value))
+            fields.append("bots")
+        for username in USERNAMES.split(self.cleaned_data.get("people", "")):
+            if username:
+                specs.append({"kind": PLAYER, "user": username})
+                fields.append("people")
+        return specs, fields
+
+    def common(self) -> dict[str, Any]:
+        """The service arguments every series takes from this form."""
+        data = self.cleaned_data
+        return {"name": data["name"], "game": self.game, "options": options_set(
+            self, self.option_names), "move_time_limit": data["move_time_limit"],
+            "strike_limit": data["strike_limit"]}
+
+    def refused(self, error: DomainError, fields: list[str]) -> None:
+        """Show the service's refusal at the option, entrant or field it is about."""
+        at = refused_field(error, self.option_names, fields, self.item)
+        if at is None:
+            at = next((field for start, field in ABOUT_FIELD if error.detail.startswith(start)
+                       and field in self.fields), None)
+        show_refusal(self, error, at)
+
+
+#: Refusals about one field (the series services name their fields: "rounds must be ...",
+#: "starts_at is more than ...", "the season must end after it starts").
+ABOUT_FIELD = [(f"{name} ", name) for name in (
+    "rounds", "meetings", "table_size", "starts_at", "hands_per_night", "season_start",
+    "season_end", "weekday", "night_time")] + [
+    ("the season must end", "season_end"), ("a recurring night needs", "night_time")]
+
+
+class TournamentForm(SeriesForm):
+    schedule = ("format", "table_size", "meetings", "rounds", "duplicate", "starts_at")
+
+    def __init__(self, game: str, user: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(game, user, *args, **kwargs)
+        engine = get_game(game)
+        extra: dict[str, forms.Field] = {
+            "format": forms.ChoiceField(
+                choices=Tournament.Format.choices, initial=Tournament.Format.ROUND_ROBIN,
+                help_text="Round robin: the whole schedule now. Swiss: two seats, each round "
+                          "paired by score when the one before is done."),
+            "table_size": forms.IntegerField(
+                label="Seats per match", required=False, min_value=2, max_value=8,
+                help_text=f"Empty: {engine.default_players}."),
+            "meetings": forms.IntegerField(
+                min_value=1, max_value=settings.TOURNAMENT_MAX_MEETINGS, initial=1,
+                help_text="Round robin: times each pair meets (seats swapped); more seats: "
+                          "rounds of tables."),
+            "rounds": forms.IntegerField(
+                required=False, min_value=1, max_value=settings.TOURNAMENT_MAX_PARTICIPANTS,
+                help_text="Swiss only. Empty: enough to find a winner (log2 of the entrants)."),
+            "duplicate": forms.BooleanField(
+                label="Duplicate deals", required=False,
+                help_text="Play each table's deal once per seat rotation: the luck of the "
+                          "deal cancels."),
+            "starts_at": forms.DateTimeField(
+                label="Starts at (UTC)", required=False, widget=DATETIME,
+                help_text="Empty: now."),
+        }
+        self.fields.update(extra)
+
+
+@cache
+def time_zones() -> list[tuple[str, str]]:
+    return [(name, name) for name in sorted(zoneinfo.available_timezones())]
+
+
+class LeagueForm(SeriesForm):
+    item = "member"
+    entrants_legend, schedule_legend = "Members", "Nights"
+    schedule = ("table_size", "hands_per_night", "weekday", "night_time", "timezone_name",
+                "season_start", "season_end")
+
+    def __init__(self, game: str, user: Any, *args: Any, **kwargs: Any) -> None:
+        engine = get_game(game)
+        owned = frozenset(engine.series_options({}, players=engine.max_players, ordered=True,
+                                                first=True))
+        super().__init__(game, user, *args, leave_out=owned, **kwargs)
+        self.fields["people"].help_text += " Members may also join later, through the API."
+        extra: dict[str, forms.Field] = {
+            "table_size": forms.IntegerField(
+                label="Seats per table", required=False, min_value=2, max_value=8,
+                help_text=f"Empty: {engine.max_players}; a night seats its members at as many "
+                          f"tables as it takes."),
+            "hands_per_night": forms.IntegerField(
+                min_value=1, max_value=settings.LEAGUE_MAX_HANDS_PER_NIGHT, initial=20),
+            "weekday": forms.TypedChoiceField(
+                label="Weekly night", required=False, coerce=int, empty_value=None,
+                choices=[("", "none: only one-off nights")] + [
+                    (str(n), f"{calendar.day_name[n]}s") for n in range(7)]),
+            "night_time": forms.TimeField(
+                label="At", required=False, widget=forms.TimeInput(attrs={"type": "time"},
+                                                                  format="%H:%M"),
+                help_text="The weekly night's time, in the league's time zone."),
+            "timezone_name": forms.ChoiceField(label="Time zone", choices=time_zones(),
+                                               initial="UTC"),
+            "season_start": forms.DateTimeField(
+                label="Season starts", widget=DATETIME,
+                help_text="In the league's time zone."),
+            "season_end": forms.DateTimeField(label="Season ends", widget=DATETIME),
+        }
+        self.fields.update(extra)
+
+
+class NightForm(forms.Form):
+    starts_at = forms.DateTimeField(label="Starts at", widget=DATETIME,
+                                    help_text="In the league's time zone.")
+
+

@@ -1,0 +1,144 @@
+"""Organising in the browser: ``/tournaments/new/`` and ``/leagues/new/`` (a game first, then
+its form: entrants picked from the reference bots, the bots the organiser may enter and people
+by username; the format, schedule and options), a tournament's cancellation, a league's
+one-off night and a night's cancellation. Each calls the service the API calls
+(``tournaments.services``, ``tournaments.leagues``), so its checks and error codes are the
+API's, shown at the field they are about; only the organiser or staff changes a series (a 403
+for anyone else, as ``not_your_tournament`` and ``not_your_league``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from games.engine import game_ids, get_game
+from games.errors import DomainError
+from games.forms import show_refusal
+from games.pages import game_cards
+
+from . import leagues, services
+from .errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
+from .forms import LeagueForm, NightForm, TournamentForm
+from .pages import league as league_page
+
+
+@login_required
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    """Pick a game, then organise a tournament of it (``POST /api/tournaments/``)."""
+    game = request.GET.get("game", "")
+    if game not in game_ids():
+        return render(request, "tournaments/new_series.html",
+                      {"games": game_cards(), "what": "tournament"})
+    form = TournamentForm(game, request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        participants, fields = form.entrants()
+        data = form.cleaned_data
+        try:
+            tournament = services.tournament_create(
+                organiser=request.user, participants=participants, **form.common(),
+                table_size=data["table_size"], meetings=data["meetings"],
+                duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
+                starts_at=data["starts_at"])
+        except DomainError as error:
+            form.refused(error, fields)
+        else:
+            return redirect("tournament-page", tournament.pk)
+    return render(request, "tournaments/new_series.html",
+                  {"game": get_game(game), "form": form, "what": "tournament"})
+
+
+@login_required
+@require_POST
+def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Stop the tournament (``POST /api/tournaments/{id}/cancel/``): organiser or staff."""
+    try:
+        services.tournament_cancel(tournament_id=tournament_id, user=request.user)
+    except TournamentNotFound:
+        raise Http404("no such tournament") from None
+    except NotYourTournament as error:
+        raise PermissionDenied(error.detail) from None
+    except DomainError as error:
+        messages.error(request, f"{error.detail} ({error.code})")
+    else:
+        messages.success(request, "Cancelled: no match of it starts any more.")
+    return redirect("tournament-page", tournament_id)
+
+
+@login_required
+def league_new(request: HttpRequest) -> HttpResponse:
+    """Pick a game, then start a league of it (``POST /api/leagues/``)."""
+    game = request.GET.get("game", "")
+    if game not in game_ids():
+        return render(request, "tournaments/new_series.html",
+                      {"games": game_cards(), "what": "league"})
+    form = LeagueForm(game, request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        members, fields = form.entrants()
+        data = form.cleaned_data
+        try:
+            league = leagues.league_create(
+                organiser=request.user, members=members, **form.common(),
+                table_size=data["table_size"], hands_per_night=data["hands_per_night"],
+                weekday=data["weekday"], night_time=data["night_time"],
+                timezone_name=data["timezone_name"],
+                season_start=_wall_time(data["season_start"]),
+                season_end=_wall_time(data["season_end"]))
+        except DomainError as error:
+            form.refused(error, fields)
+        else:
+            return redirect("league-page", league.pk)
+    return render(request, "tournaments/new_series.html",
+                  {"game": get_game(game), "form": form, "what": "league"})
+
+
+def _wall_time(moment: Any) -> Any:
+    """A form's date as the wall time it was typed (the service reads a naive one in the
+    league's time zone; Django's field made it aware in the site's)."""
+    return moment.replace(tzinfo=None) if moment is not None else None
+
+
+def _changing_league(call: Any, request: HttpRequest, league_id: int, **kwargs: Any) -> Any:
+    try:
+        return call(league_id=league_id, user=request.user, **kwargs)
+    except LeagueNotFound:
+        raise Http404("no such league or night") from None
+    except NotYourLeague as error:
+        raise PermissionDenied(error.detail) from None
+
+
+@login_required
+@require_POST
+def night_add(request: HttpRequest, league_id: int) -> HttpResponse:
+    """A one-off night (``POST /api/leagues/{id}/nights/``); its refusal is shown at the
+    field on the league page."""
+    form = NightForm(request.POST)
+    if form.is_valid():
+        try:
+            night = _changing_league(leagues.night_schedule, request, league_id,
+                                     starts_at=_wall_time(form.cleaned_data["starts_at"]))
+        except DomainError as error:
+            show_refusal(form, error, "starts_at")
+        else:
+            messages.success(request, f"Night {night.number} scheduled.")
+            return redirect("league-page", league_id)
+    return league_page(request, league_id, night_form=form)
+
+
+@login_required
+@require_POST
+def night_cancel(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
+    """Cancel a scheduled or running night (``POST .../nights/{number}/cancel/``)."""
+    try:
+        _changing_league(leagues.night_cancel, request, league_id, number=number)
+    except DomainError as error:
+        messages.error(request, f"{error.detail} ({error.code})")
+    else:
+        messages.success(request, f"Night {number} cancelled: it counts for nothing.")
+    return redirect("league-page", league_id)
