@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import time as clock
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +32,7 @@ from games.engine import get_game
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import PLAYER, get_seat_kind
-from games.services import match_stop
+from games.services import BuiltMatch, match_stop, matches_save
 
 from . import league_rules, series
 from .formats import Outcome, PlannedMatch, get_format
@@ -177,36 +178,37 @@ def table_groups(tables: int) -> list[tuple[int, int]]:
 def tables_advance(*, night_id: int, first: int, count: int,
                    max_seconds: float = 60.0) -> int:
     """Start the next hand of every table ``first .. first + count - 1`` of a running night
-    whose last hand is done; record at once the hands that finish here (in-process bots) and
-    go on while they do, storing such rounds of hands together in one transaction for at
-    most :data:`HANDS_BATCH_SECONDS`; once the group has nothing left to start, finish the
-    night if every table has played its hands. Idempotent: the group's hand rows are locked
-    while hands are started and (night, table, number) is unique, so two workers on one
-    group start each hand once. Returns how many hands it started."""
+    whose last hand is done; score at once the hands that finish here (in-process bots) and
+    go on while they do, playing such rounds of hands in memory and storing them together in
+    one transaction (:class:`_Batch`) for at most :data:`HANDS_BATCH_SECONDS`; once the group
+    has nothing left to start, finish the night if every table has played its hands.
+    Idempotent: the group's hand rows are locked while hands are started and (night, table,
+    number) is unique, so two workers on one group start each hand once (the second waits for
+    the first's batch, then finds its hands taken). Returns how many hands it started."""
     tables = range(first, first + count)
     started = 0
     stop_at = clock.monotonic() + max_seconds
     while True:
         batch_end = clock.monotonic() + HANDS_BATCH_SECONDS
-        batch = 0
+        batch = _Batch()
         try:
             with transaction.atomic():
                 night = (Night.objects.select_related("league__organiser")
                          .filter(pk=night_id, status=Night.Status.RUNNING).first())
                 if night is None:
                     return started
-                while new_hands := _start_ready_hands(night, tables):
-                    batch += len(new_hands)
+                while new_hands := _start_ready_hands(night, tables, batch):
                     finished_here = any(h.status == Hand.Status.DONE for h in new_hands)
                     if not finished_here or clock.monotonic() > batch_end:
                         break
+                batch.store()
         except IntegrityError:
             return started  # another worker started these hands meanwhile
         except _Withdrawn as exc:  # the batch is rolled back; its hands are planned again
             Night.objects.filter(pk=night_id).update(withdrawn=exc.withdrawn)
             continue
-        started += batch
-        if not new_hands:
+        started += len(batch.hands)
+        if not batch.hands:
             break
         Night.objects.filter(pk=night_id).update(lease_until=series.lease_until())
         if not finished_here:
@@ -227,46 +229,88 @@ class _Withdrawn(Exception):  # not an error: a member to withdraw, then plan ag
         self.withdrawn = withdrawn
 
 
-def _start_ready_hands(night: Night, tables: Sequence[int]) -> list[Hand]:
-    """Create the next hand (its match and row) of every table of ``tables`` that is ready,
-    as the night's format plans it; in-process hands come back done. Locks the tables' hand
-    rows first, then reads the night's status again: a night cancelled meanwhile (which
-    locked the night before its hands) starts nothing more."""
-    league = night.league
-    hands = list(Hand.objects.select_for_update().filter(night=night, table__in=tables)
-                 .order_by("table", "number"))
-    if not Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
+@dataclass
+class _Batch:
+    """Rounds of a group's hands started in one transaction: what the first round read (the
+    group's hand rows, locked; its outcomes; the members) kept for the next rounds, and the
+    hands and matches made, stored together by :meth:`store` (a few statements a batch, not a
+    round: a hand's seats come from the hand before, so rounds are played one after another in
+    memory)."""
+
+    opened: bool = False
+    members: dict[int, Member] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    #: Keys of the group's hands, stored or made in this batch.
+    keys: set[str] = field(default_factory=set)
+    first_of_season: bool = False
+    hands: list[Hand] = field(default_factory=list)
+    built: list[BuiltMatch] = field(default_factory=list)
+
+    def open(self, night: Night, tables: Sequence[int]) -> bool:
+        """Lock the tables' hand rows, then read the night's status again (a night cancelled
+        meanwhile, which locked the night before its hands, starts nothing more), and what the
+        rounds need. False if the night is no longer running."""
+        league = night.league
+        hands = list(Hand.objects.select_for_update().filter(night=night, table__in=tables)
+                     .order_by("table", "number"))
+        if not Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
+            return False
+        self.opened = True
+        self.members = {m.index: m for m in league.members.all()}
+        self.outcomes = _outcomes(hands)
+        self.keys = {hand_key(h.table, h.number) for h in hands}
+        self.first_of_season = (len({h.table for h in hands}) < len(tables)
+                                and night.number == _first_night_number(league))
+        return True
+
+    def add(self, hand: Hand, built: BuiltMatch, outcome: Outcome | None) -> None:
+        self.hands.append(hand)
+        self.built.append(built)
+        self.keys.add(hand_key(hand.table, hand.number))
+        if outcome is not None:  # done here; else recorded when its match finishes
+            self.outcomes[outcome.key] = outcome
+
+    def store(self) -> None:
+        """The batch's matches and hands, in a few statements (a hand already taken by another
+        worker raises ``IntegrityError``, and the whole batch is rolled back)."""
+        matches_save(self.built, announce=False)
+        Hand.objects.bulk_create(self.hands)
+
+
+def _start_ready_hands(night: Night, tables: Sequence[int], batch: _Batch) -> list[Hand]:
+    """Make the next hand (its match and row, stored by ``batch.store``) of every table of
+    ``tables`` that is ready, as the night's format plans it; in-process hands come back
+    done. The first round of a batch opens it (:meth:`_Batch.open`); members who left since
+    are read again each round (removed between hands)."""
+    if not batch.opened and not batch.open(night, tables):
         return []
-    members = {m.index: m for m in league.members.all()}
-    left = {index for index, member in members.items() if member.left_at is not None}
-    first_of_season = (len({h.table for h in hands}) < len(tables)
-                       and night.number == _first_night_number(league))
-    night_plan = night_format(night, left=left, first_of_season=first_of_season)
-    planned = [match for match in night_plan.plan_tables(_outcomes(hands), tables)
-               if match.key not in {hand_key(h.table, h.number) for h in hands}]
+    league = night.league
+    left = set(league.members.filter(left_at__isnull=False).values_list("index", flat=True))
+    night_plan = night_format(night, left=left, first_of_season=batch.first_of_season)
+    planned = [match for match in night_plan.plan_tables(batch.outcomes, tables)
+               if match.key not in batch.keys]
     if not planned:
         return []
     new_hands = []
     for options, group in _by_options(planned):
         try:
-            matches = series.matches_start(
+            built = series.matches_play(
                 game=league.game, organiser=league.organiser, options=options,
                 move_time_limit=league.move_time_limit, strike_limit=league.strike_limit,
-                series=SERIES, entrants=members, planned=group)
+                series=SERIES, entrants=batch.members, planned=group)
         except BadSeats:  # a bot became unseatable during the night
-            seated = {members[i] for plan in group for i in plan.seats}
+            seated = {batch.members[i] for plan in group for i in plan.seats}
             withdrawn = {**night.withdrawn, **_unseatable(league, seated)}
             if withdrawn == night.withdrawn:
                 raise
             raise _Withdrawn(withdrawn) from None
-        forfeits = _forfeited_seats([m.pk for m in matches if m.status == Match.Status.FINISHED])
-        for plan, match in zip(group, matches):
+        for plan, new in zip(group, built):
             hand = Hand(night=night, table=plan.table, number=plan.number,
-                        seats=list(plan.seats), match=match)
-            if match.status == Match.Status.FINISHED:
-                _fill_result(hand, night_plan, plan, match.result, forfeits.get(match.pk, ()))
+                        seats=list(plan.seats), match=new.match)
+            outcome = (_fill_result(hand, night_plan, plan, new.result, new.forfeited)
+                       if new.over else None)
+            batch.add(hand, new, outcome)
             new_hands.append(hand)
-    Hand.objects.bulk_create(new_hands)
     return new_hands
 
 
@@ -335,13 +379,14 @@ def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
 
 
 def _fill_result(hand: Hand, night_plan: LeagueNight, plan: PlannedMatch,
-                 result: Mapping[str, Any], forfeited_seats: Sequence[int]) -> None:
-    """Score a finished hand from its match's stored ``result()`` (which carries the
-    finishing order where the game has one, GD-2)."""
+                 result: Mapping[str, Any], forfeited_seats: Sequence[int]) -> Outcome:
+    """Score a finished hand from its match's ``result()`` (which carries the finishing order
+    where the game has one, GD-2); returns the outcome."""
     outcome = night_plan.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
     hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
     hand.points, hand.finish = list(outcome.points), list(outcome.places)
     hand.order_after = list(outcome.order)
+    return outcome
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from games.models import Match
 from games.seats import PLAYER
-from games.services import NewMatch, matches_create
+from games.services import BuiltMatch, NewMatch, matches_build, matches_save
 
 from .entrants import seat_spec
 from .formats import PlannedMatch, withdrawn_after
@@ -124,13 +124,28 @@ def matches_start(*, game: str, organiser: AbstractBaseUser, options: Mapping[st
                   entrants: Mapping[int, Any], planned: Sequence[PlannedMatch],
                   sealed: bool = False) -> list[Match]:
     """The games matches of ``planned`` (``entrants``: entrant id -> participant or member),
-    in one ``games.services.matches_create``: every rule of matches applies. Matches of
+    stored at once: :func:`matches_play` and ``games.services.matches_save``. Matches of
     in-process bots come back finished; the runner records them itself (``announce`` off)."""
+    built = matches_play(game=game, organiser=organiser, options=options,
+                         move_time_limit=move_time_limit, strike_limit=strike_limit,
+                         series=series, entrants=entrants, planned=planned, sealed=sealed)
+    matches_save(built, announce=False)
+    return [new.match for new in built]
+
+
+def matches_play(*, game: str, organiser: AbstractBaseUser, options: Mapping[str, Any],
+                 move_time_limit: int, strike_limit: int, series: str,
+                 entrants: Mapping[int, Any], planned: Sequence[PlannedMatch],
+                 sealed: bool = False) -> list[BuiltMatch]:
+    """The games matches of ``planned``, built by ``games.services.matches_build`` (every rule
+    of matches applies; in-process ones are played to the end in memory), not stored yet: a
+    runner that plans its next matches from these results (a league table's next hand) stores
+    several rounds together (``games.services.matches_save``, ``announce=False``)."""
     if not planned:
         return []
-    return matches_create(
+    return matches_build(
         game=game, created_by=organiser, options=options, move_time_limit=move_time_limit,
-        strike_limit=strike_limit, sealed=sealed, series=series, announce=False,
+        strike_limit=strike_limit, sealed=sealed, series=series,
         matches=[NewMatch(seats=[seat_spec(entrants[i]) for i in plan.seats], seed=plan.seed,
                           seat_users={n: entrants[i].user for n, i in enumerate(plan.seats)
                                       if entrants[i].kind == PLAYER},

@@ -10,6 +10,7 @@ per responsibility:
 from .accounts import user_sign_up, user_token, user_token_rotate
 from .automatic import match_advance_automatic_seats, matches_resume_stalled
 from .matches import (
+    BuiltMatch,
     NewMatch,
     match_create,
     match_expire_deadlines,
@@ -18,13 +19,15 @@ from .matches import (
     match_resign,
     match_stop,
     match_submit_action,
+    matches_build,
     matches_create,
+    matches_save,
     matches_unseal,
 )
 
 __all__ = [
-    "NewMatch", "match_advance_automatic_seats", "match_create", "match_expire_deadlines",
-    "match_join", "match_leave", "match_resign", "match_stop", "match_submit_action",
-    "matches_create", "matches_resume_stalled", "matches_unseal", "user_sign_up", "user_token",
-    "user_token_rotate",
+    "BuiltMatch", "NewMatch", "match_advance_automatic_seats", "match_create",
+    "match_expire_deadlines", "match_join", "match_leave", "match_resign", "match_stop",
+    "match_submit_action", "matches_build", "matches_create", "matches_resume_stalled",
+    "matches_save", "matches_unseal", "user_sign_up", "user_token", "user_token_rotate",
 ]

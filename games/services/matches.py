@@ -103,10 +103,11 @@ def match_create(*, game: str, created_by: AbstractBaseUser | None,
     if join and not any(spec.get("kind", PLAYER) == PLAYER for spec in specs):
         raise BadSeats("join is set but no seat is open")
     _check_seats(game, specs, created_by, set())
-    [match] = _create(engine, created_by, [NewMatch(specs, seed, seat_users or {})],
-                      options=options, move_time_limit=move_time_limit,
-                      strike_limit=strike_limit, join=join)
-    return match
+    built = _build(engine, created_by, [NewMatch(specs, seed, seat_users or {})],
+                   options=options, move_time_limit=move_time_limit,
+                   strike_limit=strike_limit, join=join)
+    matches_save(built)
+    return built[0].match
 
 
 def matches_create(*, game: str, created_by: AbstractBaseUser | None,
@@ -122,13 +123,63 @@ def matches_create(*, game: str, created_by: AbstractBaseUser | None,
     ``announce=False``: the caller records the matches that finish inside this call itself
     (tournaments and leagues do, in the same transaction), so ``match_finished`` is not sent
     for them; those that finish later are announced as always."""
+    built = matches_build(game=game, created_by=created_by, matches=matches, options=options,
+                          move_time_limit=move_time_limit, strike_limit=strike_limit,
+                          sealed=sealed, series=series)
+    matches_save(built, announce=announce)
+    return [new.match for new in built]
+
+
+@dataclass(frozen=True)
+class BuiltMatch:
+    """A match of :func:`matches_build`: not stored yet; played to the end already if every
+    seat is an in-process bot (``over``)."""
+
+    match: Match
+    seats: list[Seat]
+    driver: MatchDriver | None
+
+    @property
+    def over(self) -> bool:
+        return self.driver is not None and self.driver.state.is_over
+
+    @property
+    def result(self) -> JSON | None:
+        """The engine's ``result()`` once :attr:`over` (what the match will store)."""
+        return self.driver.state.result() if self.over else None
+
+    @property
+    def forfeited(self) -> list[int]:
+        """Its seats that forfeited (started forfeited, or struck out)."""
+        return sorted(self.driver.forfeited) if self.driver is not None else []
+
+
+def matches_build(*, game: str, created_by: AbstractBaseUser | None,
+                  matches: Sequence[NewMatch], options: Mapping[str, Any] | None = None,
+                  move_time_limit: int | None = None, strike_limit: int | None = None,
+                  sealed: bool = False, series: str = "") -> list[BuiltMatch]:
+    """:func:`matches_create` without storing anything yet: the seats are checked and the
+    in-process matches played in memory; :func:`matches_save` stores them. For a caller that
+    plays rounds of matches, each seated from the results of the one before (a league table's
+    hands), and stores the rounds together: a few statements a batch, not a round."""
     engine = _engine(game)
     checked: set[tuple[str, str]] = set()
     for new in matches:
         _check_seats(game, new.seats, created_by, checked, forfeited=new.forfeited)
-    return _create(engine, created_by, matches, options=options,
-                   move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
-                   sealed=sealed, series=series, announce=announce)
+    return _build(engine, created_by, matches, options=options,
+                  move_time_limit=move_time_limit, strike_limit=strike_limit, join=False,
+                  sealed=sealed, series=series)
+
+
+def matches_save(built: Sequence[BuiltMatch], *, announce: bool = True) -> None:
+    """Store matches of :func:`matches_build` (of one or several calls) in one
+    ``store.save_new``: a few statements whatever their number. ``announce`` as for
+    :func:`matches_create`."""
+    if not built:
+        return
+    # One match is one statement (store.save_new), which needs no transaction of its own.
+    with transaction.atomic() if len(built) > 1 else nullcontext():
+        save_new([(new.match, new.seats, new.driver) for new in built], announce=announce)
 
 
 def matches_unseal(*, match_ids: Sequence[int]) -> int:
@@ -167,10 +218,10 @@ def _check_seats(game: str, specs: Sequence[Mapping[str, Any]], created_by: Any,
             raise BadSeats(f"seat {number}: a {kind.name!r} seat takes no bot")
 
 
-def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
+def _build(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             options: Mapping[str, Any] | None, move_time_limit: int | None,
             strike_limit: int | None, join: bool, sealed: bool = False,
-            series: str = "", announce: bool = True) -> list[Match]:
+            series: str = "") -> list[BuiltMatch]:
     now = timezone.now()
     built = []
     for new in matches:
@@ -189,14 +240,11 @@ def _create(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
         driver = None
         if not any(seat.is_open for seat in seats):
             match.status, match.started_at = Match.Status.RUNNING, now
-            driver = _started_driver(match, state, seats, new.forfeited)  # save_new stores it
+            driver = _started_driver(match, state, seats, new.forfeited)  # matches_save stores it
         else:
             match.state = state.to_json()
-        built.append((match, seats, driver))
-    # One match is one statement (store.save_new), which needs no transaction of its own.
-    with transaction.atomic() if len(built) > 1 else nullcontext():
-        save_new(built, now=now, announce=announce)
-    return [match for match, _, _ in built]
+        built.append(BuiltMatch(match, seats, driver))
+    return built
 
 
 def _seats(match: Match, new: NewMatch, created_by: Any, join: bool, now: datetime

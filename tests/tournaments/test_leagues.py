@@ -169,11 +169,11 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     real = nights._start_ready_hands
     calls = {"n": 0}
 
-    def leave_after_the_first_hand(night: Night, tables: Any) -> list[Hand]:
+    def leave_after_the_first_hand(night: Night, *rest: Any) -> list[Hand]:
         calls["n"] += 1
         if calls["n"] == 2:
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
-        return real(night, tables)
+        return real(night, *rest)
 
     monkeypatch.setattr(nights, "_start_ready_hands", leave_after_the_first_hand)
     night = play_night(league, alice)
@@ -277,11 +277,11 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
     real = nights._start_ready_hands
     calls = {"n": 0}
 
-    def crash_on_third(night: Night, tables: Any) -> list[Hand]:
+    def crash_on_third(night: Night, *rest: Any) -> list[Hand]:
         calls["n"] += 1
         if calls["n"] == 3:
             raise SystemExit("worker killed")
-        return real(night, tables)
+        return real(night, *rest)
 
     monkeypatch.setattr(nights, "_start_ready_hands", crash_on_third)
     with pytest.raises(SystemExit):
@@ -318,8 +318,8 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
     assert night.status == "running" and len(night.tables) == 2
     real, held, go_on = nights._start_ready_hands, threading.Event(), threading.Event()
 
-    def hold_a(night: Night, tables: Any) -> list[Hand]:
-        hands = real(night, tables)
+    def hold_a(night: Night, *rest: Any) -> list[Hand]:
+        hands = real(night, *rest)
         if threading.current_thread().name == "A" and any(h.number == 2 for h in hands):
             held.set()
             assert go_on.wait(20)

@@ -116,7 +116,7 @@ def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api,
     from django.db import transaction
 
     with transaction.atomic():
-        assert nights._start_ready_hands(loaded, [0, 1]) == []
+        assert nights._start_ready_hands(loaded, [0, 1], nights._Batch()) == []
     assert not night.hands.exists()
 
 
