@@ -79,7 +79,9 @@ class SeriesForm(forms.Form):
         fields: list[str] = []
         for bot in self.references:
             count = self.cleaned_data.get(f"reference_{bot}") or 0
-            specs += [{"kind": REFERENCE, "bot": bot}] * count
+            # Entered more than once, each its own label, so standings tell them apart.
+            specs += [{"kind": REFERENCE, "bot": bot} | ({"name": f"{bot} {n + 1}"} if count > 1
+                                                         else {}) for n in range(count)]
             fields += [f"reference_{bot}"] * count
         for value in self.cleaned_data.get("bots") or []:
             specs.append(seat_spec(value))

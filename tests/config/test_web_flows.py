@@ -15,7 +15,9 @@ from rest_framework.authtoken.models import Token
 from bots.models import Bot
 from tests.bots.conftest import load_starter
 from tests.browser import PASSWORD, SCREENSHOTS, console_errors, wait_for
+from tests.conftest import REAL_WORKERS
 from tests.forms import accessibility_problems, field_errors
+from tournaments.models import League, Night, Tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -200,5 +202,117 @@ def test_a_person_starts_a_dice_cup_match_against_a_reference_bot_and_plays_it_t
         match = Match.objects.get()
     assert match.status == "finished" and moves > 0 and match.options["target_points"] == 8
     assert "The match is over" in browser.page_source
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def set_value(driver: Any, name: str, value: str) -> None:
+    """A date or time input's value as the browser's picker would set it (typing into one
+    depends on the browser's locale)."""
+    from selenium.webdriver.common.by import By
+
+    driver.execute_script("arguments[0].value = arguments[1]",
+                          driver.find_element(By.NAME, name), value)
+
+
+@pytest.mark.postgres
+@pytest.mark.broker
+@REAL_WORKERS
+def test_an_organiser_creates_a_four_entrant_tournament_that_the_workers_finish(
+        live_server, browser, tmp_path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.tournaments.test_workers import Workers, wait_until
+
+    workers = Workers(tmp_path)
+    try:
+        for queue in workers.run.QUEUES:
+            workers.start(queue)
+        sign_up(browser, live_server.url, "organiser")
+        browser.find_element(By.LINK_TEXT, "Tournaments").click()
+        browser.find_element(By.LINK_TEXT, "Organise a tournament").click()
+        browser.find_element(By.PARTIAL_LINK_TEXT, "Dice").click()
+        assert accessibility_problems(browser.page_source) == []
+        fill(browser, {"name": "Web cup", "reference_heuristic": "2", "reference_random": "2",
+                       "table_size": "2", "people": "nobody_here"})
+        wait_for(lambda: field_errors(browser.page_source))
+        errors = field_errors(browser.page_source)
+        assert list(errors) == ["id_people"] and "(bad_tournament)" in errors["id_people"][0]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENSHOTS / "tournament-form.png"))
+        fill(browser, {"people": "", "option_target_points": "10"})
+        wait_for(lambda: "Web cup" in browser.find_element(By.TAG_NAME, "h1").text)
+        tournament = Tournament.objects.get(name="Web cup")
+        assert tournament.participants.count() == 4
+        wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "finished", 180,
+                   what="the workers to finish the tournament", workers=workers)
+    finally:
+        workers.stop()
+    wait_for(lambda: "finished" in browser.find_element(By.TAG_NAME, "main").text, 30)
+    text = browser.find_element(By.TAG_NAME, "main").text
+    assert "6 of 6 matches done" in text and "“heuristic 2”" in text, "each entry labelled"
+    browser.save_screenshot(str(SCREENSHOTS / "tournament-organised.png"))
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+@pytest.mark.postgres
+@pytest.mark.broker
+@REAL_WORKERS
+def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends(
+        live_server, browser, tmp_path) -> None:
+    import subprocess
+    from datetime import UTC, datetime, timedelta
+
+    from selenium.webdriver.common.by import By
+
+    from tests.tournaments.test_workers import ROOT, Workers, wait_until
+
+    sign_up(browser, live_server.url, "organiser")
+    browser.get(live_server.url + "/leagues/")
+    browser.find_element(By.LINK_TEXT, "Organise a league").click()
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Dalmuti").click()
+    assert accessibility_problems(browser.page_source) == []
+    now = datetime.now(UTC)
+    set_value(browser, "season_start", (now - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M"))
+    set_value(browser, "season_end", (now - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M"))
+    fill(browser, {"name": "Web club", "reference_heuristic": "3", "reference_random": "2",
+                   "table_size": "5", "hands_per_night": "2"})
+    wait_for(lambda: field_errors(browser.page_source))
+    errors = field_errors(browser.page_source)
+    assert list(errors) == ["id_season_end"] and "(bad_league)" in errors["id_season_end"][0]
+    set_value(browser, "season_end", (now + timedelta(days=9)).strftime("%Y-%m-%dT%H:%M"))
+    browser.find_element(By.XPATH, "//button[text()='Start the league']").click()
+    wait_for(lambda: "Web club" in browser.find_element(By.TAG_NAME, "h1").text)
+    league = League.objects.get(name="Web club")
+    assert accessibility_problems(browser.page_source) == []
+    set_value(browser, "starts_at", (now - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M"))
+    browser.find_element(By.XPATH, "//button[text()='Add the night']").click()
+    wait_for(lambda: field_errors(browser.page_source))
+    assert list(field_errors(browser.page_source)) == ["id_starts_at"], "in the past"
+    set_value(browser, "starts_at", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M"))
+    browser.find_element(By.XPATH, "//button[text()='Add the night']").click()
+    wait_for(lambda: "Night 1 scheduled." in browser.page_source)
+    workers = Workers(tmp_path, LEAGUE_START_SWEEP_SECONDS="1")
+    with open(tmp_path / "worker-beat.log", "w") as beat_log:  # beat writes to its own copy
+        beat = subprocess.Popen(
+            workers.run.commands()["beat"] + ["--schedule", str(tmp_path / "beat-schedule")],
+            cwd=ROOT, env=workers.env, stdout=beat_log, stderr=subprocess.STDOUT)
+    try:
+        for queue in workers.run.QUEUES:
+            workers.start(queue)
+
+        def over() -> bool:
+            night = Night.objects.get(league=league, number=1)
+            return night.status not in ("scheduled", "running")
+
+        wait_until(over, 180, what="the night to start and end", workers=workers)
+    finally:
+        beat.terminate()
+        beat.wait(timeout=20)
+        workers.stop()
+    assert Night.objects.get(league=league, number=1).status == "finished"
+    browser.refresh()
+    assert "finished" in browser.find_element(By.ID, "night-1").text
     errors = console_errors(browser)
     assert not errors, errors

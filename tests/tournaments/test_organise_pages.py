@@ -60,7 +60,10 @@ def test_a_tournament_of_reference_bots_and_a_person_is_created(alice, bob,
                       cup(people="bob", option_target_points="5"))
     tournament = Tournament.objects.get()
     assert answer.status_code == 302 and answer["Location"] == f"/tournaments/{tournament.pk}/"
-    kinds = [(p.kind, p.bot, p.user_id) for p in tournament.participants.order_by("index")]
+    entries = list(tournament.participants.order_by("index"))
+    kinds = [(p.kind, p.bot, p.user_id) for p in entries]
+    assert sorted(p.name for p in entries[:4]) == ["heuristic 1", "heuristic 2", "random 1",
+                                                   "random 2"]
     assert sorted(kinds[:4]) == [("reference", "heuristic", None)] * 2 + [
         ("reference", "random", None)] * 2 and kinds[4] == ("player", "", bob.pk)
     assert tournament.options["target_points"] == 5 and tournament.organiser == alice
