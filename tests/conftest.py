@@ -1,10 +1,11 @@
 """Shared test setup: markers for tests that need real services.
 
 A test marked ``postgres``, ``redis``, ``broker`` (Redis or RabbitMQ), ``browser`` or ``netns``
-(root, to make Linux network namespaces) skips, with
-the reason, when that service is not what the run uses (e.g. a newcomer's bare machine on SQLite
-and the filesystem broker). ``.ci/run`` sets
-``BLUFF_REQUIRE_SERVICES=1``, which turns those skips into failures so CI never skips them silently.
+(root, to make Linux network namespaces) skips, with the reason, when that service is not what
+the run uses (e.g. a newcomer's bare machine on SQLite and the filesystem broker); one marked
+``requires("tool", ...)`` skips when a program it runs is not installed (:func:`find_tool`).
+``.ci/run`` sets ``BLUFF_REQUIRE_SERVICES=1``, which turns those skips into failures so CI never
+skips them silently.
 """
 
 from __future__ import annotations
@@ -39,6 +40,30 @@ def pytest_configure(config: pytest.Config) -> None:
     # the tests start (a worker, gunicorn) inherit it from the environment.
     settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
     os.environ["BOTS_ALLOW_PRIVATE_ADDRESSES"] = "1"
+
+
+#: Where :func:`find_tool` looks besides PATH: Debian keeps PostgreSQL's server programs
+#: (initdb, pg_ctl) in a folder per major version, newest first.
+_TOOL_FOLDERS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+#: The Debian package of each tool a ``requires`` marker names, for the skip's reason.
+_TOOL_PACKAGES = {"openssl": "openssl", "initdb": "postgresql", "pg_ctl": "postgresql",
+                  "createdb": "postgresql-client", "runuser": "util-linux"}
+
+
+def find_tool(name: str) -> Path | None:
+    """The program ``name`` on PATH or among PostgreSQL's server programs; None if absent."""
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    return next((folder / name for folder in _TOOL_FOLDERS if (folder / name).is_file()), None)
+
+
+def _missing_tools(tools: tuple[str, ...]) -> str | None:
+    missing = [tool for tool in tools if find_tool(tool) is None]
+    if not missing:
+        return None
+    packages = sorted({_TOOL_PACKAGES.get(tool, tool) for tool in missing})
+    return f"needs {', '.join(missing)} (apt-get install {' '.join(packages)})"
 
 
 def _missing_service(marker_name: str) -> str | None:
@@ -86,11 +111,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers():
         if marker.name in ("postgres", "redis", "broker", "browser", "netns"):
             reason = _missing_service(marker.name)
-            if reason is None:
-                continue
-            if REQUIRE_SERVICES:
-                pytest.fail(f"BLUFF_REQUIRE_SERVICES is set but this test {reason}", pytrace=False)
-            pytest.skip(reason)
+        elif marker.name == "requires":
+            reason = _missing_tools(marker.args)
+        else:
+            continue
+        if reason is None:
+            continue
+        if REQUIRE_SERVICES:
+            pytest.fail(f"BLUFF_REQUIRE_SERVICES is set but this test {reason}", pytrace=False)
+        pytest.skip(reason)
 
 
 def database_url_for_subprocess(tmp_path: Path) -> str:

@@ -232,12 +232,9 @@ def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, sec
 def self_signed_https_bot(tmp_path, secret):
     """An HTTPS bot on loopback whose certificate no public CA signed (made with openssl)."""
     import http.server
-    import shutil
     import ssl
     import subprocess
 
-    if not shutil.which("openssl"):
-        pytest.skip("needs the openssl command to make a certificate")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                     "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
@@ -263,6 +260,7 @@ def self_signed_https_bot(tmp_path, secret):
     server.server_close()
 
 
+@pytest.mark.requires("openssl")  # to make the certificate
 def test_tls_certificates_are_verified(self_signed_https_bot, secret) -> None:
     """An https:// bot must show a certificate a public CA signed: a self-signed one is a
     connection error (so nobody can impersonate a bot's host to the platform)."""

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from games import services
 
-from ..gunicorn import CONFIG, ROOT, serving
+from ..gunicorn import CONFIG, ROOT, TEST_APP, serving
 
 POLL_WAIT = 20  # seconds a poll waits: longer than the test takes when the server is healthy
 
@@ -33,9 +33,12 @@ def test_healthz_answers_while_more_long_polls_than_workers_wait(tmp_path: Path)
                                   seats=[{"kind": "player"},
                                          {"kind": "reference", "bot": "random"}])
     answered: list[int] = []
+    waiting = tmp_path / "waiting"  # a file per server thread whose poll waits (TEST_APP)
+    waiting.mkdir()
     # The production config, one worker (the fewest a deployment has), on loopback.
-    with serving(tmp_path, env={"BLUFF_POLL_MAX_WAIT": str(POLL_WAIT),
-                                "BLUFF_THROTTLE_ANON": "100000/min"}) as base:
+    with serving(tmp_path, app=TEST_APP, env={"BLUFF_POLL_MAX_WAIT": str(POLL_WAIT),
+                                              "BLUFF_THROTTLE_ANON": "100000/min",
+                                              "BLUFF_TEST_POLL_WAITS": str(waiting)}) as base:
         view = f"{base}/api/matches/{match.pk}/view/"
         version = httpx.get(view, timeout=5).json()["version"]
 
@@ -50,7 +53,10 @@ def test_healthz_answers_while_more_long_polls_than_workers_wait(tmp_path: Path)
         polls = [threading.Thread(target=long_poll, daemon=True) for _ in range(3)]
         for poll in polls:
             poll.start()
-        time.sleep(1)  # let the polls reach the server and start waiting
+        deadline = time.monotonic() + POLL_WAIT / 2
+        while len(list(waiting.iterdir())) < len(polls):
+            assert time.monotonic() < deadline, "the polls never all waited in the server"
+            time.sleep(0.05)
         health = httpx.get(base + "/healthz", timeout=POLL_WAIT / 2)
         assert health.status_code == 200, health.text
         assert answered == [], "the polls were still waiting while /healthz answered"

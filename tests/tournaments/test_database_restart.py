@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REAL_WORKERS
+from tests.conftest import REAL_WORKERS, find_tool
 from tests.deterministic_bot import DeterministicBot
 
 from .test_workers import ROOT, Workers
 
-pytestmark = [pytest.mark.postgres, pytest.mark.broker, REAL_WORKERS]
+pytestmark = [pytest.mark.postgres, pytest.mark.broker, REAL_WORKERS,
+              pytest.mark.requires("initdb", "pg_ctl", "createdb", "runuser")]
 
-PG_BIN = next((p for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
 
 
 def _free_port() -> int:
@@ -58,7 +58,7 @@ class PrivateCluster:
         self.start()
 
     def _pg(self, tool: str, *args: str) -> None:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / tool), *args],
+        subprocess.run(["runuser", "-u", "postgres", "--", str(find_tool(tool)), *args],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def _ctl(self, action: str, *extra: str) -> None:
@@ -81,8 +81,6 @@ class PrivateCluster:
 
 @pytest.fixture
 def cluster() -> Iterator[PrivateCluster]:
-    if PG_BIN is None or shutil.which("runuser") is None:
-        pytest.skip("needs PostgreSQL's server binaries (/usr/lib/postgresql/*/bin) and runuser")
     made = PrivateCluster()
     try:
         subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(made.port), "-U", "postgres",
