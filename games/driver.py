@@ -185,22 +185,28 @@ class MatchDriver:
         state = self.state
         if state.is_over or seat not in state.to_act() or seat in self.forfeited:
             return False
-        strike, detail = answer.strike, answer.detail
+        self._take_answer(seat, answer)
+        return True
+
+    def _take_answer(self, seat: int, answer: SeatAnswer) -> None:
+        """:meth:`decide` for a seat known to be asked and not forfeited."""
         if answer.action is not None:
             try:
                 self.act(seat, answer.action)
-                return True
+                return
             except IllegalAction as exc:
                 log.info("match %s seat %s chose an illegal action: %s", self.table.match_id,
                          seat, exc)
                 if answer.ours:  # the platform's own bot: our bug, not the seat's
                     strike, detail = None, f"platform error: reference bot: {exc!r}"
                 else:
-                    strike, detail = strike or ILLEGAL_ACTION, str(exc)
-        self.act(seat, state.default_action(seat), kind=DEFAULT, strike=strike, detail=detail)
+                    strike, detail = answer.strike or ILLEGAL_ACTION, str(exc)
+        else:
+            strike, detail = answer.strike, answer.detail
+        self.act(seat, self.state.default_action(seat), kind=DEFAULT, strike=strike,
+                 detail=detail)
         if strike:
             self._strike(seat, forfeit_reason="strikes")
-        return True
 
     def submit(self, answers: Mapping[int, SeatAnswer]) -> int:
         """:meth:`decide` each answer in order; how many were applied."""
@@ -247,14 +253,15 @@ class MatchDriver:
         state, kinds, forfeited, seats = self.state, self.kinds, self.forfeited, self.table.seats
         while not state.is_over:
             progressed = False
-            for seat in state.to_act():
-                if state.is_over or seat not in state.to_act():
+            for i, seat in enumerate(state.to_act()):
+                # After the first seat has acted, the others of the step may be asked no more.
+                if i and (state.is_over or seat not in state.to_act()):
                     continue
                 kind = kinds[seat]
                 if seat in forfeited:
                     self.act(seat, state.default_action(seat), kind=DEFAULT)
                 elif kind.automatic is not None and kind.inline:
-                    self.decide(seat, self._ask_kind(seats[seat].kind, [seat])[seat])
+                    self._take_answer(seat, self._ask_kind(seats[seat].kind, (seat,))[seat])
                 else:
                     continue
                 progressed = True
