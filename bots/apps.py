@@ -7,6 +7,11 @@ class BotsConfig(AppConfig):
 
     def ready(self) -> None:
         # games never imports bots: the "webhook" seat kind is plugged in from here.
+        from games.links import register_series_links
+
+        from .models import TEST_SERIES
+        from .pages import test_match_links
         from .webhook import register
 
         register()
+        register_series_links(TEST_SERIES, test_match_links)

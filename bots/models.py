@@ -10,6 +10,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+#: ``Match.series`` of a bot's test matches (``services.bot_test``): pages say "test of <bot>".
+TEST_SERIES = "bot_test"
+
 
 class Bot(models.Model):
     """A developer's HTTP bot. ``secret`` signs every call (shown to the owner only when it is

@@ -10,21 +10,26 @@ and their errors are the same; another user's bot is a 404 for each of them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.errors import DomainError
 from games.forms import show_refusal
+from games.links import SeriesLink
+from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
 
@@ -109,6 +114,8 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
             "errors": selectors.bot_calls(bot=bot, failed=True)[:10],
             "settings_form": settings_form or BotForm(
                 initial={"name": bot.name, "url": bot.url, "public": bot.public}),
+            "test_form": TestForm(bot), "tests": selectors.bot_test_runs(bot=bot),
+            "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,  # while tests are played
         })
     return render(request, "bots/bot.html", context)
 
@@ -143,6 +150,47 @@ def bot_enable(request: HttpRequest, bot_id: int, enabled: bool) -> HttpResponse
     messages.success(request, "Enabled: it can be seated again." if enabled else
                      "Disabled: no new seat; in running matches it plays default actions.")
     return redirect("bot-page", bot.pk)
+
+
+class TestForm(forms.Form):
+    """A test run's game (one the bot's handshake lists) and its reference opponent."""
+
+    def __init__(self, bot: Bot, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"] = forms.ChoiceField(choices=[(g, g) for g in bot.games])
+        self.fields["opponent"] = forms.ChoiceField(
+            choices=[(name, f"{name} (reference bot)") for name in ("heuristic", "random")])
+
+
+@login_required
+@require_POST
+def bot_test(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Start a test run (``services.bot_test``): a few matches against a reference bot, played
+    by the workers; the page lists them and sums them up as ``check_bot`` does."""
+    bot = _owned(request, bot_id)
+    form = TestForm(bot, request.POST)
+    if not form.is_valid():
+        messages.error(request, "Pick one of the games the bot plays.")
+        return redirect("bot-page", bot.pk)
+    try:
+        started = services.bot_test(bot_id=bot.pk, user=request.user, **form.cleaned_data)
+    except DomainError as error:
+        messages.error(request, f"{error.detail} ({error.code})")
+    else:
+        messages.success(request, f"{len(started)} test matches of {form.cleaned_data['game']} "
+                                  f"started: they are listed under Test runs as they are played.")
+    return redirect(reverse("bot-page", args=[bot.pk]) + "#tests")
+
+
+def test_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
+    """"test of sly" for a bot's test matches, to its page (``games.links``), one query."""
+    rows = (Seat.objects.filter(match_id__in=match_ids, kind="webhook")
+            .values_list("match_id", "bot_name"))
+    bot_of = {match: bot for match, bot in rows if bot.isdigit()}
+    names = dict(Bot.objects.filter(pk__in={int(b) for b in bot_of.values()})
+                 .values_list("pk", "name"))
+    return {match: SeriesLink(f"test of {names[int(bot)]}", reverse("bot-page", args=[int(bot)]))
+            for match, bot in bot_of.items() if int(bot) in names}
 
 
 @login_required

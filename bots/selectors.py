@@ -9,9 +9,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from games.models import Seat
+
 from .caller import percentile
 from .errors import BotNotFound, NotYourBot
-from .models import Bot, BotCall, BotSeat
+from .models import TEST_SERIES, Bot, BotCall, BotSeat
 
 JSON = dict[str, Any]
 
@@ -123,3 +125,24 @@ def bot_calls(*, bot: Bot, path: str | None = None, match: int | None = None,
     if failed is not None:
         calls = calls.exclude(reason="") if failed else calls.filter(reason="")
     return calls.order_by("-id")
+
+
+def bot_test_runs(*, bot: Bot, limit: int = 12) -> JSON:
+    """The bot's latest test matches (``services.bot_test``), newest first, each with its
+    seat, rank once over and strikes, and over them what ``check_bot`` reports: finished,
+    won, strikes, the /move latency p50, p95 and max."""
+    seats = list(Seat.objects.filter(kind="webhook", bot_name=str(bot.pk),
+                                     match__series=TEST_SERIES)
+                 .select_related("match").order_by("-match_id")[:limit])
+    ranks = [seat.match.result["ranks"][seat.number]
+             if seat.match.status == seat.match.Status.FINISHED and seat.match.result else None
+             for seat in seats]
+    times = list(BotCall.objects.filter(bot=bot, path=BotCall.Path.MOVE,
+                                        match_id__in=[seat.match_id for seat in seats])
+                 .exclude(reason=PLATFORM_ERROR).values_list("elapsed_ms", flat=True))
+    return {"rows": [{"seat": seat, "rank": rank} for seat, rank in zip(seats, ranks)],
+            "finished": sum(rank is not None for rank in ranks),
+            "won": sum(rank == 1 for rank in ranks),
+            "strikes": sum(seat.strikes for seat in seats),
+            "latency_ms": {"p50": percentile(times, 50), "p95": percentile(times, 95),
+                           "max": max(times, default=None), "count": len(times)}}

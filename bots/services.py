@@ -15,11 +15,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.engine import game_ids
+from games.engine import game_ids, get_game
+from games.models import Match
+from games.services import NewMatch, matches_create
 
 from . import protocol
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
-from .models import Bot, BotCall
+from .models import TEST_SERIES, Bot, BotCall
 from .net import BadBotURL, Call, Reply, bot_client, check_url
 from .selectors import bot_get_owned, bot_previous_secret
 from .signing import new_secret
@@ -144,6 +146,24 @@ def bot_rotate_secret(*, bot_id: int, user: AbstractBaseUser) -> tuple[Bot, str]
         updated_at=now)
     bot.refresh_from_db()
     return bot, secret
+
+
+#: A test run: this many matches against a reference bot, the bot's seat moving round.
+TEST_MATCHES = 4
+
+
+def bot_test(*, bot_id: int, user: AbstractBaseUser, game: str,
+             opponent: str = "heuristic", matches: int = TEST_MATCHES) -> list[Match]:
+    """A few matches of ``game`` against the ``opponent`` reference bot at the game's fewest
+    seats, the bot's seat moving round: what ``manage.py check_bot`` plays, as real matches
+    the workers play (strikes, latency and the call log as in any match). The bot must be
+    seatable in ``game`` (``bad_seats`` otherwise, as a match of it would say)."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    players = get_game(game).min_players if game in game_ids() else 2
+    runs = [NewMatch(seats=[{"kind": "webhook", "bot": str(bot.pk)} if seat == n % players
+                            else {"kind": "reference", "bot": opponent}
+                            for seat in range(players)]) for n in range(matches)]
+    return matches_create(game=game, created_by=user, matches=runs, series=TEST_SERIES)
 
 
 def bot_check(*, bot_id: int) -> Bot:

@@ -58,6 +58,7 @@ urlpatterns = [
     path("bots/<id:bot_id>/disable/", bot_pages.bot_enable, {"enabled": False},
          name="bot-disable"),
     path("bots/<id:bot_id>/check/", bot_pages.bot_check, name="bot-check"),
+    path("bots/<id:bot_id>/test/", bot_pages.bot_test, name="bot-test"),
     path("bots/<id:bot_id>/rotate-secret/", bot_pages.rotate_secret, name="bot-rotate-secret"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),

@@ -167,3 +167,48 @@ def test_every_bot_form_needs_its_csrf_token(registered, path) -> None:
                         {"name": "n", "url": registered.url}).status_code == 403
     assert Bot.objects.filter(pk=registered.pk).values().get() == before
     assert Bot.objects.count() == 1
+
+
+def test_testing_the_bot_plays_matches_against_a_reference_bot_listed_as_check_bot_sums_up(
+        web, registered) -> None:
+    from games.models import Match
+    from games.services import match_advance_automatic_seats
+
+    web.force_login(registered.owner)
+    page = web.get(f"/bots/{registered.pk}/").content.decode()
+    assert "Test my bot" in page and accessibility_problems(page) == []
+    answer = web.post(f"/bots/{registered.pk}/test/", {"game": "dice_cup",
+                                                       "opponent": "random"})
+    assert answer.status_code == 302 and answer["Location"] == f"/bots/{registered.pk}/#tests"
+    matches = list(Match.objects.filter(series="bot_test").order_by("pk"))
+    assert len(matches) == 4 and {m.game for m in matches} == {"dice_cup"}
+    seats = [[(s.kind, s.bot_name) for s in m.seats.order_by("number")] for m in matches]
+    assert [row.index(("webhook", str(registered.pk))) for row in seats] == [0, 1, 0, 1]
+    assert all(("reference", "random") in row for row in seats)
+    html = web.get(f"/bots/{registered.pk}/").content.decode()
+    assert "0 finished" in html and "data-live" in html, "followed while they are played"
+    for match in matches:  # what the matches worker does with each
+        match_advance_automatic_seats(match_id=match.pk)
+    html = web.get(f"/bots/{registered.pk}/").content.decode()
+    assert "The last 4 test matches: 4 finished" in html and "0 strikes" in html
+    assert "p50" in html and "data-live" not in html
+    listed = web.get("/matches/").content.decode()
+    assert f'<a href="/bots/{registered.pk}/">test of starter</a>' in listed
+
+
+def test_a_test_needs_a_game_the_bot_plays_and_its_owner(web, registered,
+                                                         django_user_model) -> None:
+    from games.models import Match
+
+    web.force_login(registered.owner)
+    answer = web.post(f"/bots/{registered.pk}/test/", {"game": "chess", "opponent": "random"})
+    assert "Pick one of the games" in web.get(answer["Location"]).content.decode()
+    Bot.objects.filter(pk=registered.pk).update(enabled=False)
+    answer = web.post(f"/bots/{registered.pk}/test/", {"game": "dot", "opponent": "random"})
+    assert "(bad_seats)" in web.get(answer["Location"]).content.decode()
+    web.force_login(django_user_model.objects.create_user("other", password="x"))
+    assert web.post(f"/bots/{registered.pk}/test/", {"game": "dot"}).status_code == 404
+    csrf = Client(enforce_csrf_checks=True)
+    csrf.force_login(registered.owner)
+    assert csrf.post(f"/bots/{registered.pk}/test/", {"game": "dot"}).status_code == 403
+    assert not Match.objects.exists()
