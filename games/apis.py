@@ -299,7 +299,7 @@ class MatchListCreateApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(serializers.Serializer):
-        game = schema.GameIdField(required=False, max_length=32)
+        game = schema.GameIdField(required=False, max_length=32, registered=True)
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
         player = serializers.CharField(required=False, max_length=150,
                                        help_text="A player's username.")

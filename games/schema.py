@@ -61,11 +61,22 @@ def _field(values: list[Any], *, required: bool, help_text: str = "") -> seriali
 class GameIdField(serializers.CharField):
     """A game id, documented as the enum of the registered games (component ``GameId``) or,
     with ``only``, of that one game (``DotGameId``, ...: what discriminates per-game shapes).
-    It validates as a plain string: an unknown game is the engine's to refuse."""
+    It validates as a plain string: an unknown game is the engine's to refuse, except with
+    ``registered`` (a list's filter, where no engine is asked and an unknown game would just
+    match nothing): then it is ``invalid``, naming the games."""
 
-    def __init__(self, *, only: str | None = None, **kwargs: Any) -> None:
-        self.only = only
+    default_error_messages = {"unknown_game": "no game {game!r} (have: {games})"}
+
+    def __init__(self, *, only: str | None = None, registered: bool = False,
+                 **kwargs: Any) -> None:
+        self.only, self.registered = only, registered
         super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        if self.registered and value not in game_ids():
+            self.fail("unknown_game", game=value, games=", ".join(game_ids()))
+        return value
 
 
 class GameIdFieldExtension(OpenApiSerializerFieldExtension):

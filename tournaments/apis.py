@@ -180,7 +180,7 @@ class TournamentListCreateApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(serializers.Serializer):
-        game = schema.GameIdField(required=False, max_length=32)
+        game = schema.GameIdField(required=False, max_length=32, registered=True)
         status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
         organiser = serializers.CharField(required=False, max_length=150,
                                           help_text="The organiser's username.")

@@ -235,7 +235,7 @@ class LeagueListCreateApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(serializers.Serializer):
-        game = schema.GameIdField(required=False, max_length=32)
+        game = schema.GameIdField(required=False, max_length=32, registered=True)
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)

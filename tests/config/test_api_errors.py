@@ -115,3 +115,13 @@ def test_docs_state_the_body_limits() -> None:
 def test_a_request_django_refuses_as_suspicious_is_json_under_api() -> None:
     response = Client(HTTP_HOST="evil.example").get("/api/games/")
     _assert_error(response, 400, "bad_request")
+
+
+@pytest.mark.parametrize("url", ["/api/matches/", "/api/tournaments/", "/api/leagues/"])
+def test_an_unknown_game_in_a_lists_filter_is_invalid_naming_the_games(url: str) -> None:
+    """Not an empty page, which reads as "none yet": the client mistyped the game."""
+    from games.engine import game_ids
+
+    body = _assert_error(APIClient().get(url, {"game": "chess"}), 400, "invalid")
+    assert body["fields"]["game"] == [f"no game 'chess' (have: {', '.join(game_ids())})"]
+    assert APIClient().get(url, {"game": "dot"}).status_code == 200
