@@ -18,7 +18,7 @@ from games.log import entries
 from games.models import Match
 from games.services import store
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import Workers, wait_until
+from tests.helpers.workers import Workers, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
               REAL_WORKERS]

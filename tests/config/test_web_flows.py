@@ -222,7 +222,7 @@ def test_an_organiser_creates_a_four_entrant_tournament_that_the_workers_finish(
         live_server, browser, tmp_path) -> None:
     from selenium.webdriver.common.by import By
 
-    from tests.tournaments.test_workers import Workers, wait_until
+    from tests.helpers.workers import Workers, wait_until
 
     workers = Workers(tmp_path)
     try:
@@ -266,7 +266,7 @@ def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends
 
     from selenium.webdriver.common.by import By
 
-    from tests.tournaments.test_workers import ROOT, Workers, wait_until
+    from tests.helpers.workers import ROOT, Workers, wait_until
 
     sign_up(browser, live_server.url, "organiser")
     browser.get(live_server.url + "/leagues/")

@@ -27,8 +27,7 @@ import pytest
 
 from tests.conftest import REAL_WORKERS, find_tool
 from tests.deterministic_bot import DeterministicBot
-
-from .test_workers import ROOT, Workers
+from tests.helpers.workers import ROOT, Workers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, REAL_WORKERS,
               pytest.mark.requires("initdb", "pg_ctl", "createdb", "runuser")]

@@ -42,7 +42,7 @@ from bots.signing import new_secret
 from games.engine import game_ids
 from games.log import entries
 from games.models import Match, Seat
-from tests.tournaments.test_workers import Workers, in_process, played_once, table, wait_until
+from tests.helpers.workers import Workers, in_process, played_once, table, wait_until
 from tournaments import playing, services
 from tournaments.models import Tournament, TournamentMatch
 

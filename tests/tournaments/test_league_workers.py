@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import ROOT, Workers, wait_until
+from tests.helpers.workers import ROOT, Workers, wait_until
 from tournaments import leagues, nights, series
 from tournaments.models import Night
 
@@ -89,7 +89,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
 
     from games.models import Match
     from games.services import match_advance_automatic_seats, matches_resume_stalled, store
-    from tests.tournaments.test_workers import _open_transactions
+    from tests.helpers.workers import open_transactions
 
     settings.BLUFF_STALLED_SECONDS = 1
     settings.TOURNAMENT_LEASE_SECONDS = 1
@@ -113,7 +113,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
 
         wait_until(lambda: done() >= 1, 120, what="a first hand", workers=workers)
         caught = time.monotonic() + 5  # try to kill it inside a transaction (a batch)
-        while _open_transactions() == 0 and time.monotonic() < caught:
+        while open_transactions() == 0 and time.monotonic() < caught:
             pass
         workers.kill("matches")
         assert done() < 4, "killed before the end"

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from tests.browser import console_errors
 from tests.conftest import REAL_WORKERS
-from tests.tournaments.test_workers import Workers
+from tests.helpers.workers import Workers
 from tournaments import leagues, nights, services
 from tournaments.models import Night, Tournament
 

@@ -1,0 +1,141 @@
+"""Real Celery workers for tests, as `make run` starts them (subprocesses on the test database
+and the configured broker), and what the tests that run them check: a tournament played in
+process with the same seeds, its standings, every match played exactly once."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.db import connection, transaction
+
+from games.log import entries
+from games.models import Match
+from tests.conftest import database_url_for_subprocess
+from tournaments import selectors, series, services
+from tournaments.models import Tournament, TournamentMatch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run_script() -> Any:
+    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+class Workers:
+    """The workers `make run` starts (one per queue), as subprocesses on the test database."""
+
+    def __init__(self, tmp_path: Path, **env: str) -> None:
+        self.logs = tmp_path
+        self.run = _run_script()
+        self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
+                    "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
+        self.processes: dict[str, subprocess.Popen] = {}
+        from config.celery import purge_queues
+
+        purge_queues()  # no other test's messages
+
+    def start(self, queue: str, *, host: str | None = None) -> subprocess.Popen:
+        """A worker for ``queue``; ``host``: in that network namespace (``ip netns exec``),
+        named ``queue@host`` (the key for :meth:`kill`)."""
+        extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
+            ("--pool", "solo")
+        name = queue if host is None else f"{queue}@{host}"
+        prefix = [] if host is None else ["ip", "netns", "exec", host]
+        path = self.logs / f"worker-{name}-{len(self.processes)}-{time.time():.0f}.log"
+        with open(path, "w") as log:  # the worker writes to its own copy of the file
+            process = subprocess.Popen(
+                [*prefix, *self.run.worker_command(queue, *extra, "--loglevel", "INFO",
+                                                   "--without-gossip", "--without-mingle",
+                                                   "--without-heartbeat", "--hostname",
+                                                   f"{queue}-{host or 'local'}@%h")],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.processes[name] = process
+        return process
+
+    def kill(self, name: str) -> None:
+        process = self.processes.pop(name)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def tails(self) -> str:
+        """The end of every worker's log (for a failure's message)."""
+        return "\n".join(f"--- {path.name}\n" + "\n".join(path.read_text().splitlines()[-15:])
+                         for path in sorted(self.logs.glob("worker-*.log")))
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] | None = None,
+               what: str = "", workers: Workers | None = None) -> None:
+    limit = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > limit:
+            raise AssertionError(f"timed out waiting for {what}\n"
+                                 + (workers.tails() if workers else ""))
+        if tick is not None:
+            tick()
+        time.sleep(0.2)
+
+
+def participants(bot_ids: list[int]) -> list[dict[str, Any]]:
+    return [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"},
+            *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]
+
+
+def in_process(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Tournament:
+    """The same tournament (same seed) played right here, every task inline: the reference
+    the workers' run must equal."""
+    from games.services import match_advance_automatic_seats, store
+    from tournaments import tasks
+
+    monkeypatch.setattr(series, "enqueue", lambda task, object_id: transaction.on_commit(
+        lambda: getattr(tasks, task).apply(args=[object_id])))
+    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
+        lambda: match_advance_automatic_seats(match_id=match_id)))
+    return services.tournament_create(organiser=alice, **spec)
+
+
+def table(tournament: Tournament) -> list[tuple]:
+    return [(r["participant"], r["points"], r["score"], r["rating"]["mu"])
+            for r in selectors.tournament_standings(tournament=tournament)]
+
+
+def played_once(tournament: Tournament) -> None:
+    """Every scheduled match is done, with exactly one games match, played to the end with a
+    gapless log: nothing was lost or played twice."""
+    rows = list(TournamentMatch.objects.filter(tournament=tournament))
+    assert rows and all(r.status == "done" and r.match_id for r in rows)
+    matches = Match.objects.filter(tournament_match__tournament=tournament)
+    assert matches.count() == len(rows) == len({r.match_id for r in rows})
+    assert Match.objects.filter(seed__in=[r.seed for r in rows],
+                                created_by=tournament.organiser).count() == len(rows), \
+        "no match was created twice"
+    for match in matches:
+        ns = [e.n for e in entries(match.pk)]
+        assert match.status == "finished" and ns == list(range(match.version + 1))
+
+
+def open_transactions() -> int:
+    """How many other connections to the test database are inside a transaction now."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                       "current_database() AND xact_start IS NOT NULL AND pid <> "
+                       "pg_backend_pid()")
+        return cursor.fetchone()[0]
