@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
@@ -24,6 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from . import selectors
+from .action_builder import builder
 from .drawings import draw_view
 from .drawings.words import action_fields, action_label, entry_text, words
 from .engine import game_ids, get_game
@@ -180,13 +182,15 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
         answer, _ = selectors.seat_view(match_id=match.pk, seat_number=seat.number,
                                         user=request.user)
         legal = answer["legal_actions"] or []
-        grouped = len(legal) > FEW_ACTIONS  # one row of buttons, or groups (each built once)
+        # One row of buttons, or groups by type (a long one built from a few controls)
+        grouped = len(legal) > FEW_ACTIONS or any(
+            n > BUILD_FROM for n in Counter(a.get("type") for a in legal).values())
         context.update({
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
                                                 names),
             "actions": [] if grouped else [{"label": action_label(a), "json": json.dumps(a)}
                                            for a in legal],
-            "action_groups": action_groups(legal) if grouped else [],
+            "action_groups": action_groups(legal, names) if grouped else [],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
     return render(request, template, context)
@@ -195,12 +199,17 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
 #: Up to this many legal actions are one row of buttons; more are grouped by type (a group
 #: this long becomes a list to filter and pick from).
 FEW_ACTIONS = 24
+#: A group of more actions than this is built from a few controls (``games.action_builder``:
+#: cards to press, values to pick), its buttons or list kept folded away.
+BUILD_FROM = 8
 
 
-def action_groups(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = ()
+                  ) -> list[dict[str, Any]]:
     """The legal actions by type, in the order the types first come: one group per type, its
     actions labelled by their other fields only (the group names the type). A long list (a
-    D.T.C offer: hundreds of card sets and values) is one group a person can filter."""
+    D.T.C offer: hundreds of card sets and values) is one group a person can filter, and
+    builds from its cards and values (``build``; seats named by ``names``)."""
     groups: dict[str, dict[str, Any]] = {}
     for action in legal:
         kind = str(action.get("type", "act"))
@@ -209,4 +218,9 @@ def action_groups(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                  "json": json.dumps(action)})
     for group in groups.values():
         group["choose"] = len(group["actions"]) > FEW_ACTIONS
+        group["build"] = None
+        if len(group["actions"]) > BUILD_FROM:
+            group["build"] = builder(group["type"], [
+                action for action in legal if str(action.get("type", "act")) == group["type"]],
+                names)
     return list(groups.values())

@@ -1,6 +1,7 @@
 // Play a seat in the browser through the polling API, as any client does: take a seat
 // (POST .../join/), long-poll the seat (GET .../seats/N/?wait=25 with the ETag), act (POST
 // .../seats/N/actions/ with the version seen), and redraw the seat from the page (?partial=1).
+// A long group of actions is built from its cards and values instead of picked from a list.
 (function () {
   "use strict";
   var box = document.getElementById("play");
@@ -41,8 +42,52 @@
       });
     } else if (button.dataset.action) {
       act(button.dataset.action);
+    } else if (button.dataset.built) {
+      act(button.dataset.built);
+    } else if (button.dataset.card) {
+      button.setAttribute("aria-pressed", button.getAttribute("aria-pressed") === "true" ? "false" : "true");
+      rebuild(button.closest("[data-builder]"));
     }
   });
+  box.addEventListener("change", function (event) {
+    var builder = event.target.closest("[data-builder]");
+    if (builder) { rebuild(builder); }
+  });
+  // A long group built from controls (games/action_builder.py): what is pressed and picked,
+  // as canonical JSON (keys sorted, as the server wrote each legal action), is looked up among
+  // the legal actions; only a legal one can be played.
+  function canonical(value) {
+    if (Array.isArray(value)) { return "[" + value.map(canonical).join(",") + "]"; }
+    if (value && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (key) {
+        return JSON.stringify(key) + ":" + canonical(value[key]);
+      }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+  function rebuild(builder) {
+    var action = { type: builder.dataset.type };
+    Array.prototype.forEach.call(builder.querySelectorAll("select[data-field]"), function (pick) {
+      action[pick.dataset.field] = JSON.parse(pick.value);
+    });
+    Array.prototype.forEach.call(builder.querySelectorAll(".build-cards"), function (row) {
+      var cards = {};
+      Array.prototype.forEach.call(row.querySelectorAll('[aria-pressed="true"]'), function (card) {
+        cards[card.dataset.card] = (cards[card.dataset.card] || 0) + 1;
+      });
+      action[row.dataset.field] = cards;
+    });
+    var text = canonical(action), index = JSON.parse(builder.dataset.legal).indexOf(text);
+    var play = builder.querySelector("[data-built]"), note = builder.querySelector("[data-built-note]");
+    play.disabled = index < 0;
+    if (index >= 0) {
+      play.dataset.built = text;
+      builder.querySelector("[data-built-label]").textContent = JSON.parse(builder.dataset.labels)[index];
+      note.textContent = "";
+    } else {
+      note.textContent = "Not a legal move: press other cards or pick other values.";
+    }
+  }
   box.addEventListener("submit", function (event) {
     event.preventDefault();
     var chosen = event.target.querySelector("select").value;

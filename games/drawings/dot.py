@@ -22,13 +22,15 @@ ROUNDS = 3
 
 
 def card(key: str, cls: str = "") -> SafeString:
-    """A card as its dots, one row per colour (a star card holds four of one colour)."""
+    """A card as its dots, one row per colour (a star card holds four of one colour), and
+    its code, which the actions name ("012": blue, black, red)."""
     rows = format_html_join("", '<i class="{}">{}</i>',
                             ((colour, "●" * int(n)) for colour, n in zip(COLOURS, key)))
     star = " star" if "4" in key else ""
     title = ", ".join(f"{n} {colour}" for colour, n in zip(COLOURS, key))
-    return format_html('<span class="pcard face dotcard{}{}" title="{}: {}">{}</span>',
-                       star, f" {cls}" if cls else "", key, title, rows)
+    return format_html('<span class="pcard face dotcard{}{}" title="{}: {}">{}'
+                       '<small class="code">{}</small></span>',
+                       star, f" {cls}" if cls else "", key, title, rows, key)
 
 
 def cards(keys: Sequence[str], cls: str = "") -> SafeString:

@@ -1,7 +1,7 @@
 """The pages used as a person uses them, in Debian's headless Chromium driven by Selenium
 (its own chromedriver; nothing downloaded): sign in, take a seat and play one full match of
-every game to the end by clicks (choosing among what the page offers: buttons, or a long list
-filtered by typing; simultaneous steps included), step the replay with the keyboard, and no
+every game to the end by clicks (choosing among what the page offers: buttons, a long list
+filtered by typing, or what a built group's controls are set to; simultaneous steps included), step the replay with the keyboard, and no
 page logs a console error. Screenshots of the signed-in pages go to screenshots/ in BLUFF_VAR_DIR."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 #: Options that keep a whole match short enough to click through (still a full match).
 SHORT = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}, "dice_cup": {"target_points": 10}}
-OFFERED = ".seat-frame [data-action], .seat-frame form.chooser option"
+OFFERED = ".seat-frame [data-action], .seat-frame form.chooser option, .seat-frame [data-built]"
 
 
 def choose(driver: Any, element: Any, typed: bool) -> None:
@@ -30,6 +30,9 @@ def choose(driver: Any, element: Any, typed: bool) -> None:
     those left) and press Play."""
     from selenium.webdriver.common.by import By
 
+    folded = element.find_elements(By.XPATH, "./ancestor::details[not(@open)]")
+    if folded:  # a built group's buttons or list, folded away under its controls
+        folded[0].find_element(By.TAG_NAME, "summary").click()
     if element.tag_name == "button":
         element.click()
         return

@@ -206,6 +206,16 @@ def test_a_person_starts_a_dice_cup_match_against_a_reference_bot_and_plays_it_t
     assert not errors, errors
 
 
+def stale(element: Any) -> bool:
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    return False
+
+
 def set_value(driver: Any, name: str, value: str) -> None:
     """A date or time input's value as the browser's picker would set it (typing into one
     depends on the browser's locale)."""
@@ -314,5 +324,46 @@ def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends
     assert Night.objects.get(league=league, number=1).status == "finished"
     browser.refresh()
     assert "finished" in browser.find_element(By.ID, "night-1").text
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def test_a_dtc_offer_is_built_by_clicking_cards_in_the_hand(
+        live_server, browser, one_request_at_a_time, django_user_model, settings) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from games import log, services
+    from tests.browser import sign_in
+
+    settings.BLUFF_POLL_MAX_WAIT = 1
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    match = services.match_create(game="dtc", created_by=alice, join=True, seed=2,
+                                  seats=[{"kind": "player"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    sign_in(browser, live_server.url, "alice")
+    browser.get(f"{live_server.url}/matches/{match.pk}/play/")
+    first = browser.find_element(By.CSS_SELECTOR, ".seat-frame")
+    wait_for(lambda: stale(first))  # the first poll's answer always redraws the seat
+    builder = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "[data-builder]"))[0]
+    play = builder.find_element(By.CSS_SELECTOR, "[data-built]")
+    for pressed in builder.find_elements(By.CSS_SELECTOR, '[aria-pressed="true"]'):
+        pressed.click()
+    assert not play.is_enabled(), "no card: no legal offer"
+    assert "Not a legal move" in builder.text
+    cards = builder.find_elements(By.CSS_SELECTOR, "[data-card]")
+    card = cards[0].get_attribute("data-card")
+    cards[0].click()
+    value = Select(builder.find_element(By.CSS_SELECTOR, 'select[data-field="value"]'))
+    value.select_by_index(len(value.options) - 1)
+    claimed = int(value.first_selected_option.get_attribute("value"))
+    assert play.is_enabled() and f"value {claimed}" in play.text
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOTS / "play-dtc-built.png"))
+    play.click()
+    with one_request_at_a_time:
+        wait_for(lambda: any(e.seat == 0 and e.kind == "action" for e in log.entries(match.pk)))
+        [mine] = [e for e in log.entries(match.pk) if e.seat == 0 and e.kind == "action"][:1]
+    assert mine.action == {"type": "offer", "cards": {card: 1}, "value": claimed}
     errors = console_errors(browser)
     assert not errors, errors

@@ -19,8 +19,11 @@ pytestmark = pytest.mark.django_db
 
 
 def actions_on(page: str) -> list[dict[str, Any]]:
+    """The actions the page offers as they are posted: its buttons, else its lists' options
+    (a built group's pickers hold values, not actions)."""
+    lists = "".join(re.findall(r'<form class="chooser".*?</form>', page, re.DOTALL))
     found = re.findall(r'data-action="([^"]*)"', page) or \
-        re.findall(r'<option value="([^"]*)"', page)
+        re.findall(r'<option value="([^"]*)"', lists)
     return [json.loads(html_lib.unescape(a)) for a in found]
 
 
@@ -118,3 +121,36 @@ def test_the_page_offers_a_long_list_as_a_filterable_list_of_exactly_the_legal_a
     assert re.search(r"<legend>offer <span[^>]*>\(\d+\)</span></legend>", page)
     assert actions_on(page) == legal
     assert f"{len(legal)} of {len(legal)} shown" in page
+
+
+def test_a_long_group_is_built_from_its_cards_and_values() -> None:
+    from games.action_builder import builder, canonical
+
+    offers = [{"type": "offer", "cards": cards, "value": value}
+              for cards in ({"2": 1}, {"2": 2}, {"2": 1, "joker": 1}) for value in (1, 2, 3)]
+    built = builder("offer", offers)
+    cards, value = built["fields"]
+    assert [(u["card"], u["pressed"]) for u in cards["cards"]] == [
+        ("2", True), ("2", False), ("joker", False)], "one button per card, the first pressed"
+    assert [o["label"] for o in value["options"]] == ["1", "2", "3"]
+    assert json.loads(built["legal"]) == [canonical(a) for a in offers]
+    assert built["first"]["json"] == '{"cards":{"2":1},"type":"offer","value":1}'
+    calls = [{"type": "call", "target": t, "number": n} for t in (1, 2) for n in range(3, 8)]
+    target, number = builder("call", calls, names=["me", "ann", "bob"])["fields"]
+    assert [o["label"] for o in target["options"]] == ["ann (seat 1)", "bob (seat 2)"]
+    assert len(number["options"]) == 5 and "cards" not in number
+    assert builder("jack", [{"type": "jack", "a": 1}, {"type": "jack", "b": 2}]) is None
+
+
+def test_a_dice_cup_call_is_picked_not_one_of_sixteen_buttons(alice) -> None:
+    match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=3,
+                                  seats=[{"kind": "player"}, {"kind": "reference",
+                                                              "bot": "heuristic"}])
+    web = Client()
+    web.force_login(alice)
+    page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
+    legal = web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
+    assert len([a for a in legal if a["type"] == "call"]) == 16
+    assert 'data-builder data-type="call"' in page and '<select data-field="number">' in page
+    assert page.index("Your view") < page.index("Your move"), "the table first"
+    assert '<details class="all-actions"><summary>or pick from all 16</summary>' in page
