@@ -4,7 +4,11 @@ done (lila's Swiss, FIDE's idea). No Django.
 Each round: entrants are ranked by score (match points, a bye counting as a win), then entry
 order. With an odd count the lowest-ranked entrant who has not had a bye sits this round out
 (a bye). The rest are paired top down, each with the nearest-ranked entrant it has not met;
-a rematch only where none can be avoided (the fewest the search finds). In each pair the
+a rematch only where none can be avoided (the fewest the search finds). Then partners are
+exchanged between two pairs while that leaves fewer pairs of two entrants due the same seat
+(both took the first seat more often than the second so far, or both the second) and no wider
+score gaps, or keeps one from sitting in one seat three times more than in the other; never so that the next round could no longer avoid rematches (not in
+a Swiss as long as a round robin, where avoiding rematches leaves no room). In each pair the
 entrant who took the first seat less often so far takes it (then: the one who sat second last
 time, then the higher-ranked), so seats alternate.
 """
@@ -13,12 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from itertools import combinations
 
 from ..standings import match_points
 from .base import Format, Outcome, PlannedMatch, derived_seed, register
 
 #: Pairing steps one round may try before it accepts one more rematch (keeps 64 entrants quick).
 SEARCH_BUDGET = 20_000
+#: An entrant's first seats minus its second seats stays within this, where the pairs allow.
+MOST_SEAT_BALANCE = 2
 
 
 @register
@@ -76,7 +83,13 @@ class Swiss(Format):
         if len(ranked) % 2:
             bye = [next((p for p in reversed(ranked) if p not in byes), ranked[-1])]
             ranked.remove(bye[0])
+        groups = {points: g for g, points in enumerate(sorted(set(score), reverse=True))}
+        group = [groups[points] for points in score]
         pairs = _pairs(ranked, met)
+        if self.rounds < self.participants - 1 + self.participants % 2:
+            # Not as long as a round robin, where avoiding rematches leaves no room for seats.
+            pairs = _fewer_clashes(pairs, met, group, first_seats, self.participants,
+                                   another_round=round_index + 1 < self.rounds)
         rank = {p: i for i, p in enumerate(ranked)}
         matches = []
         for board, (a, b) in enumerate(pairs):
@@ -116,3 +129,59 @@ def _search(left: list[int], met: set[frozenset[int]], rematches: int,
         if tail is not None:
             return [(top, other), *tail]
     return None
+
+
+def _clash(a: int, b: int) -> bool:
+    """Two entrants whose seat balances (first minus second seats) are due the same seat."""
+    return a * b > 0
+
+
+def _fewer_clashes(pairs: list[tuple[int, int]], met: set[frozenset[int]], group: Sequence[int],
+                   balance: Sequence[int], participants: int,
+                   another_round: bool) -> list[tuple[int, int]]:
+    """``pairs`` with partners exchanged between two pairs while that makes fewer rematches or
+    pairs past ``MOST_SEAT_BALANCE`` (the search may have run out of budget before it found
+    such a pairing), or, with neither more and no wider score gaps, fewer pairs due the same
+    seat; never so that ``another_round`` could no longer be paired without a rematch when it
+    could (:func:`_pairable`)."""
+    def pairable(pairs: list[tuple[int, int]]) -> bool:
+        return not another_round or _pairable(participants,
+                                              met | {frozenset(pair) for pair in pairs})
+
+    def cost(*pairs: tuple[int, int]) -> tuple[tuple[int, int], int, int]:
+        rematches = hard = gaps = clashes = 0
+        for a, b in pairs:
+            clash = _clash(balance[a], balance[b])
+            rematches += frozenset((a, b)) in met
+            hard += clash and min(abs(balance[a]), abs(balance[b])) >= MOST_SEAT_BALANCE
+            gaps += abs(group[a] - group[b])
+            clashes += clash
+        return (rematches, hard), gaps, clashes
+
+    pairs = list(pairs)
+    keep_pairable = pairable(pairs)
+    improved = True
+    while improved:
+        improved = False
+        for x, y in combinations(range(len(pairs)), 2):
+            (a, b), (c, d) = pairs[x], pairs[y]
+            now = cost(pairs[x], pairs[y])
+            for other in ((a, c), (b, d)), ((a, d), (c, b)):
+                then = cost(*other)
+                if then[0] < now[0] or (then[0] == now[0] and then[1] <= now[1]
+                                        and then[2] < now[2]):
+                    kept = pairs[x], pairs[y]
+                    pairs[x], pairs[y] = other
+                    if keep_pairable and not pairable(pairs):
+                        pairs[x], pairs[y] = kept
+                        continue
+                    improved = True
+                    break
+    return pairs
+
+
+def _pairable(participants: int, met: set[frozenset[int]]) -> bool:
+    """Whether a round of everyone (one sitting out if odd: paired with a phantom entrant) can
+    be paired without a rematch, as far as :func:`_search` finds within its budget."""
+    return _search(list(range(participants + participants % 2)), met, 0,
+                   [SEARCH_BUDGET]) is not None
