@@ -18,7 +18,7 @@ from games import services
 from games.log import entries
 from games.models import Match
 from games.states import load_state
-from tests.games.conftest import act, poll, replay_log
+from tests.helpers.matches import act, poll, replay_log
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from bots import selectors, tasks
 from bots.models import Bot, BotCall
 from games import tasks as games_tasks
-from tests.games.conftest import documented_keys
+from tests.helpers.matches import documented_keys
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from games.engine import get_game
 from games.log import entries
 from games.models import Match, Seat
 from games.services import matches_resume_stalled
-from tests.games.conftest import act, poll, replay_log
+from tests.helpers.matches import act, poll, replay_log
 
 from .conftest import SHORT_OPTIONS
 

@@ -1,23 +1,20 @@
 """Fixtures for the matches API: alice plays, bob is in the match, charlie is an outsider
 (the users and their API clients, shared by every folder: tests.helpers.accounts).
 
-Factories are fixtures returning functions (``make_match``).
+Factories are fixtures returning functions (``make_match``); the helpers that read and play a
+match through the API are in tests.helpers.matches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from games import services
-from games.engine import get_game
 from games.models import Match
-from games.states import load_state
-
-DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
+from tests.helpers.matches import DICE_SEED
 
 
 @pytest.fixture
@@ -46,67 +43,3 @@ def make_match(db: None) -> Callable[..., Match]:
 def duel(make_match: Callable[..., Match], alice: Any, bob: Any) -> Match:
     """A running 2-player dice-cup match: alice at seat 0, bob at seat 1."""
     return make_match("dice_cup", [alice, bob])
-
-
-def url(match: Match | int, *rest: Any) -> str:
-    match_id = match if isinstance(match, int) else match.pk
-    return "/api/matches/" + "/".join(str(p) for p in (match_id, *rest)) + "/"
-
-
-def poll(client: APIClient, match: Match | int, seat: int, **params: Any) -> Any:
-    return client.get(url(match, "seats", seat), params)
-
-
-def act(client: APIClient, match: Match | int, seat: int, version: int, action: Any) -> Any:
-    return client.post(url(match, "seats", seat, "actions"),
-                       {"version": version, "action": action}, format="json")
-
-
-def to_move(client: APIClient, match: Match, seat: int) -> tuple[int, list[Any]]:
-    """(version, legal actions) for ``seat``, which must be asked to act."""
-    body = poll(client, match, seat).json()
-    assert body["your_turn"], body
-    return body["version"], body["legal_actions"]
-
-
-def replay_log(log: dict[str, Any]) -> Any:
-    """Rebuild a finished match from its public log, as docs/api.md tells anyone to."""
-    state = get_game(log["game"]).new_match(players=log["players"], seed=int(log["seed"]),
-                                            options=log["options"])
-    for entry in log["entries"]:
-        if entry["kind"] in ("action", "timeout", "default"):
-            state.apply(entry["seat"], entry["action"])
-        elif entry["kind"] == "resign":
-            state.forfeit(entry["seat"], entry["action"]["reason"])
-    return state
-
-
-def out_of_process_kind(name: str, seat: Any) -> Iterator[Any]:
-    """Body of a fixture that registers ``seat`` as a test seat kind asked by the Celery task
-    (``inline=False``, any bot name), yields it, and removes the kind afterwards."""
-    from games.seats import SeatKind, register_seat_kind, unregister_seat_kind
-
-    register_seat_kind(SeatKind(name=name, automatic=seat, inline=False,
-                                check_bot=lambda game, bot, user: None))
-    yield seat
-    unregister_seat_kind(name)
-
-
-def make_alice_move_while_waiting(monkeypatch: Any, match_id: int, alice: Any) -> None:
-    """A long poll's sleep becomes: alice (seat 0) plays her first legal action."""
-    from games import selectors
-
-    def alice_moves(seconds: float) -> None:
-        match = Match.objects.get(pk=match_id)
-        legal = load_state(match).legal_actions(0)
-        services.match_submit_action(match_id=match_id, seat_number=0, user=alice,
-                                     version=match.version, action=legal[0])
-
-    monkeypatch.setattr(selectors, "sleep", alice_moves)
-
-
-def documented_keys(schema: dict, path: str, method: str, code: str = "200") -> set[str]:
-    """The top-level keys the schema promises for one answer (its $ref resolved)."""
-    ref = schema["paths"][path][method]["responses"][code]["content"]["application/json"][
-        "schema"]["$ref"]
-    return set(schema["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"])

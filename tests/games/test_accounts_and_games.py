@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.throttling import AnonRateThrottle
 
-from .conftest import documented_keys
+from tests.helpers.matches import documented_keys
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from .conftest import poll, url
+from tests.helpers.matches import poll, url
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,7 @@ from games import services, tasks
 from games.log import entries
 from games.models import Match, MatchLogPage, Seat
 from games.seats import SeatAnswer, Table, get_seat_kind, unregister_seat_kind
-
-from .conftest import act, out_of_process_kind, poll, replay_log, to_move
+from tests.helpers.matches import act, out_of_process_kind, poll, replay_log, to_move
 
 pytestmark = pytest.mark.django_db
 

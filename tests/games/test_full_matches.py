@@ -14,8 +14,7 @@ from games.engine import game_ids, get_game
 from games.engine.play import replay
 from games.log import entries
 from games.models import AppliedAction, Match
-
-from .conftest import act, url
+from tests.helpers.matches import act, url
 
 # Games whose matches here always have simultaneous steps (D.O.T commits, Dutch snaps, Dalmuti
 # taxation).

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from games.engine import game_ids, get_game
-
-from .conftest import act, poll, url
+from tests.helpers.matches import act, poll, url
 
 pytestmark = pytest.mark.django_db
 

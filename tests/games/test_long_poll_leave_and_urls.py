@@ -7,8 +7,7 @@ import pytest
 
 from games import log, selectors, services
 from games.models import Match
-
-from .conftest import act, make_alice_move_while_waiting, poll, to_move, url
+from tests.helpers.matches import act, make_alice_move_while_waiting, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 

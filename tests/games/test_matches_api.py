@@ -11,8 +11,7 @@ from games import selectors
 from games.engine.play import replay
 from games.log import entries
 from games.models import AppliedAction, Match
-
-from .conftest import act, make_alice_move_while_waiting, poll, replay_log, to_move, url
+from tests.helpers.matches import act, make_alice_move_while_waiting, poll, replay_log, to_move, url
 
 pytestmark = pytest.mark.django_db
 

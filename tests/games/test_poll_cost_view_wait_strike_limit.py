@@ -11,8 +11,7 @@ from games import log, selectors, services
 from games.models import Match, Seat
 from games.seats import SeatAnswer, Table
 from games.states import load_state
-
-from .conftest import act, out_of_process_kind, poll, to_move, url
+from tests.helpers.matches import act, out_of_process_kind, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 

@@ -25,8 +25,7 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.engine import game_ids, get_game
-
-from .conftest import act, url
+from tests.helpers.matches import act, url
 
 # Players and options per game: never the defaults, so option-dependent shapes and actions
 # (Great Dalmuti's merchant exchange, Dice Cup's target, ...) are part of the traffic.

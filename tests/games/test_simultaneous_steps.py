@@ -13,8 +13,7 @@ from games import log
 from games.engine import get_game
 from games.models import AppliedAction, Match
 from games.selectors import load_state
-
-from .conftest import act, poll, url
+from tests.helpers.matches import act, poll, url
 
 pytestmark = pytest.mark.django_db
 

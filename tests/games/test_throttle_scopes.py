@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
-from .conftest import poll, url
+from tests.helpers.matches import poll, url
 
 pytestmark = pytest.mark.django_db
 
