@@ -9,6 +9,7 @@ for anyone else, as ``not_your_tournament`` and ``not_your_league``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -25,33 +26,44 @@ from games.pages import game_cards
 
 from . import leagues, services
 from .errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
-from .forms import LeagueForm, NightForm, TournamentForm
+from .forms import LeagueForm, NightForm, SeriesForm, TournamentForm
 from .pages import league as league_page
+
+
+def _new_series(request: HttpRequest, what: str, form_class: type[SeriesForm],
+                create: Callable[[SeriesForm, list[dict[str, Any]]], Any],
+                page: str) -> HttpResponse:
+    """``?game=``: its form, sent to ``create`` (the service), else the games to pick from;
+    a refusal is shown at its field, a success goes to the series' page."""
+    game = request.GET.get("game", "")
+    context: dict[str, Any] = {"what": what}
+    if game not in game_ids():
+        return render(request, "tournaments/new_series.html", {**context, "games": game_cards()})
+    form = form_class(game, request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        entrants, fields = form.entrants()
+        try:
+            series = create(form, entrants)
+        except DomainError as error:
+            form.refused(error, fields)
+        else:
+            return redirect(page, series.pk)
+    return render(request, "tournaments/new_series.html",
+                  {**context, "game": get_game(game), "form": form})
 
 
 @login_required
 def tournament_new(request: HttpRequest) -> HttpResponse:
     """Pick a game, then organise a tournament of it (``POST /api/tournaments/``)."""
-    game = request.GET.get("game", "")
-    if game not in game_ids():
-        return render(request, "tournaments/new_series.html",
-                      {"games": game_cards(), "what": "tournament"})
-    form = TournamentForm(game, request.user, request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        participants, fields = form.entrants()
+    def create(form: SeriesForm, participants: list[dict[str, Any]]) -> Any:
         data = form.cleaned_data
-        try:
-            tournament = services.tournament_create(
-                organiser=request.user, participants=participants, **form.common(),
-                table_size=data["table_size"], meetings=data["meetings"],
-                duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
-                starts_at=data["starts_at"])
-        except DomainError as error:
-            form.refused(error, fields)
-        else:
-            return redirect("tournament-page", tournament.pk)
-    return render(request, "tournaments/new_series.html",
-                  {"game": get_game(game), "form": form, "what": "tournament"})
+        return services.tournament_create(
+            organiser=request.user, participants=participants, **form.common(),
+            table_size=data["table_size"], meetings=data["meetings"],
+            duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
+            starts_at=data["starts_at"])
+
+    return _new_series(request, "tournament", TournamentForm, create, "tournament-page")
 
 
 @login_required
@@ -74,28 +86,17 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @login_required
 def league_new(request: HttpRequest) -> HttpResponse:
     """Pick a game, then start a league of it (``POST /api/leagues/``)."""
-    game = request.GET.get("game", "")
-    if game not in game_ids():
-        return render(request, "tournaments/new_series.html",
-                      {"games": game_cards(), "what": "league"})
-    form = LeagueForm(game, request.user, request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        members, fields = form.entrants()
+    def create(form: SeriesForm, members: list[dict[str, Any]]) -> Any:
         data = form.cleaned_data
-        try:
-            league = leagues.league_create(
-                organiser=request.user, members=members, **form.common(),
-                table_size=data["table_size"], hands_per_night=data["hands_per_night"],
-                weekday=data["weekday"], night_time=data["night_time"],
-                timezone_name=data["timezone_name"],
-                season_start=_wall_time(data["season_start"]),
-                season_end=_wall_time(data["season_end"]))
-        except DomainError as error:
-            form.refused(error, fields)
-        else:
-            return redirect("league-page", league.pk)
-    return render(request, "tournaments/new_series.html",
-                  {"game": get_game(game), "form": form, "what": "league"})
+        return leagues.league_create(
+            organiser=request.user, members=members, **form.common(),
+            table_size=data["table_size"], hands_per_night=data["hands_per_night"],
+            weekday=data["weekday"], night_time=data["night_time"],
+            timezone_name=data["timezone_name"],
+            season_start=_wall_time(data["season_start"]),
+            season_end=_wall_time(data["season_end"]))
+
+    return _new_series(request, "league", LeagueForm, create, "league-page")
 
 
 def _wall_time(moment: Any) -> Any:

@@ -52,6 +52,15 @@ def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
     raise AssertionError(f"{selector} not reached by {presses} Tab presses")
 
 
+def copy_by_keyboard(driver: Any, what: str) -> None:
+    """Tab to the copy button of ``#what``, press Enter, see it say so."""
+    from selenium.webdriver.common.by import By
+
+    tab_to(driver, f"[data-copy={what}]").send_keys("\n")  # Enter presses the focused button
+    wait_for(lambda: "Copied" in driver.find_element(By.CSS_SELECTOR,
+                                                     f"[data-copied={what}]").text)
+
+
 @pytest.fixture
 def starter_url() -> Iterator[str]:
     """The starter bot served by the test, before it knows its secret (the README's steps)."""
@@ -90,9 +99,7 @@ def test_a_new_user_signs_up_and_copies_and_replaces_the_api_token(
     assert shown.get_attribute("value") == token
     assert "Signed in as newdev" in browser.find_element(By.CSS_SELECTOR, "header").text
     assert accessibility_problems(browser.page_source) == []
-    tab_to(browser, "[data-copy=api-token]").send_keys("\n")  # Enter presses the focused button
-    wait_for(lambda: "Copied" in browser.find_element(By.CSS_SELECTOR,
-                                                      "[data-copied=api-token]").text)
+    copy_by_keyboard(browser, "api-token")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SCREENSHOTS / "account.png"))
     browser.find_element(By.XPATH, "//button[text()='Replace the token']").click()
@@ -125,9 +132,7 @@ def test_a_developer_registers_the_starter_bot_and_sees_its_handshake(
     text = browser.find_element(By.TAG_NAME, "main").text
     assert "The handshake passed" in text and ", ".join(bot.games) in text
     assert accessibility_problems(browser.page_source) == []
-    tab_to(browser, "[data-copy=new-secret]").send_keys("\n")
-    wait_for(lambda: "Copied" in browser.find_element(By.CSS_SELECTOR,
-                                                      "[data-copied=new-secret]").text)
+    copy_by_keyboard(browser, "new-secret")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SCREENSHOTS / "bot-registered.png"))
     browser.find_element(By.XPATH, "//button[text()='Disable']").click()
@@ -271,12 +276,11 @@ def test_an_organiser_creates_a_four_entrant_tournament_that_the_workers_finish(
 @REAL_WORKERS
 def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends(
         live_server, browser, tmp_path) -> None:
-    import subprocess
     from datetime import UTC, datetime, timedelta
 
     from selenium.webdriver.common.by import By
 
-    from tests.helpers.workers import ROOT, Workers, wait_until
+    from tests.helpers.workers import Workers, wait_until
 
     sign_up(browser, live_server.url, "organiser")
     browser.get(live_server.url + "/leagues/")
@@ -304,11 +308,8 @@ def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends
     browser.find_element(By.XPATH, "//button[text()='Add the night']").click()
     wait_for(lambda: "Night 1 scheduled." in browser.page_source)
     workers = Workers(tmp_path, LEAGUE_START_SWEEP_SECONDS="1")
-    with open(tmp_path / "worker-beat.log", "w") as beat_log:  # beat writes to its own copy
-        beat = subprocess.Popen(
-            workers.run.commands()["beat"] + ["--schedule", str(tmp_path / "beat-schedule")],
-            cwd=ROOT, env=workers.env, stdout=beat_log, stderr=subprocess.STDOUT)
     try:
+        workers.start_beat()
         for queue in workers.run.QUEUES:
             workers.start(queue)
 
@@ -318,8 +319,6 @@ def test_an_organiser_creates_a_league_with_a_one_off_night_that_starts_and_ends
 
         wait_until(over, 180, what="the night to start and end", workers=workers)
     finally:
-        beat.terminate()
-        beat.wait(timeout=20)
         workers.stop()
     assert Night.objects.get(league=league, number=1).status == "finished"
     browser.refresh()

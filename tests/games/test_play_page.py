@@ -27,6 +27,18 @@ def actions_on(page: str) -> list[dict[str, Any]]:
     return [json.loads(html_lib.unescape(a)) for a in found]
 
 
+def seat_against_a_bot(user: Any, game: str, seed: int) -> tuple[str, list[dict[str, Any]]]:
+    """``user`` at seat 0 against the heuristic bot: their seat's part of the play page and
+    its legal actions from the API."""
+    match = services.match_create(game=game, created_by=user, join=True, seed=seed,
+                                  seats=[{"kind": "player"}, {"kind": "reference",
+                                                              "bot": "heuristic"}])
+    web = Client()
+    web.force_login(user)
+    page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
+    return page, web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
+
+
 def version_on(page: str) -> int:
     return int(re.search(r'data-version="(\d+)"', page).group(1))
 
@@ -109,13 +121,7 @@ def test_a_long_list_of_actions_is_grouped_by_type_with_readable_labels() -> Non
 
 def test_the_page_offers_a_long_list_as_a_filterable_list_of_exactly_the_legal_actions(
         alice) -> None:
-    match = services.match_create(game="dtc", created_by=alice, join=True, seed=2,
-                                  seats=[{"kind": "player"}, {"kind": "reference",
-                                                              "bot": "heuristic"}])
-    web = Client()
-    web.force_login(alice)
-    page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
-    legal = web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
+    page, legal = seat_against_a_bot(alice, "dtc", seed=2)
     assert len(legal) > 24 and {a["type"] for a in legal} == {"offer"}
     assert '<form class="chooser" data-select="1">' in page and "data-filter" in page
     assert re.search(r"<legend>offer <span[^>]*>\(\d+\)</span></legend>", page)
@@ -143,13 +149,7 @@ def test_a_long_group_is_built_from_its_cards_and_values() -> None:
 
 
 def test_a_dice_cup_call_is_picked_not_one_of_sixteen_buttons(alice) -> None:
-    match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=3,
-                                  seats=[{"kind": "player"}, {"kind": "reference",
-                                                              "bot": "heuristic"}])
-    web = Client()
-    web.force_login(alice)
-    page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
-    legal = web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
+    page, legal = seat_against_a_bot(alice, "dice_cup", seed=3)
     assert len([a for a in legal if a["type"] == "call"]) == 16
     assert 'data-builder data-type="call"' in page and '<select data-field="number">' in page
     assert page.index("Your view") < page.index("Your move"), "the table first"

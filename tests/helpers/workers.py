@@ -62,6 +62,16 @@ class Workers:
         self.processes[name] = process
         return process
 
+    def start_beat(self) -> subprocess.Popen:
+        """Celery beat, as `make run` starts it (its schedule file beside the logs); stopped
+        with the workers."""
+        with open(self.logs / "worker-beat.log", "w") as log:  # beat writes to its own copy
+            process = subprocess.Popen(
+                self.run.commands()["beat"] + ["--schedule", str(self.logs / "beat-schedule")],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.processes["beat"] = process
+        return process
+
     def kill(self, name: str) -> None:
         process = self.processes.pop(name)
         process.send_signal(signal.SIGKILL)

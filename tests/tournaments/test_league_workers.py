@@ -5,7 +5,6 @@ a webhook bot at the table (its hands go through the games workers)."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from datetime import timedelta
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
-from tests.helpers.workers import ROOT, Workers, wait_until
+from tests.helpers.workers import Workers, wait_until
 from tournaments import leagues, nights, series
 from tournaments.models import Night
 
@@ -34,10 +33,7 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=now + timedelta(seconds=4))
     workers = Workers(tmp_path, LEAGUE_START_SWEEP_SECONDS="1")
-    with open(tmp_path / "worker-beat.log", "w") as beat_log:  # beat writes to its own copy
-        beat = subprocess.Popen(
-            workers.run.commands()["beat"] + ["--schedule", str(tmp_path / "beat-schedule")],
-            cwd=ROOT, env=workers.env, stdout=beat_log, stderr=subprocess.STDOUT)
+    workers.start_beat()
     try:
         workers.start("matches")
         workers.start("housekeeping")
@@ -50,8 +46,6 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
 
         wait_until(finished, 90, what="the night to start and finish", workers=workers)
     finally:
-        beat.terminate()
-        beat.wait(timeout=20)
         workers.stop()
     assert night.status == "finished", night.reason
     assert night.started_at >= night.starts_at
