@@ -18,6 +18,7 @@ from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
 )
@@ -476,23 +477,41 @@ class LeagueMemberJoinApi(APIView):
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_members_join",
-        summary="Add a member (organiser or staff)",
-        description="The member enters the social order at the next night, in the middle "
-                    "(docs/leagues.md).",
-        parameters=[LEAGUE_ID], request=TournamentParticipantSpecSerializer,
-        responses={201: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
+        summary="Add a member, or several at once (organiser or staff)",
+        description="One member (an object) or several (a list, all or none) enter the social "
+                    "order at the next night, in the middle, in the order given; the answer "
+                    "is the member, or the list of them. While the league has a night to come, "
+                    "a join that would leave members who cannot fill the tables is refused "
+                    "(a sixth member at tables of up to 5: join a sixth and a seventh as a "
+                    "list) (docs/leagues.md).",
+        parameters=[LEAGUE_ID],
+        request=PolymorphicProxySerializer(
+            component_name="LeagueMemberJoin", resource_type_field_name=None, many=False,
+            serializers=[TournamentParticipantSpecSerializer,
+                         TournamentParticipantSpecSerializer(many=True)]),
+        responses={201: PolymorphicProxySerializer(
+                       component_name="LeagueMemberJoined", resource_type_field_name=None,
+                       many=False,
+                       serializers=[LeagueMemberSerializer, LeagueMemberSerializer(many=True)]),
+                   401: E401, 403: E403, 404: E404, 429: E429,
                    400: error_response("Bad request, or it cannot be a member.",
                                ("bad_league", "member 5: no user 'ghost'", None),
                                ("bad_league", "dice_bot is a member already (member 2)", None),
+                               ("bad_league", ("1 member cannot join while nights are to come: "
+                                "6 members cannot fill tables of at least 4 and at most 5 "
+                                "players (the best cut is 2 table(s) of 3, 3); add them with "
+                                "the members the tables need (a list)"), None),
                                ("invalid", "kind: \"alien\" is not a valid choice.", None))},
     )
     def post(self, request: Request, league_id: int) -> Response:
-        data = TournamentParticipantSpecSerializer(data=request.data)
+        several = isinstance(request.data, list)
+        data = TournamentParticipantSpecSerializer(data=request.data, many=several)
         data.is_valid(raise_exception=True)
-        member = leagues.member_join(league_id=league_id, user=request.user,
-                                     spec=data.validated_data)
-        return Response(LeagueMemberSerializer(_member_data(member)).data,
-                        status=status.HTTP_201_CREATED)
+        joined = leagues.members_join(league_id=league_id, user=request.user,
+                                      specs=data.validated_data if several
+                                      else [data.validated_data])
+        answer = [LeagueMemberSerializer(_member_data(member)).data for member in joined]
+        return Response(answer if several else answer[0], status=status.HTTP_201_CREATED)
 
 
 class LeagueMemberLeaveApi(APIView):

@@ -15,6 +15,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games.engine.base import counted
+
 from . import league_rules, selectors, series
 from .entrants import entered_twice, entrant_fields, game_table
 from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
@@ -122,26 +124,53 @@ def league_get_changeable(*, league_id: int, user: AbstractBaseUser) -> League:
 
 def member_join(*, league_id: int, user: AbstractBaseUser, spec: Mapping[str, Any]) -> Member:
     """A new member: enters the social order at the next night, as a Merchant in the middle
-    (GD-12)."""
+    (GD-12). :func:`members_join` of one."""
+    return members_join(league_id=league_id, user=user, specs=[spec])[0]
+
+
+def members_join(*, league_id: int, user: AbstractBaseUser,
+                 specs: Sequence[Mapping[str, Any]]) -> list[Member]:
+    """New members, all or none, each entering the order at the next night in the middle
+    (GD-12), in the order given. Refused while the league has a night to come if the members
+    could fill its tables before and could not with the newcomers (as a leave is): a sixth
+    member at tables of up to 5 joins together with a seventh."""
     league = league_get_changeable(league_id=league_id, user=user)
-    if league.members.filter(left_at__isnull=True).count() >= settings.LEAGUE_MAX_MEMBERS:
-        raise BadLeague(f"the league has {settings.LEAGUE_MAX_MEMBERS} members (at most)")
-    for _ in range(3):  # two joins at once may pick the same index: try the next one
-        index = (Member.objects.filter(league=league).order_by("-index")
-                 .values_list("index", flat=True).first())
-        member = _member(league.game, 0 if index is None else index + 1, spec, league.organiser)
-        member.league = league
+    if not specs:
+        raise BadLeague("no member to add")
+    with transaction.atomic():
+        League.objects.select_for_update().filter(pk=league.pk).first()  # one change at a time
         present = list(league.members.filter(left_at__isnull=True).order_by("index"))
-        twice = entered_twice([member, *present])
-        if twice is not None and twice[0] is member:
-            raise BadLeague(f"{member.name} is a member already (member {twice[1].index})")
-        try:
-            with transaction.atomic():
-                member.save()
-            return member
-        except IntegrityError:
-            continue
-    raise BadLeague("too many members joined at once: try again")
+        if len(present) + len(specs) > settings.LEAGUE_MAX_MEMBERS:
+            raise BadLeague(f"the league would have {len(present) + len(specs)} members (at "
+                            f"most {settings.LEAGUE_MAX_MEMBERS})")
+        last = (Member.objects.filter(league=league).order_by("-index")
+                .values_list("index", flat=True).first())
+        first = 0 if last is None else last + 1
+        joining = []
+        for offset, spec in enumerate(specs):
+            member = _member(league.game, first + offset, spec, league.organiser)
+            member.league = league
+            twice = entered_twice([*joining, member, *present])
+            if twice is not None and twice[0] is member:
+                raise BadLeague(f"{member.name} is a member already (member {twice[1].index})")
+            joining.append(member)
+        _check_still_cuttable(league, len(present), len(present) + len(joining),
+                              f"{counted(len(joining), 'member')} cannot join",
+                              "; add them with the members the tables need (a list)")
+        Member.objects.bulk_create(joining)
+    return joining
+
+
+def _check_still_cuttable(league: League, before: int, after: int, what: str,
+                          hint: str) -> None:
+    """Refuse a change of the present members from ``before`` to ``after`` that leaves a
+    league whose members could fill its tables unable to, while it has a night to come."""
+    short = league_rules.table_shortage(league.game, table_size=league.table_size,
+                                        members=after)
+    if (short is not None and league_rules.table_shortage(
+            league.game, table_size=league.table_size, members=before) is None
+            and selectors.league_next_night(league=league) is not None):
+        raise BadLeague(f"{what} while nights are to come: {short}{hint}")
 
 
 def member_leave(*, league_id: int, user: AbstractBaseUser, index: int) -> Member:

@@ -354,3 +354,45 @@ def test_weekly_nights_keep_their_wall_time_across_daylight_saving(
         clock[0] = start + timedelta(seconds=1)
         Night.objects.filter(league_id=body["id"]).update(status="finished")
     assert Night.objects.filter(league_id=body["id"]).count() == len(weekly)
+
+
+def test_a_join_that_would_leave_the_tables_uncuttable_is_refused_while_nights_are_to_come(
+        alice_api, anon_api) -> None:
+    """Five members at tables of up to 5 fill one table; six (3 and 3) and seven (4 and 3)
+    cannot, Dalmuti needing 4 a table; eight can (4 and 4)."""
+    now = timezone.now()
+    body = created(alice_api, members=refs(5))
+    base = f"{URL}{body['id']}/"
+    assert alice_api.post(base + "nights/", {"starts_at": (now + timedelta(days=1)).isoformat()},
+                          format="json").status_code == 201
+    refused(alice_api.post(base + "members/", refs(1)[0], format="json"), "bad_league",
+            "1 member cannot join while nights are to come: 6 members cannot fill tables of at "
+            "least 4 and at most 5 players (the best cut is 2 table(s) of 3, 3); add them with "
+            "the members the tables need (a list)")
+    refused(alice_api.post(base + "members/", refs(2), format="json"), "bad_league",
+            "2 members cannot join while nights are to come: 7 members cannot fill")
+    assert anon_api.get(base).json()["member_count"] == 5
+
+    # Three together make 8: two tables of 4. All or none, in the order given.
+    joined = alice_api.post(base + "members/", refs(3), format="json")
+    assert joined.status_code == 201, joined.json()
+    assert [(m["index"], m["name"]) for m in joined.json()] == [(5, "ref0"), (6, "ref1"),
+                                                                (7, "ref2")]
+    assert anon_api.get(base).json()["member_count"] == 8
+    assert anon_api.get(base).json()["cannot_start"] is None
+
+    # A join that keeps a cuttable count (9: 5 and 4) is one object in, one object out.
+    one = alice_api.post(base + "members/", refs(1)[0], format="json")
+    assert one.status_code == 201 and one.json()["index"] == 8
+    # An empty list adds nobody.
+    refused(alice_api.post(base + "members/", [], format="json"), "bad_league", "no member")
+
+
+def test_with_no_night_to_come_a_join_is_accepted_and_the_league_says_why_it_cannot_start(
+        alice_api, anon_api) -> None:
+    body = created(alice_api, members=refs(5))
+    base = f"{URL}{body['id']}/"
+    assert alice_api.post(base + "members/", refs(1)[0], format="json").status_code == 201
+    detail = anon_api.get(base).json()
+    assert detail["member_count"] == 6
+    assert detail["cannot_start"].startswith("6 members cannot fill tables of at least 4")
