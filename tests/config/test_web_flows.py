@@ -366,3 +366,43 @@ def test_a_dtc_offer_is_built_by_clicking_cards_in_the_hand(
     assert mine.action == {"type": "offer", "cards": {card: 1}, "value": claimed}
     errors = console_errors(browser)
     assert not errors, errors
+
+
+def test_every_signed_in_page_fits_a_phone_and_keeps_the_basics(
+        live_server, browser, one_request_at_a_time, site, alice) -> None:
+    """At 390 px no page a signed-in person uses scrolls sideways; each has one h1, a label
+    for every field, and its first button reached by the keyboard."""
+    from selenium.webdriver.common.by import By
+
+    from games import services
+    from games.engine import game_ids
+    from tests.browser import sign_in
+
+    alice.set_password(PASSWORD)
+    alice.save()
+    bot = Bot.objects.create(owner=alice, name="sly", url="http://127.0.0.1:9/",
+                             secret="whsec_" + "A" * 32, games=["dice_cup"], handshake_ok=True)
+    match = services.match_create(game="dtc", created_by=alice, join=True, seed=2,
+                                  seats=[{"kind": "player"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    paths = ["/account/", "/me/", "/bots/", "/bots/new/", f"/bots/{bot.pk}/", "/play/",
+             *(f"/play/?game={game}" for game in game_ids()), "/play/open/",
+             "/tournaments/new/", "/tournaments/new/?game=dice_cup",
+             "/leagues/new/?game=great_dalmuti", f"/tournaments/{site['later'].pk}/",
+             f"/leagues/{site['club'].pk}/", f"/matches/{match.pk}/play/"]
+    sign_in(browser, live_server.url, "alice")
+    browser.set_window_size(390, 900)
+    problems = []
+    for path in paths:
+        browser.get(live_server.url + path)
+        wide = browser.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        if wide[0] > wide[1]:
+            problems.append(f"{path} is {wide[0]} px wide at {wide[1]} px")
+        problems += [f"{path}: {problem}" for problem in
+                     accessibility_problems(browser.page_source)]
+        if browser.find_elements(By.CSS_SELECTOR, "main button"):
+            tab_to(browser, "main button", presses=200)
+    assert not problems, problems
+    errors = console_errors(browser)
+    assert not errors, errors
