@@ -122,3 +122,19 @@ def test_starting_a_match_needs_the_csrf_token(alice) -> None:
     assert browser.post("/play/?game=dice_cup", {"seat_1": "reference:random"}
                         ).status_code == 403
     assert not Match.objects.exists()
+
+
+def test_the_lobby_costs_a_constant_number_of_queries(web, alice, bob,
+                                                      django_assert_max_num_queries) -> None:
+    for _ in range(12):
+        web.post("/play/?game=dice_cup", {"seat_1": "player", "seat_2": "reference:random"})
+    with django_assert_max_num_queries(6):
+        html = Client().get("/play/open/").content.decode()
+    assert html.count("Take a seat") == 12
+
+
+def test_home_and_the_account_page_lead_to_playing_registering_and_organising(web) -> None:
+    for page in (Client().get("/"), web.get("/account/")):
+        html = page.content.decode()
+        for path in ("/play/", "/play/open/", "/bots/new/", "/tournaments/new/"):
+            assert f'href="{path}"' in html, path
