@@ -246,6 +246,10 @@ class Night(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["league", "number"], name="night_unique_number"),
             models.UniqueConstraint(fields=["league", "starts_at"], name="night_unique_start"),
+            # A league plays one night at a time: two dispatchers claiming two due nights of
+            # one league at once cannot both win (the second claim's UPDATE fails).
+            models.UniqueConstraint(fields=["league"], condition=models.Q(status="running"),
+                                    name="night_one_running_per_league"),
         ]
 
     def __str__(self) -> str:

@@ -90,11 +90,18 @@ def nights_start_due(*, now: datetime | None = None) -> int:
 def night_start(*, night_id: int, now: datetime | None = None) -> bool:
     """Claim a due night (scheduled -> running, one conditional UPDATE), seat its tables and
     queue its first hands; or mark it failed with the reason (too few members, a bot that
-    cannot be seated). False if another dispatcher claimed it first."""
+    cannot be seated). False if another dispatcher claimed it first, or another night of the
+    league is running (claimed at the same moment by another dispatcher: the database keeps
+    one running night per league)."""
     now = now or timezone.now()
     with transaction.atomic():
-        claimed = Night.objects.filter(pk=night_id, status=Night.Status.SCHEDULED).update(
-            status=Night.Status.RUNNING, started_at=now, lease_until=series.lease_until(now))
+        try:
+            with transaction.atomic():  # a savepoint: the constraint's error ends it alone
+                claimed = Night.objects.filter(pk=night_id, status=Night.Status.SCHEDULED).update(
+                    status=Night.Status.RUNNING, started_at=now,
+                    lease_until=series.lease_until(now))
+        except IntegrityError:  # another night of the league runs (night_one_running_per_league)
+            return False
         if not claimed:
             return False
         night = Night.objects.select_related("league__organiser").get(pk=night_id)

@@ -402,6 +402,62 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
 
 
+@pytest.mark.postgres
+def test_two_dispatchers_claiming_two_due_nights_of_one_league_start_one(alice,
+                                                                         monkeypatch) -> None:
+    """Dispatcher A claims night 1 and is held before it commits; dispatcher B meanwhile
+    claims night 2 of the same league: its UPDATE waits on A's running night, then fails on
+    the one-running-night-per-league constraint, so B starts nothing. Then the sweep starts
+    night 2 only once night 1 is over."""
+    import threading
+
+    from django.db import connection
+
+    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
+    league = make_league(alice)
+    now = timezone.now()
+    first, second = (leagues.night_schedule(league_id=league.pk, user=alice,
+                                            starts_at=now + timedelta(seconds=offset))
+                     for offset in (0, 1))
+    real, held, go_on = nights._night_order, threading.Event(), threading.Event()
+
+    def hold_a(*args: Any) -> list[int]:
+        if threading.current_thread().name == "A":
+            held.set()
+            assert go_on.wait(20)
+        return real(*args)
+
+    monkeypatch.setattr(nights, "_night_order", hold_a)
+    started: dict[str, bool] = {}
+    errors: list[BaseException] = []
+
+    def claim(name: str, night: Night) -> None:
+        try:
+            started[name] = nights.night_start(night_id=night.pk, now=now + timedelta(seconds=2))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    a = threading.Thread(target=claim, args=("A", first), name="A")
+    b = threading.Thread(target=claim, args=("B", second), name="B")
+    a.start()
+    assert held.wait(20)
+    b.start()
+    b.join(1)  # B's claim waits on A's uncommitted running night
+    go_on.set()
+    a.join(20)
+    b.join(20)
+    assert not errors and started == {"A": True, "B": False}
+    assert dict(league.nights.values_list("number", "status")) == {1: "running",
+                                                                   2: "scheduled"}
+    assert nights.nights_start_due(now=now + timedelta(seconds=3)) == 0, "night 1 runs"
+    Night.objects.filter(pk=first.pk).update(status="finished")
+    assert nights.nights_start_due(now=now + timedelta(seconds=3)) == 1
+    assert dict(league.nights.values_list("number", "status")) == {1: "finished",
+                                                                   2: "running"}
+
+
 def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
     monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
     league = make_league(alice)
