@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 from lib.throttling import AccountLocked, password_accepted, password_attempt
 
 from . import selectors
+from .links import series_of
 from .pages import MATCHES_PER_PAGE, match_rows
 from .services.accounts import user_sign_up, user_token, user_token_rotate
 
@@ -94,12 +95,13 @@ def rotate_token(request: HttpRequest) -> HttpResponse:
 @login_required
 def my_matches(request: HttpRequest) -> HttpResponse:
     """The person's matches: first those waiting on them (their seat is asked: a plain match,
-    a tournament's or a league night's alike, with what it is part of and its deadline), then
-    every one they sit in, newest first, paginated."""
+    a tournament's or a league night's alike, with what it is part of and its deadline), the
+    tournaments and leagues they play in or organise, then every match they sit in, newest
+    first, paginated."""
     waiting = selectors.seats_to_act(user=request.user)
     mine = selectors.match_list(player=request.user.get_username())
     page = Paginator(mine, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "games/my_matches.html", {
         "seats_to_act": waiting, "waiting": match_rows(seat.match for seat in waiting),
-        "page": page, "rows": match_rows(page.object_list),
+        "page": page, "rows": match_rows(page.object_list), "series": series_of(request.user),
     })

@@ -46,4 +46,20 @@ def series_links(matches: Iterable[Any]) -> dict[int, SeriesLink]:
     return found
 
 
-__all__ = ["SeriesLink", "register_series_links", "series_links"]
+#: Given a signed-in person, the series they take part in or organise that are not over.
+PersonSeries = Callable[[Any], list[SeriesLink]]
+_PERSON_SERIES: dict[str, PersonSeries] = {}
+
+
+def register_person_series(name: str, of_person: PersonSeries) -> None:
+    """List a person's series of one app on their page (``/me/``); again replaces it."""
+    _PERSON_SERIES[name] = of_person
+
+
+def series_of(user: Any) -> list[SeriesLink]:
+    """Every registered app's series ``user`` takes part in or organises, not over."""
+    return [link for of_person in _PERSON_SERIES.values() for link in of_person(user)]
+
+
+__all__ = ["SeriesLink", "register_person_series", "register_series_links", "series_links",
+           "series_of"]

@@ -15,9 +15,11 @@ class TournamentsConfig(AppConfig):
         match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
         # A match's pages link it to its tournament or league night (games.links).
-        from games.links import register_series_links
+        from games.links import register_person_series, register_series_links
 
         from . import pages
 
         register_series_links(playing.SERIES, pages.tournament_match_links)
         register_series_links(nights.SERIES, pages.league_hand_links)
+        # A person's page lists the tournaments and leagues they play in or organise.
+        register_person_series("tournaments", pages.person_series)

@@ -14,9 +14,11 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 
 from games.engine import game_ids
 from games.links import SeriesLink
@@ -185,3 +187,28 @@ def league_hand_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
     return {match: SeriesLink(f"{name}, night {night}, table {table + 1}, hand {hand}",
                               reverse("league-page", args=[league]) + f"#night-{night}")
             for match, league, name, night, table, hand in rows}
+
+
+#: At most this many of each kind of series on a person's page.
+PERSON_SERIES_SHOWN = 20
+
+
+def person_series(user: Any) -> list[SeriesLink]:
+    """The tournaments (scheduled or running) and leagues (season not over) ``user`` is
+    entered in, a member of or organises, for their page (``games.links.series_of``)."""
+    now = timezone.now()
+    tournaments = (Tournament.objects.filter(
+        Q(participants__user=user) | Q(organiser=user),
+        status__in=[Tournament.Status.SCHEDULED, Tournament.Status.RUNNING])
+        .distinct().order_by("-id")[:PERSON_SERIES_SHOWN])
+    clubs = (League.objects.filter(Q(members__user=user, members__left_at__isnull=True)
+                                   | Q(organiser=user), season_end__gte=now)
+             .distinct().order_by("-id")[:PERSON_SERIES_SHOWN])
+    links = [SeriesLink(f"{t.name}: a tournament of {t.game}, {t.status}"
+                        + (", organised by you" if t.organiser_id == user.pk else ""),
+                        reverse("tournament-page", args=[t.pk])) for t in tournaments]
+    links += [SeriesLink(f"{club.name}: a league of {club.game}"
+                         + (f", {weekly_night(club)}" if club.weekday is not None else "")
+                         + (", organised by you" if club.organiser_id == user.pk else ""),
+                         reverse("league-page", args=[club.pk])) for club in clubs]
+    return links

@@ -60,3 +60,22 @@ def test_a_league_member_sees_the_hand_waiting_on_them(alice, bob, inline_nights
     assert f'href="/leagues/{league.pk}/#night-1">Thursday club, night 1, table 1, hand 1</a>' \
         in waiting
     assert "data-countdown" in waiting
+
+
+def test_my_page_lists_the_series_i_play_in_or_organise_before_any_match(alice, bob,
+                                                                        charlie) -> None:
+    later = timezone.now() + timedelta(days=2)
+    cup = services.tournament_create(organiser=alice, name="Next cup", game="dice_cup",
+                                     participants=[BOB, REF], table_size=2, starts_at=later)
+    now = timezone.now()
+    club = leagues.league_create(
+        organiser=alice, name="Thursday club", game="dice_cup", table_size=2, seed=4,
+        season_start=now, season_end=now + timedelta(days=9), weekday=3,
+        night_time=now.time().replace(microsecond=0, second=0), members=[BOB, REF])
+    html = my_page(bob)
+    assert f'<a href="/tournaments/{cup.pk}/">Next cup: a tournament of dice_cup, scheduled</a>' \
+        in html
+    assert f'href="/leagues/{club.pk}/">Thursday club: a league of dice_cup, Thursdays at' in html
+    assert "organised by you" not in html and "Nothing waits on you now." in html
+    assert my_page(alice).count(", organised by you</a>") == 2
+    assert "You play in and organise no tournament or league" in my_page(charlie)
