@@ -61,6 +61,9 @@ def test_an_open_seat_waits_in_the_lobby_and_another_person_joins_it(web, alice,
     match = Match.objects.get()
     assert answer["Location"] == f"/matches/{match.pk}/play/"
     assert match.status == "open" and match.move_time_limit == 120
+    waiting = web.get(answer["Location"]).content.decode()
+    assert "The match starts when every seat is taken" in waiting
+    assert 'href="/play/open/"' in waiting
     lobby = Client().get("/play/open/").content.decode()
     assert f'href="/matches/{match.pk}/play/"' in lobby and "Take a seat" in lobby
     assert accessibility_problems(lobby) == []
