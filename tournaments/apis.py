@@ -65,7 +65,7 @@ class TournamentBalanceSerializer(serializers.Serializer):
 
 class TournamentProgressSerializer(serializers.Serializer):
     total = serializers.IntegerField()
-    done = serializers.IntegerField(help_text="Recorded, forfeits included.")
+    finished = serializers.IntegerField(help_text="Recorded, forfeits included.")
     running = serializers.IntegerField()
     pending = serializers.IntegerField()
     cancelled = serializers.IntegerField()

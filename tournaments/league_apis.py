@@ -468,7 +468,7 @@ class LeagueNightCancelApi(APIView):
     )
     def post(self, request: Request, league_id: int, number: int) -> Response:
         night = leagues.night_cancel(league_id=league_id, number=number, user=request.user)
-        hands = night.hands.filter(status=Hand.Status.DONE).count()
+        hands = night.hands.filter(status=Hand.Status.FINISHED).count()
         return Response(LeagueNightSerializer(_night_data(night, hands)).data)
 
 

@@ -99,14 +99,14 @@ class Participant(models.Model):
 
 
 class TournamentMatch(models.Model):
-    """One scheduled match. ``status`` moves pending -> running -> done (or cancelled); a
+    """One scheduled match. ``status`` moves pending -> running -> finished (or cancelled); a
     worker claims a pending row with a conditional UPDATE, so a task run twice plays it once.
     """
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
         RUNNING = "running", "running"
-        DONE = "done", "done"
+        FINISHED = "finished", "finished"
         CANCELLED = "cancelled", "cancelled"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
@@ -263,7 +263,7 @@ class Hand(models.Model):
 
     class Status(models.TextChoices):
         RUNNING = "running", "running"
-        DONE = "done", "done"
+        FINISHED = "finished", "finished"
         CANCELLED = "cancelled", "cancelled (its night was, while it ran)"
 
     night = models.ForeignKey(Night, on_delete=models.CASCADE, related_name="hands")

@@ -205,7 +205,7 @@ def tables_advance(*, night_id: int, first: int, count: int,
                 if night is None:
                     return started
                 while new_hands := _start_ready_hands(night, tables, batch):
-                    finished_here = any(h.status == Hand.Status.DONE for h in new_hands)
+                    finished_here = any(h.status == Hand.Status.FINISHED for h in new_hands)
                     if not finished_here or clock.monotonic() > batch_end:
                         break
                 batch.store()
@@ -336,7 +336,7 @@ def night_format(night: Night, *, left: Collection[int] = (),
 
 def _outcomes(hands: Sequence[Hand]) -> dict[str, Outcome]:
     """The done hands as their format's outcomes (who forfeited each: one query)."""
-    done = [h for h in hands if h.status == Hand.Status.DONE]
+    done = [h for h in hands if h.status == Hand.Status.FINISHED]
     forfeits = _forfeited_seats([h.match_id for h in done if h.match_id is not None])
     return {hand_key(h.table, h.number): Outcome(
                 hand_key(h.table, h.number), tuple(h.seats), tuple(h.finish), None,
@@ -390,7 +390,7 @@ def _fill_result(hand: Hand, night_plan: LeagueNight, plan: PlannedMatch,
     """Score a finished hand from its match's ``result()`` (which carries the finishing order
     where the game has one, GD-2); returns the outcome."""
     outcome = night_plan.score(plan, result, forfeited={plan.seats[n] for n in forfeited_seats})
-    hand.status, hand.finished_at = Hand.Status.DONE, timezone.now()
+    hand.status, hand.finished_at = Hand.Status.FINISHED, timezone.now()
     hand.points, hand.finish = list(outcome.points), list(outcome.places)
     hand.order_after = list(outcome.order)
     return outcome
@@ -428,7 +428,7 @@ def _finish_if_done(night: Night) -> bool:
     the night row locked."""
     league = night.league
     hands = list(night.hands.filter(number=league.hands_per_night))
-    if len(hands) < len(night.tables) or any(h.status != Hand.Status.DONE for h in hands):
+    if len(hands) < len(night.tables) or any(h.status != Hand.Status.FINISHED for h in hands):
         return False
     everything = [(h.table, h.seats, h.points) for h in night.hands.all()] \
         if not league_rules.carries_order(league.game) else []

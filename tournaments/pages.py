@@ -96,7 +96,7 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
                .exclude(status=TournamentMatch.Status.CANCELLED)]
     return render(request, "tournaments/tournament.html", {
         "tournament": found, "progress": progress,
-        "done_percent": round(100 * progress["done"] / progress["total"]) if progress["total"]
+        "done_percent": round(100 * progress["finished"] / progress["total"]) if progress["total"]
         else 0,
         "standings": [{**_with_bar(row), "name": names[row["participant"]]}
                       for row in selectors.tournament_standings(tournament=found)],

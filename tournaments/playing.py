@@ -143,7 +143,7 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
         for row, match in zip(to_start, matches):
             row.match, row.lease_until = match, None
             if match.status == Match.Status.FINISHED:
-                row.status, row.finished_at = TournamentMatch.Status.DONE, now
+                row.status, row.finished_at = TournamentMatch.Status.FINISHED, now
                 row.ranks, row.scores = match.result["ranks"], match.result["scores"]
                 outcome["finished"] += 1
             else:
@@ -229,7 +229,7 @@ def _withdraw(participant: Participant, reason: str) -> None:
 def _record_forfeit(row: TournamentMatch, withdrawn: Sequence[int], *, now: datetime) -> None:
     result = forfeit_result(row.seats, withdrawn)
     TournamentMatch.objects.filter(pk=row.pk).update(
-        status=TournamentMatch.Status.DONE, ranks=list(result.ranks), scores=None,
+        status=TournamentMatch.Status.FINISHED, ranks=list(result.ranks), scores=None,
         forfeited=sorted(result.forfeited), finished_at=now, lease_until=None)
     _finish_if_done(row.tournament_id, now=now)
 
@@ -245,7 +245,7 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
         if found is None:
             return False
         row, match = found
-        row.status, row.finished_at, row.lease_until = TournamentMatch.Status.DONE, now, None
+        row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
         row.ranks, row.scores = match.result["ranks"], match.result["scores"]
         row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
         forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
@@ -264,7 +264,7 @@ def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
         return
     played = Seat.objects.filter(
         match__tournament_match__tournament_id=tournament_id,
-        match__tournament_match__status=TournamentMatch.Status.DONE,
+        match__tournament_match__status=TournamentMatch.Status.FINISHED,
     ).order_by("-match__tournament_match__finished_at", "-match__tournament_match__number"
                ).values_list("match__tournament_match__seats", "number", "forfeited")
     forfeits = [forfeited for seats, number, forfeited in played if seats[number] == index]
@@ -309,7 +309,7 @@ def _plan_next(tournament: Tournament) -> int:
         return 0  # all planned already (a round robin's whole schedule, at creation)
     plan = tournament_format(tournament)
     rows = TournamentMatch.objects.filter(tournament=tournament,
-                                          status=TournamentMatch.Status.DONE)
+                                          status=TournamentMatch.Status.FINISHED)
     outcomes = {str(number): Outcome(str(number), tuple(seats), tuple(ranks),
                                      None if scores is None else tuple(scores),
                                      frozenset(forfeited))

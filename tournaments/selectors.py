@@ -71,18 +71,18 @@ def tournament_matches(*, tournament: Tournament, status: str | None = None,
 
 
 def tournament_progress(*, tournament: Tournament) -> JSON:
-    """Matches by state: ``done`` includes ``forfeits`` (recorded, not played because a
+    """Matches by state: ``finished`` includes ``forfeits`` (recorded, not played because a
     participant withdrew); ``retried`` counts matches a worker had to take up again."""
     rows = TournamentMatch.objects.filter(tournament=tournament)
     counts = Counter(rows.values_list("status", flat=True))
     total = max(sum(counts.values()), tournament.match_total)  # Swiss: rounds to come too
     return {
         "total": total,
-        "done": counts[TournamentMatch.Status.DONE],
+        "finished": counts[TournamentMatch.Status.FINISHED],
         "running": counts[TournamentMatch.Status.RUNNING],
         "pending": counts[TournamentMatch.Status.PENDING],
         "cancelled": counts[TournamentMatch.Status.CANCELLED],
-        "forfeits": rows.filter(status=TournamentMatch.Status.DONE, match__isnull=True).count(),
+        "forfeits": rows.filter(status=TournamentMatch.Status.FINISHED, match__isnull=True).count(),
         "retried": rows.filter(attempts__gt=1).count(),
     }
 
@@ -90,7 +90,7 @@ def tournament_progress(*, tournament: Tournament) -> JSON:
 def tournament_results(*, tournament: Tournament) -> list[MatchResult]:
     """The recorded outcomes, in schedule order."""
     rows = (TournamentMatch.objects.filter(tournament=tournament,
-                                           status=TournamentMatch.Status.DONE)
+                                           status=TournamentMatch.Status.FINISHED)
             .order_by("number").values_list("seats", "ranks", "scores", "deal", "forfeited"))
     return [MatchResult(tuple(seats), tuple(ranks),
                         None if scores is None else tuple(scores),
@@ -145,7 +145,7 @@ def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
         else Sitter(kind, ref) for kind, ref in entrants)))
     number = {key: n for n, key in enumerate(entrants)}
     rows = (TournamentMatch.objects.filter(tournament__game=game,
-                                           status=TournamentMatch.Status.DONE)
+                                           status=TournamentMatch.Status.FINISHED)
             .order_by("tournament_id", "number")
             .values_list("tournament_id", "seats", "ranks", "scores", "forfeited"))
     results = []
@@ -169,7 +169,7 @@ COUNTED_NIGHTS = (Night.Status.RUNNING, Night.Status.FINISHED)
 
 
 def _counted_hands(*, league_id: int) -> QuerySet[Hand]:
-    return Hand.objects.filter(night__league_id=league_id, status=Hand.Status.DONE,
+    return Hand.objects.filter(night__league_id=league_id, status=Hand.Status.FINISHED,
                                night__status__in=COUNTED_NIGHTS)
 
 
@@ -284,7 +284,7 @@ def league_list(*, game: str | None = None) -> QuerySet[League]:
 def league_nights(*, league: League) -> QuerySet[Night]:
     """All nights, newest first, each with ``hands_done``."""
     return (Night.objects.filter(league=league)
-            .annotate(hands_done=Count("hands", filter=Q(hands__status=Hand.Status.DONE)))
+            .annotate(hands_done=Count("hands", filter=Q(hands__status=Hand.Status.FINISHED)))
             .order_by("-number"))
 
 
@@ -320,7 +320,7 @@ def league_live_night(*, league: League) -> dict[str, Any] | None:
     if night is None:
         return None
     names = dict(league.members.values_list("index", "name"))
-    hands = list(night.hands.filter(status=Hand.Status.DONE).values_list("table", "seats",
+    hands = list(night.hands.filter(status=Hand.Status.FINISHED).values_list("table", "seats",
                                                                          "points"))
     tables = []
     for table, seated in enumerate(night.tables):

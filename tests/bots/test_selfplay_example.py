@@ -114,8 +114,8 @@ def test_served_registered_it_finishes_a_tournament_on_the_workers_code_path(ali
     mine = Participant.objects.get(tournament=tournament, kind="webhook")
     assert mine.bot == str(registered.pk)
     rows = TournamentMatch.objects.filter(tournament=tournament)
-    assert rows.count() == 6 and {r.status for r in rows} == {"done"}
-    assert "finished, 6/6 matches done (0 forfeits" in out.getvalue()
+    assert rows.count() == 6 and {r.status for r in rows} == {"finished"}
+    assert "finished, 6/6 matches finished (0 forfeits" in out.getvalue()
     moves = BotCall.objects.filter(bot=registered, path="move")
     assert moves.count() > 20, "it was asked for its moves"
     failed = moves.exclude(reason="")

@@ -69,7 +69,7 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
         client, site) -> None:
     cup = site["cup"]
     html = client.get(f"/tournaments/{cup.pk}/").content.decode()
-    assert "Friday cup" in html and "6 of 6 matches done" in html
+    assert "Friday cup" in html and "6 of 6 matches finished" in html
     assert html.count('class="range"') == 4 and html.count('class="mark"') == 4
     for ref in REFS:
         assert ref["name"] in html

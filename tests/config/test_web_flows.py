@@ -265,7 +265,7 @@ def test_an_organiser_creates_a_four_entrant_tournament_that_the_workers_finish(
         workers.stop()
     wait_for(lambda: "finished" in browser.find_element(By.TAG_NAME, "main").text, 30)
     text = browser.find_element(By.TAG_NAME, "main").text
-    assert "6 of 6 matches done" in text and "“heuristic 2”" in text, "each entry labelled"
+    assert "6 of 6 matches finished" in text and "“heuristic 2”" in text, "each entry labelled"
     browser.save_screenshot(str(SCREENSHOTS / "tournament-organised.png"))
     errors = console_errors(browser)
     assert not errors, errors

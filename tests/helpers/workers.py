@@ -131,7 +131,7 @@ def played_once(tournament: Tournament) -> None:
     """Every scheduled match is done, with exactly one games match, played to the end with a
     gapless log: nothing was lost or played twice."""
     rows = list(TournamentMatch.objects.filter(tournament=tournament))
-    assert rows and all(r.status == "done" and r.match_id for r in rows)
+    assert rows and all(r.status == "finished" and r.match_id for r in rows)
     matches = Match.objects.filter(tournament_match__tournament=tournament)
     assert matches.count() == len(rows) == len({r.match_id for r in rows})
     assert Match.objects.filter(seed__in=[r.seed for r in rows],

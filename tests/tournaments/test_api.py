@@ -56,7 +56,7 @@ def test_create_answers_the_detail_with_balance_and_progress(finished) -> None:
                                                    (1, "reference", "random", None, False)]
     assert finished["balance"] == {"pair_meetings_min": 3, "pair_meetings_max": 3,
                                    "seat_spread": 1, "matches_min": 3, "matches_max": 3}
-    assert finished["progress"]["total"] == finished["progress"]["done"] == 3
+    assert finished["progress"]["total"] == finished["progress"]["finished"] == 3
 
 
 def test_create_needs_a_token(anon_api) -> None:
@@ -157,7 +157,7 @@ def test_anyone_reads_the_detail_standings_and_matches(finished, anon_api) -> No
     assert page["count"] == 3
     for row, match in zip(rows, page["results"], strict=True):
         assert (match["number"], match["seats"], match["status"], match["match"]) == (
-            row.number, row.seats, "done", row.match_id)
+            row.number, row.seats, "finished", row.match_id)
         assert match["seed"] == str(row.seed), "shown: the tournament is over"
         assert match["ranks"] == row.ranks and match["scores"] == row.scores
         assert match["log"].endswith(f"/api/matches/{row.match_id}/log/")
@@ -179,7 +179,7 @@ def test_seeds_stay_hidden_until_the_tournament_is_over(alice_api, anon_api) -> 
     first = TournamentMatch.objects.filter(tournament_id=tournament_id).order_by("number")[0]
     assert playing.tournament_match_play(tournament_match_id=first.pk) == "finished"
     page = anon_api.get(f"{URL}{tournament_id}/matches/").json()
-    assert [m["status"] for m in page["results"]] == ["done", "pending", "pending"]
+    assert [m["status"] for m in page["results"]] == ["finished", "pending", "pending"]
     assert all(m["seed"] is None for m in page["results"]), "a seed deals every match"
     assert page["results"][0]["match"] and page["results"][1]["match"] is None
     assert page["results"][1]["log"] is None and page["results"][1]["view"] is None

@@ -32,12 +32,12 @@ def test_create_plays_to_the_end_and_prints_balance_and_standings(alice) -> None
     assert tournament.status == "finished" and tournament.organiser == alice
     assert tournament.seed == 5 and tournament.meetings == 2
     rows = TournamentMatch.objects.filter(tournament=tournament)
-    assert rows.count() == 6 and {r.status for r in rows} == {"done"}
+    assert rows.count() == 6 and {r.status for r in rows} == {"finished"}
     lines = out.splitlines()
     assert lines[0] == f"created tournament #{tournament.pk}: 6 matches"
     balance = "balance: pair meetings 2..2, seat-position spread 0, matches per participant 4..4"
     assert lines[1] == balance and lines[-1] == balance, "at creation and at the end"
-    assert "finished, 6/6 matches done" in out
+    assert "finished, 6/6 matches finished" in out
     table = lines[lines.index(next(line for line in lines if line.strip().startswith("place")))
                   + 1:-1]
     assert [line.split()[0] for line in table] == ["1", "2", "3"]
@@ -53,10 +53,10 @@ def test_it_plays_a_scheduled_tournament_by_id_without_a_progress_bar(alice) -> 
     out, err = run(str(tournament.pk), "--no-progress")
     tournament.refresh_from_db()
     assert tournament.status == "finished" and tournament.started_at
-    assert "finished, 3/3 matches done" in out and "reference heuristic" in out
+    assert "finished, 3/3 matches finished" in out and "reference heuristic" in out
     assert err == ""
     out, _ = run(str(tournament.pk), "--no-progress")
-    assert "finished, 3/3 matches done" in out, "running it again plays nothing twice"
+    assert "finished, 3/3 matches finished" in out, "running it again plays nothing twice"
     assert TournamentMatch.objects.filter(tournament=tournament, attempts=1).count() == 3
 
 
@@ -89,14 +89,14 @@ def test_it_asks_out_of_process_seats_itself(alice, monkeypatch) -> None:
     out, _ = run("--create", "dice_cup", "--participants", "webhook:7,reference:random",
                  "--table-size", "2", "--meetings", "2", "--organiser", "alice",
                  "--no-progress")
-    assert "finished, 2/2 matches done" in out and echo.asked, "the stand-in was asked"
+    assert "finished, 2/2 matches finished" in out and echo.asked, "the stand-in was asked"
     assert "webhook 7" in out
 
 
 def test_duplicate_balance_counts_matches_not_deals(alice) -> None:
     out, _ = run("--create", "dice_cup", "--participants", "reference:heuristic,reference:random",
                  "--table-size", "2", "--duplicate", "--organiser", "alice", "--no-progress")
-    assert "matches per participant 2..2" in out and "finished, 2/2 matches done" in out
+    assert "matches per participant 2..2" in out and "finished, 2/2 matches finished" in out
 
 
 @pytest.mark.parametrize("flag", [False, True])
@@ -123,7 +123,7 @@ def test_allow_private_lets_it_call_a_bot_on_this_machine(alice, settings, flag)
     finally:
         server.shutdown()
         server.server_close()
-    assert "finished, 1/1 matches done" in out
+    assert "finished, 1/1 matches finished" in out
     calls = BotCall.objects.filter(bot=bot, path="move")
     assert calls.exists()
     blocked = calls.filter(reason="blocked_address")

@@ -147,7 +147,7 @@ t = Tournament.objects.get(pk={sid})
 rows = list(TournamentMatch.objects.filter(tournament=t))
 matches = Match.objects.filter(tournament_match__tournament=t)
 gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
-print(json.dumps({{"status": t.status, "done": sum(r.status == "done" for r in rows),
+print(json.dumps({{"status": t.status, "done": sum(r.status == "finished" for r in rows),
     "total": max(len(rows), t.match_total), "matches": matches.count(),
     "all_matches": Match.objects.filter(seed__in=[r.seed for r in rows]).count(),
     "gapless": gapless,
@@ -164,7 +164,7 @@ n = Night.objects.select_related("league").get(pk={sid})
 hands = list(Hand.objects.filter(night=n))
 matches = Match.objects.filter(league_hand__night=n)
 gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
-print(json.dumps({{"status": n.status, "done": sum(h.status == "done" for h in hands),
+print(json.dumps({{"status": n.status, "done": sum(h.status == "finished" for h in hands),
     "total": n.league.hands_per_night * max(1, len(n.tables)), "matches": matches.count(),
     "all_matches": Match.objects.filter(seed__in=[m.seed for m in matches],
                                         league_hand__night=n).count(),

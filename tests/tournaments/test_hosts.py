@@ -248,7 +248,7 @@ def _sweep() -> None:
 
 
 def _done(tournament: Tournament) -> int:
-    return TournamentMatch.objects.filter(tournament=tournament, status="done").count()
+    return TournamentMatch.objects.filter(tournament=tournament, status="finished").count()
 
 
 def _finished(tournament: Tournament) -> bool:

@@ -22,7 +22,7 @@ def recorded(organiser, bot: Bot, label: str) -> Tournament:
     Participant.objects.create(tournament=tournament, index=1, kind="reference",
                                bot="random", name="the house")
     TournamentMatch.objects.create(tournament=tournament, number=0, round=0, deal=0, seed=1,
-                                   seats=[0, 1], status="done", ranks=[1, 2], scores=[1, 0])
+                                   seats=[0, 1], status="finished", ranks=[1, 2], scores=[1, 0])
     return tournament
 
 

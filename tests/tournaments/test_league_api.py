@@ -266,7 +266,7 @@ def test_the_live_night_shows_each_tables_hands_and_points(alice_api, anon_api,
 
     # A hand done at the top table: Le Dutch scores card totals, so lower is better; a hand
     # still running does not count.
-    Hand.objects.create(night=night, table=0, number=1, seats=[1, 2, 0], status="done",
+    Hand.objects.create(night=night, table=0, number=1, seats=[1, 2, 0], status="finished",
                         points=[9, 2, 5], finish=[3, 1, 2])
     Hand.objects.create(night=night, table=1, number=1, seats=[3, 4])
     live = anon_api.get(f"{URL}{league_id}/").json()["live_night"]
@@ -317,7 +317,7 @@ def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
     schedule_now(alice_api, league_id)
     nights.nights_start_due()
     night = Night.objects.get(league_id=league_id)
-    Hand.objects.create(night=night, table=0, number=1, seats=night.tables[0], status="done",
+    Hand.objects.create(night=night, table=0, number=1, seats=night.tables[0], status="finished",
                         points=[3, 1], finish=[2, 1])
     detail = anon_api.get(f"{URL}{league_id}/").json()
     assert detail["live_night"] is not None

@@ -50,7 +50,7 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
     assert night.status == "finished", night.reason
     assert night.started_at >= night.starts_at
     hands = list(night.hands.order_by("number"))
-    assert [h.number for h in hands] == [1, 2] and all(h.status == "done" for h in hands)
+    assert [h.number for h in hands] == [1, 2] and all(h.status == "finished" for h in hands)
     assert hands[1].seats == hands[0].order_after
     league.refresh_from_db()
     assert league.ordered and league.order == hands[1].order_after
@@ -103,7 +103,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
         nights.nights_start_due()
 
         def done() -> int:
-            return night.hands.filter(status="done").count()
+            return night.hands.filter(status="finished").count()
 
         wait_until(lambda: done() >= 1, 120, what="a first hand", workers=workers)
         caught = time.monotonic() + 5  # try to kill it inside a transaction (a batch)

@@ -56,7 +56,7 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
     first = play_night(league, alice)
     assert first.status == "finished", first.reason
     hands = hands_of(first)
-    assert [h.number for h in hands] == [1, 2, 3] and all(h.status == "done" for h in hands)
+    assert [h.number for h in hands] == [1, 2, 3] and all(h.status == "finished" for h in hands)
     for before, after in pairwise(hands):
         # GD-2: the order of going out is the next hand's social order, Greater Dalmuti at
         # seat 0; its match starts from that order (GD-12 initial_order) and taxes it (GD-4).

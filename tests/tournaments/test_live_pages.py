@@ -76,7 +76,7 @@ def tournament_shown(driver: Any) -> tuple[int, int, int, str]:
         "var main = document.querySelector('main');"
         "return [main.innerText, main.querySelectorAll('.bar').length,"
         " main.querySelector('.badge').textContent]")
-    done, total = map(int, re.search(r"(\d+) of (\d+) matches done", text).groups())
+    done, total = map(int, re.search(r"(\d+) of (\d+) matches finished", text).groups())
     return done, total, bars, status
 
 

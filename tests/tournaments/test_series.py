@@ -39,7 +39,7 @@ def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api
                                                              inline_nights) -> None:
     league_id, night = running_night(alice_api)
     bots_table = night.hands.filter(table=1)
-    assert bots_table.count() == 3 and all(h.status == "done" for h in bots_table), \
+    assert bots_table.count() == 3 and all(h.status == "finished" for h in bots_table), \
         "the bots' table played its three hands in-process"
     waiting = night.hands.get(table=0, number=1)
     assert waiting.status == "running" and waiting.match.status == Match.Status.RUNNING

@@ -37,7 +37,7 @@ def test_a_round_robin_of_reference_bots_plays_to_the_end(alice, inline_tasks) -
     tournament.refresh_from_db()
     assert tournament.status == "finished" and tournament.finished_at
     rows = list(TournamentMatch.objects.filter(tournament=tournament))
-    assert len(rows) == 3 and all(r.status == "done" and r.match_id for r in rows)
+    assert len(rows) == 3 and all(r.status == "finished" and r.match_id for r in rows)
     firsts = [r.seats[0] for r in rows]
     assert sorted(firsts.count(p) for p in (0, 1)) == [1, 2], "seats swapped, within one"
     for row in rows:
@@ -109,7 +109,7 @@ def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
     assert cancelled.status == "cancelled"
     statuses = dict(TournamentMatch.objects.filter(tournament=tournament)
                     .values_list("number", "status"))
-    assert statuses[first.number] == "done" and set(statuses.values()) == {"done", "cancelled"}
+    assert statuses[first.number] == "finished" and set(statuses.values()) == {"finished", "cancelled"}
     assert playing.tournament_match_play(tournament_match_id=first.pk + 1) == "skipped"
 
 
@@ -134,7 +134,7 @@ def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, in
     random_bot = Participant.objects.get(tournament=tournament, bot="random")
     assert random_bot.withdrawn and "disabled" in random_bot.withdrawn_reason
     rows = TournamentMatch.objects.filter(tournament=tournament)
-    assert all(r.status == "done" for r in rows)
+    assert all(r.status == "finished" for r in rows)
     forfeits = [r for r in rows if r.forfeited]
     assert forfeits and all(r.forfeited == [1] and r.match_id is None for r in forfeits)
     assert all(r.ranks[r.seats.index(1)] == 2 for r in forfeits), "the withdrawn is last"
@@ -144,13 +144,13 @@ def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, in
 def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> None:
     tournament = create(alice, participants=refs(2))
     row = TournamentMatch.objects.get(tournament=tournament)
-    assert row.status == "done" and row.match.status == "finished"
+    assert row.status == "finished" and row.match.status == "finished"
     # As if the worker died between finishing the games match and recording it:
     TournamentMatch.objects.filter(pk=row.pk).update(status="running", ranks=None)
     Tournament.objects.filter(pk=tournament.pk).update(status="running", finished_at=None)
     assert playing.tournaments_reap() >= 1
     row.refresh_from_db()
-    assert row.status == "done" and row.ranks == row.match.result["ranks"]
+    assert row.status == "finished" and row.ranks == row.match.result["ranks"]
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
     # A pending match whose queued message was lost is queued again once its lease passed.
     second = create(alice, participants=refs(2), starts_at=timezone.now() + timedelta(hours=1))
@@ -169,7 +169,7 @@ def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
                                              {"kind": "reference", "bot": "random"}],
                         meetings=6)
     progress = selectors.tournament_progress(tournament=tournament)
-    assert progress == {"total": 6, "done": 6, "running": 0, "pending": 0, "cancelled": 0,
+    assert progress == {"total": 6, "finished": 6, "running": 0, "pending": 0, "cancelled": 0,
                         "forfeits": 0, "retried": 0}
     rows = selectors.tournament_standings(tournament=tournament)
     assert [r["place"] for r in rows] == [1, 2] and all(r["matches"] == 6 for r in rows)
@@ -194,7 +194,7 @@ def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_
                         starts_at=timezone.now() + timedelta(hours=1))
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
     playing.tournament_play(tournament_id=tournament.pk)
-    first = TournamentMatch.objects.get(tournament=tournament, status="done")
+    first = TournamentMatch.objects.get(tournament=tournament, status="finished")
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     detail = anon_api.get(f"/api/matches/{first.match_id}/").json()
     assert log["status"] == "finished" and not log["complete"] and log["seed"] is None
@@ -268,7 +268,7 @@ def test_a_finished_match_is_recorded_by_its_own_series_receiver_only(alice, inl
     assert Match.objects.get(pk=row.match_id).series == "tournament"
     games.match_resign(match_id=row.match_id, seat_number=row.seats.index(0), user=alice)
     row.refresh_from_db()
-    assert row.status == "done", "recorded when the match finished, not by the reaper"
+    assert row.status == "finished", "recorded when the match finished, not by the reaper"
 
     alone = games.match_create(game="dot", created_by=alice, seats=refs(2))
     assert alone.status == "finished" and alone.series == ""

@@ -39,11 +39,11 @@ def test_a_swiss_tournament_plays_round_after_round_to_the_end(alice_api, anon_a
     rounds = rounds or 3  # ceil(log2 8)
     assert (body["format"], body["rounds"], body["status"]) == ("swiss", rounds, "finished")
     per_round = participants // 2
-    assert body["progress"]["total"] == body["progress"]["done"] == rounds * per_round
+    assert body["progress"]["total"] == body["progress"]["finished"] == rounds * per_round
 
     rows = list(TournamentMatch.objects.filter(tournament_id=body["id"]).order_by("number"))
     assert [row.round for row in rows] == [r for r in range(rounds) for _ in range(per_round)]
-    assert all(row.status == "done" and row.match_id for row in rows)
+    assert all(row.status == "finished" and row.match_id for row in rows)
     pairs = Counter(frozenset(row.seats) for row in rows)
     assert max(pairs.values()) == 1, "no rematch while one is avoidable"
     for r in range(rounds):

@@ -68,7 +68,7 @@ def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_on
         playing.tournaments_reap()
 
     def done() -> int:
-        return TournamentMatch.objects.filter(tournament=tournament, status="done").count()
+        return TournamentMatch.objects.filter(tournament=tournament, status="finished").count()
 
     try:
         workers.start("housekeeping")

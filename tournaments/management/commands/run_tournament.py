@@ -140,7 +140,7 @@ class Command(BaseCommand):
         progress = selectors.tournament_progress(tournament=tournament)
         self.stdout.write(
             f"tournament #{tournament.pk} {tournament.name!r} ({tournament.game}): "
-            f"{tournament.status}, {progress['done']}/{progress['total']} matches done "
+            f"{tournament.status}, {progress['finished']}/{progress['total']} matches finished "
             f"({progress['forfeits']} forfeits, {progress['running']} running, "
             f"{progress['pending']} pending, {progress['cancelled']} cancelled)")
         self.stdout.write(standings_table(selectors.tournament_standings(tournament=tournament)))
@@ -193,4 +193,4 @@ def _number(value: float | None, digits: int) -> str:
 
 def _done(tournament: Tournament) -> int:
     return TournamentMatch.objects.filter(tournament=tournament,
-                                          status=TournamentMatch.Status.DONE).count()
+                                          status=TournamentMatch.Status.FINISHED).count()
