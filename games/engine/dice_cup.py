@@ -573,28 +573,26 @@ class DiceCupState(State):
         if not all(_is_int(d) and 1 <= d <= 6 for d in self.dice):
             raise CorruptState(f"bad dice {self.dice}")
         if not (isinstance(self.revealed, bool) and isinstance(self.from_target, bool)):
-            raise CorruptState(
-                'isinstance(self.revealed, bool) and isinstance(self.from_target, bool)')
+            raise CorruptState("revealed and from_target must be booleans")
         if not (_is_int(self.turn) and 0 <= self.turn <= TURN_CAP):
             raise CorruptState("bad turn count")
         for table in (self.honesty, self.answers):
             if not (len(table) == n and all(
                 len(row) == 2 and all(_is_int(x) and x >= 0 for x in row) for row in table)):
                 raise CorruptState(
-                    'len(table) == n and all( len(row) == 2 and all(_is_int(x) and x >= 0 for x '
-                    'in row) for row in table)')
+                    "honesty and answer tables need two counts (not negative) per seat")
         if not (sum(map(sum, self.honesty)) == sum(map(sum, self.answers))):
-            raise CorruptState("answers != calls")
+            raise CorruptState("the honesty table and the answers count different calls")
         phase = self.phase
         if phase is OVER:
             if not (self.end_reason in ("middle_empty", "target_points", "turn_cap",
                                        "move_cap")):
                 raise CorruptState("bad end reason")
             if not (self.target == -1 and self.number == 0):
-                raise CorruptState('self.target == -1 and self.number == 0')
+                raise CorruptState("a finished match still has a call (target or number)")
             return
         if not (self.end_reason is None):
-            raise CorruptState('self.end_reason is None')
+            raise CorruptState("an end reason while the match runs")
         if not (MIDDLE in owner):
             raise CorruptState("the middle cannot be empty while the match runs (DC-5)")
         goal = self.options["target_points"]
@@ -603,7 +601,8 @@ class DiceCupState(State):
                 raise CorruptState("target_points was reached")
         if phase is CALL:
             if not (not self.revealed and self.target == -1 and self.number == 0):
-                raise CorruptState('not self.revealed and self.target == -1 and self.number == 0')
+                raise CorruptState(
+                    "a call (target, number or revealed roll) before the roller called")
             return
         if not (0 <= self.target < n and self.target != self.roller):
             raise CorruptState("bad target")
@@ -618,7 +617,7 @@ class DiceCupState(State):
                 raise CorruptState("bad called chip")
         else:  # GIVE (DC-3): not tricked on the target's own chip, roller has chips.
             if not (self.revealed and self.from_target and where == self.target):
-                raise CorruptState('self.revealed and self.from_target and where == self.target')
+                raise CorruptState("a give (DC-3) needs a revealed lie on the target's own chip")
             if not (self.roller in owner):
                 raise CorruptState("a roller without chips gives nothing")
 

@@ -593,35 +593,34 @@ class DotState(State):
             if not (sorted(held) == sorted(self.full + list(STARS))):
                 raise CorruptState(f"cards of seat {p} lost")
             if not (self.stars[p] == [s for s in STARS if s in self.stars[p]]):
-                raise CorruptState('self.stars[p] == [s for s in STARS if s in self.stars[p]]')
+                raise CorruptState("stars out of their order")
             if not (self.hands[p] == sorted(self.hands[p])
                     and self.pools[p] == sorted(self.pools[p])):
-                raise CorruptState(
-                    'self.hands[p] == sorted(self.hands[p]) and self.pools[p] == '
-                    'sorted(self.pools[p])')
+                raise CorruptState("a hand or pool is not sorted")
             if not (len(self.decks[p]) == 15 - HAND_SIZE * self.rnd):
-                raise CorruptState('len(self.decks[p]) == 15 - HAND_SIZE * self.rnd')
+                raise CorruptState("the deck does not hold what is left to draw this round")
             # Hands are held from the draw to the reveal (only a move-cap end can stop there).
             holding = self.hands[p] != []
             if not (holding == (self.phase == "commit") or self.phase == "over"):
-                raise CorruptState('holding == (self.phase == "commit") or self.phase == "over"')
+                raise CorruptState("a hand held outside the commit phase, or none in it")
             if not (len(self.hands[p]) in (0, HAND_SIZE)):
-                raise CorruptState('len(self.hands[p]) in (0, HAND_SIZE)')
+                raise CorruptState("a hand of neither 0 nor HAND_SIZE cards")
             if not (len(self.stars[p]) == ROUNDS - self.rnd + holding):
-                raise CorruptState('len(self.stars[p]) == ROUNDS - self.rnd + holding')
+                raise CorruptState("the stars left do not match the rounds left")
             c = self.commits[p]
             if self.phase == "commit":
                 if not ((c is None) == (p in self._to_act)):
-                    raise CorruptState('(c is None) == (p in self._to_act)')
+                    raise CorruptState(
+                        "a seat asked to commit has committed, or one not asked has not")
             if c is not None:
                 if not holding:
-                    raise CorruptState('holding')
+                    raise CorruptState("a commit without a hand")
                 star, shared, own = c
                 if not (star in self.stars[p] and len(shared) == len(own) == POOL_ADD):
                     raise CorruptState(
-                        'star in self.stars[p] and len(shared) == len(own) == POOL_ADD')
+                        "a commit needs one of the seat's stars and POOL_ADD cards to each pool")
                 if not (sorted(shared + own) == sorted(self.hands[p] + [star])):
-                    raise CorruptState('sorted(shared + own) == sorted(self.hands[p] + [star])')
+                    raise CorruptState("a commit's cards are not the hand and its star")
         # Tokens: 3 per colour, in the supply, on offer, won, or lost to a final tie.
         for c in range(3):
             total = (self.supply[c] + self.pot[c] + self.unclaimed[c]
@@ -629,35 +628,31 @@ class DotState(State):
             if not (total == 3):
                 raise CorruptState(f"{COLOURS[c]} tokens not conserved: {total}")
             if not (self.supply[c] == ROUNDS - self.rnd):
-                raise CorruptState('self.supply[c] == ROUNDS - self.rnd')
+                raise CorruptState("the supply does not hold a token per round left")
             if not (min(self.supply[c], self.pot[c], self.unclaimed[c], self.tokens[0][c],
                        self.tokens[1][c]) >= 0):
-                raise CorruptState(
-                    'min(self.supply[c], self.pot[c], self.unclaimed[c], self.tokens[0][c], '
-                    'self.tokens[1][c]) >= 0')
+                raise CorruptState("a negative token count")
         totals = [sum(t) for t in self.tokens]
         if self.winner is not None:
             if not (self.phase == "over" and totals[self.winner] >= WIN_TOKENS):
-                raise CorruptState('self.phase == "over" and totals[self.winner] >= WIN_TOKENS')
+                raise CorruptState("a winner before the match is over, or with too few tokens")
         if self.phase != "over":
             if not (max(totals) < WIN_TOKENS):
-                raise CorruptState('max(totals) < WIN_TOKENS')
+                raise CorruptState("a seat has WIN_TOKENS tokens but the match goes on")
         if self.phase == "discard":
             if not (self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]):
                 raise CorruptState(
-                    'self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]')
+                    "a discard outside a discard round, or asked of another seat than the next")
             if not (1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])):
-                raise CorruptState(
-                    '1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])')
+                raise CorruptState("a discard of more cards than the other pool holds, or of none")
         elif self.phase == "commit":
             if not (self._to_act == [p for p in (0, 1) if self.commits[p] is None]):
-                raise CorruptState(
-                    'self._to_act == [p for p in (0, 1) if self.commits[p] is None]')
+                raise CorruptState("the seats asked to commit are not those that have not")
             if not self._to_act:
                 raise CorruptState("both committed but the round was not resolved")
         else:
             if not (self._to_act == []):
-                raise CorruptState('self._to_act == []')
+                raise CorruptState("a seat is asked to act outside the discard and commit phases")
 
     def resample(self, seat: int | None, seed: int) -> DotState:
         """A determinization for ``seat``: its own draw pile reshuffled (it does not know the

@@ -688,56 +688,57 @@ class DtcState(State):
     def check_invariants(self) -> None:
         n = self.players
         if not (len(self.hands) == len(self.penalty) == len(self.sizes) == n):
-            raise CorruptState('len(self.hands) == len(self.penalty) == len(self.sizes) == n')
+            raise CorruptState("hands, penalty piles and hand sizes need one entry per seat")
         total = [0] * RANKS
         for s in range(n):
             if not (len(self.hands[s]) == RANKS and min(self.hands[s]) >= 0):
-                raise CorruptState('len(self.hands[s]) == RANKS and min(self.hands[s]) >= 0')
+                raise CorruptState("a hand needs a count (not negative) per rank")
             if not (len(self.penalty[s]) == RANKS and min(self.penalty[s]) >= 0):
-                raise CorruptState('len(self.penalty[s]) == RANKS and min(self.penalty[s]) >= 0')
+                raise CorruptState("a penalty pile needs a count (not negative) per rank")
             if not (self.sizes[s] == sum(self.hands[s])):
                 raise CorruptState("hand size out of date")
             for r in range(RANKS):
                 total[r] += self.hands[s][r] + self.penalty[s][r]
         if not (len(self.pile) == RANKS and min(self.pile) >= 0):
-            raise CorruptState('len(self.pile) == RANKS and min(self.pile) >= 0')
+            raise CorruptState("the pile needs a count (not negative) per rank")
         if not (self.pile_size == sum(self.pile)):
             raise CorruptState("pile size out of date")
         for r in range(RANKS):
             total[r] += self.pile[r]
         if self.offer is not None:
             if not (self.claim is not None and 0 <= self.giver < n):
-                raise CorruptState('self.claim is not None and 0 <= self.giver < n')
+                raise CorruptState("an offer without its claim or its giver")
             if not (len(self.offer) == RANKS and min(self.offer) >= 0):
-                raise CorruptState('len(self.offer) == RANKS and min(self.offer) >= 0')
+                raise CorruptState("an offer needs a count (not negative) per rank")
             if not (sum(self.offer) == self.claim[0] >= 1):
-                raise CorruptState("claimed count != cards given (DTC-2)")
+                raise CorruptState("an offer of another number of cards than claimed (DTC-2)")
             if not (1 <= self.claim[1] <= VALUES):
-                raise CorruptState('1 <= self.claim[1] <= VALUES')
+                raise CorruptState("a claim of a value outside 1..VALUES")
             for r in range(RANKS):
                 total[r] += self.offer[r]
         if not (tuple(total) == DECK_COUNTS):
             raise CorruptState(f"cards not conserved (DTC-1): {total}")
         if not (0 <= self.first < n):
-            raise CorruptState('0 <= self.first < n')
+            raise CorruptState("the first player is not a seat")
         if self.phase == PHASE_RESPOND:
             if not (self.offer is not None and self.beat is None):
-                raise CorruptState('self.offer is not None and self.beat is None')
+                raise CorruptState("a response with no offer to answer, or with an offer to beat")
             if not (self.turn == (self.giver + 1) % n):
-                raise CorruptState('self.turn == (self.giver + 1) % n')
+                raise CorruptState("the responder is not the seat after the giver")
         elif self.phase == PHASE_OFFER:
             if not (self.offer is None and 0 <= self.turn < n):
-                raise CorruptState('self.offer is None and 0 <= self.turn < n')
+                raise CorruptState("an offer turn with an offer already made, or on no seat")
             if not (self.sizes[self.turn] >= 1):
                 raise CorruptState("a seat with no cards cannot offer")
             if self.beat is not None:
                 if not stronger_offer_exists(self.sizes[self.turn], *self.beat):
                     raise CorruptState("DTC-4")
                 if not (1 <= self.beat[1] <= VALUES and self.beat[0] >= 1):
-                    raise CorruptState('1 <= self.beat[1] <= VALUES and self.beat[0] >= 1')
+                    raise CorruptState(
+                        "an offer to beat of no cards, or of a value outside 1..VALUES")
         else:
             if not (self.offer is None and self.beat is None and self.ended):
-                raise CorruptState('self.offer is None and self.beat is None and self.ended')
+                raise CorruptState("a finished match with an offer, or not marked ended")
         if self.phase != PHASE_OVER:
             if self.ended:
                 raise CorruptState("marked ended while the match runs")

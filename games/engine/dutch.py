@@ -819,11 +819,11 @@ class DutchState(State):
             raise CorruptState("bad seat number")
         if not (len(self.nxt) == len(self.done) == len(self.totals) == len(self.answers) == n):
             raise CorruptState(
-                'len(self.nxt) == len(self.done) == len(self.totals) == len(self.answers) == n')
+                "slot counters, done flags, totals and answers need one entry per seat")
         for s in range(n):
             ids = self.sid[s]
             if not (len(ids) == len(self.cd[s]) == len(self.km[s])):
-                raise CorruptState('len(ids) == len(self.cd[s]) == len(self.km[s])')
+                raise CorruptState("a seat's slot ids, cards and knowledge masks differ in number")
             if not (len(set(ids)) == len(ids)):
                 raise CorruptState(f"seat {s} has duplicate slot ids")
             if not all(type(i) is int and 0 <= i < self.nxt[s] for i in ids):
@@ -837,9 +837,9 @@ class DutchState(State):
         if not (self.totals == [sum(h[s] for h in self.history) for s in range(n)]):
             raise CorruptState("bad totals")
         if not all(type(d) is bool for d in self.done):
-            raise CorruptState('all(type(d) is bool for d in self.done)')
+            raise CorruptState("done flags must be booleans")
         if not (type(self.dead_top) is bool and (self.disc or not self.dead_top)):
-            raise CorruptState('type(self.dead_top) is bool and (self.disc or not self.dead_top)')
+            raise CorruptState("dead_top must be a boolean, and false on an empty discard pile")
         if self.first_done >= 0:
             if not self.done[self.first_done]:
                 raise CorruptState("first_done must have said done")
@@ -853,40 +853,41 @@ class DutchState(State):
                 raise CorruptState("match over too early")
             return
         if not (self.round < self.n_rounds):
-            raise CorruptState('self.round < self.n_rounds')
+            raise CorruptState("a round past the last while the match runs")
         if self.done[self.cur]:
             raise CorruptState("the player on turn has not said done")
         if phase == HELD:
             if not (self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)):
-                raise CorruptState('self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)')
+                raise CorruptState(
+                    "the held phase without a held card, or with no pile it came from")
         else:
             if not (self.held == -1 and self.held_src == 0):
                 raise CorruptState("a held card outside the held phase")
         if phase in (SNAP, POWER):
             if not (0 <= self.snap_card < DECK_SIZE):
-                raise CorruptState('0 <= self.snap_card < DECK_SIZE')
+                raise CorruptState("a snap or power phase without the discarded card")
         if phase == SNAP:
             if not (self.asked and self.cur not in self.asked):
-                raise CorruptState('self.asked and self.cur not in self.asked')
+                raise CorruptState("a snap step asking nobody, or the player on turn")
             if not any(self.answers[s] is None for s in self.asked):
                 raise CorruptState("a resolved snap step")
             for s in range(n):
                 a = self.answers[s]
                 if s not in self.asked:
                     if not (a is None):
-                        raise CorruptState('a is None')
+                        raise CorruptState("an answer from a seat the snap step did not ask")
                 elif a is not None:
                     if not (a == -1 or a in self.sid[s]):
                         raise CorruptState("a snap names a missing slot")
         else:
             if not (not self.asked and all(a is None for a in self.answers)):
-                raise CorruptState('not self.asked and all(a is None for a in self.answers)')
+                raise CorruptState("seats asked, or answers kept, outside a snap step")
         if phase == POWER:
             if not (self.power in POWER_NAMES):
-                raise CorruptState('self.power in POWER_NAMES')
+                raise CorruptState("the power phase without a power")
         else:
             if not (self.power == 0):
-                raise CorruptState('self.power == 0')
+                raise CorruptState("a power outside the power phase")
         if phase == TURN:
             if not self.cd[self.cur]:
                 raise CorruptState("a turn starts only with cards (DU-6)")

@@ -837,73 +837,73 @@ class GreatDalmutiState(State):
         if not (sorted(self.order) == list(range(n))):
             raise CorruptState("order is not a permutation of the seats")
         if not all(self.order[self.pos[s]] == s for s in range(n)):
-            raise CorruptState('all(self.order[self.pos[s]] == s for s in range(n))')
+            raise CorruptState("positions do not match the order")
         if not (1 <= self.hand_no <= self.options["hands"]):
-            raise CorruptState('1 <= self.hand_no <= self.options["hands"]')
+            raise CorruptState("a hand number outside 1..hands")
         if not (len(self.hands) == len(self.played_by) == n):
-            raise CorruptState('len(self.hands) == len(self.played_by) == n')
+            raise CorruptState("hands and played cards need one row per seat")
         rows = self.hands + self.played_by
         for row in rows:
             if not (len(row) == 14 and row[0] == 0):
-                raise CorruptState('len(row) == 14 and row[0] == 0')
+                raise CorruptState("a hand or played row needs 14 counts, the unused rank 0 empty")
             if not (set(map(type, row)) == {int} and min(row) >= 0):
                 raise CorruptState("negative/non-int count")
         totals = [sum(col) for col in zip(*rows)]  # conservation of cards (GD-1)
         if not (totals == self.deck):
             raise CorruptState(f"cards {totals} do not match the deck {self.deck}")
         if not (self.sizes == [sum(h) for h in self.hands]):
-            raise CorruptState('self.sizes == [sum(h) for h in self.hands]')
+            raise CorruptState("hand sizes out of date")
         if not (all(type(p) is int and p >= 0 for p in self.points) and len(self.points) == n):
-            raise CorruptState(
-                'all(type(p) is int and p >= 0 for p in self.points) and len(self.points) == n')
+            raise CorruptState("points need a count (an integer, not negative) per seat")
         if not (len(self.hand_points) == n):
-            raise CorruptState('len(self.hand_points) == n')
+            raise CorruptState("this hand's points need one entry per seat")
         if not (len(set(self.out)) == len(self.out)):
-            raise CorruptState('len(set(self.out)) == len(self.out)')
+            raise CorruptState("a seat went out twice")
         empty = [s for s in range(n) if not self.sizes[s]]
         if not (len(self.sealed) == n and len(self.my_exchange) == n):
-            raise CorruptState('len(self.sealed) == n and len(self.my_exchange) == n')
+            raise CorruptState("sealed answers and exchanges need one entry per seat")
         if self.phase in ("revolution", "taxation"):
             if not (not empty and not self.out and self.turn is None and self.top is None):
                 raise CorruptState(
-                    'not empty and not self.out and self.turn is None and self.top is None')
+                    "a sealed step after the play began (a seat out, a turn or a top set)")
             if not self.waiting:
                 raise CorruptState("a sealed step with nobody to answer")
             for s in range(n):
                 if not (self._asked_in_step(s) or self.sealed[s] is None):
-                    raise CorruptState('self._asked_in_step(s) or self.sealed[s] is None')
+                    raise CorruptState("a sealed answer from a seat this step does not ask")
                 if not ((self.sealed[s] is None)
                         == (s in self.waiting or not self._asked_in_step(s))):
                     raise CorruptState(
-                        '(self.sealed[s] is None) == (s in self.waiting or not '
-                        'self._asked_in_step(s))')
+                        "a seat waited for has answered, or one that answered is waited for")
             if any(any(pb) for pb in self.played_by):
                 raise CorruptState("a card is marked played before the play began")
         elif self.phase == "play":
             if not (sorted(empty) == sorted(self.out)):
                 raise CorruptState("players out must hold no cards")
             if not (self.active == n - len(self.out) >= 2):
-                raise CorruptState('self.active == n - len(self.out) >= 2')
+                raise CorruptState(
+                    "the active count is not the seats still in, or fewer than two are in")
             if not (self.turn is not None and self.sizes[self.turn] > 0):
-                raise CorruptState('self.turn is not None and self.sizes[self.turn] > 0')
+                raise CorruptState("the turn is on no seat, or on one with no cards")
             if not (not self.waiting and all(x is None for x in self.sealed)):
-                raise CorruptState('not self.waiting and all(x is None for x in self.sealed)')
+                raise CorruptState("sealed answers waited for or kept during the play")
             if self.top is not None:
                 rank, nat, jes = self.top
                 if not (1 <= rank <= 13 and nat + jes >= 1):
-                    raise CorruptState('1 <= rank <= 13 and nat + jes >= 1')
+                    raise CorruptState("the top set has no cards or a rank outside 1..13")
                 if not ((rank == JESTER) == (nat == 0)):
-                    raise CorruptState('(rank == JESTER) == (nat == 0)')
+                    raise CorruptState(
+                        "the top set's rank does not match its cards (jesters alone: rank 13)")
                 if not (self.last_player is not None):
-                    raise CorruptState('self.last_player is not None')
+                    raise CorruptState("a top set without the seat that played it")
                 if not (0 <= self.passes < n):
-                    raise CorruptState('0 <= self.passes < n')
+                    raise CorruptState("more passes than seats")
             else:
                 if not (self.passes == 0):
-                    raise CorruptState('self.passes == 0')
+                    raise CorruptState("passes counted with nothing on the table")
         else:
             if not (not self.waiting and self.turn is None):
-                raise CorruptState('not self.waiting and self.turn is None')
+                raise CorruptState("a seat waited for, or a turn, after the hand")
 
     # ---- determinization -----------------------------------------------------------------
 

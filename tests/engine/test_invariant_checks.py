@@ -1,9 +1,11 @@
 """The engine's invariant checks always run: ``python -O`` strips ``assert`` statements, so the
-engine has none, and a corrupt saved state is refused under ``-O`` too."""
+engine has none, and a corrupt saved state is refused under ``-O`` too. Each says what is wrong
+in words, not the condition's source."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +40,15 @@ def test_a_corrupt_state_is_refused_under_python_O() -> None:
                          check=False)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("refused:"), ran.stdout
+
+
+def test_invariant_messages_say_what_is_wrong_not_the_conditions_source() -> None:
+    source_like = re.compile(r"\bself\.|==|!=|<=|>=|\bis None\b")
+    found = [f"{path.name}:{node.lineno}: {node.exc.args[0].value}"
+             for path in sorted(ENGINE.glob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+             and getattr(node.exc.func, "id", None) == "CorruptState" and node.exc.args
+             and isinstance(node.exc.args[0], ast.Constant)
+             and source_like.search(str(node.exc.args[0].value))]
+    assert found == []
