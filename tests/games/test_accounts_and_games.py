@@ -142,11 +142,11 @@ def test_the_match_list_schema_is_the_paginated_envelope_it_returns(alice_api) -
 def test_a_game_that_does_not_import_fails_loudly(monkeypatch) -> None:
     from django.test import Client
 
-    from games import apis
+    from games.apis import catalogue
 
     def broken(game_id: str):
         raise ImportError(f"games.engine.{game_id} is broken")
 
-    monkeypatch.setattr(apis, "get_game", broken)
+    monkeypatch.setattr(catalogue, "get_game", broken)
     response = Client(raise_request_exception=False).get("/api/games/")
     assert response.status_code == 500 and response.json()["code"] == "server_error"

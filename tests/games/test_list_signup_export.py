@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError
 from django.test import Client
 
-from games import apis, services
+from games import services
+from games.apis import accounts
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_the_match_list_does_not_query_per_row(make_match, make_user, anon_api,
 
 def test_a_username_race_is_a_400_not_a_500(anon_api, alice, monkeypatch) -> None:
     # The race: the other request created "alice" after this one checked the name was free.
-    monkeypatch.setattr(apis.SignUpApi.InputSerializer, "validate_username",
+    monkeypatch.setattr(accounts.SignUpApi.InputSerializer, "validate_username",
                         lambda self, value: value)
     response = anon_api.post("/api/auth/signup/", {"username": "alice",
                                                    "password": "a long passphrase"},
