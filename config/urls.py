@@ -41,6 +41,8 @@ urlpatterns = [
     path("leagues/new/", organise_pages.league_new, name="league-new"),
     path("leagues/<id:league_id>/", tournament_pages.league, name="league-page"),
     path("leagues/<id:league_id>/nights/", organise_pages.night_add, name="league-night-add"),
+    path("leagues/<id:league_id>/nights/<int:number>/", tournament_pages.night,
+         name="league-night-page"),
     path("leagues/<id:league_id>/nights/<int:number>/cancel/", organise_pages.night_cancel,
          name="league-night-cancel"),
     path("sign-in/", auth_views.LoginView.as_view(authentication_form=account_pages.SignInForm),

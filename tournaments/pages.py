@@ -170,6 +170,35 @@ def league(request: HttpRequest, league_id: int, night_form: Any = None) -> Http
     })
 
 
+def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
+    """One night of a league: its tables, each with its members' points that night and its
+    hands (each linked to its match's replay); live while it is being played."""
+    try:
+        found = selectors.league_get(league_id=league_id)
+    except LeagueNotFound:
+        raise Http404("no such league") from None
+    evening = selectors.league_nights(league=found).filter(number=number).first()
+    if evening is None:
+        raise Http404("no such night")
+    evening.league = found
+    names = entrant_names(found.members.select_related("user"))
+    tables = selectors.night_tables(night=evening)
+    for table in tables:
+        for row in table["standings"]:
+            row["name"] = names.get(row["member"], row["member"])
+        for hand in table["hands"]:
+            hand["by_place"] = [names.get(m, m) for _, m in
+                                sorted(zip(hand["finish"] or (), hand["seats"]))]
+            hand["names"] = [names.get(m, m) for m in hand["seats"]]
+            hand["scored"] = list(zip(hand["names"], hand["points"] or ()))
+    return render(request, "tournaments/night.html", {
+        "league": found, "night": evening, "tables": tables,
+        "withdrawn": [{"name": names.get(int(m), m), "reason": why}
+                      for m, why in (evening.withdrawn or {}).items()],
+        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+    })
+
+
 def tournament_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
     """Each tournament match's link to its tournament's page (``games.links``)."""
     rows = (TournamentMatch.objects.filter(match_id__in=match_ids)
@@ -180,12 +209,13 @@ def tournament_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
 
 
 def league_hand_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
-    """Each league hand's link to its night on its league's page (``games.links``)."""
+    """Each league hand's link to its table on its night's page (``games.links``)."""
     rows = (Hand.objects.filter(match_id__in=match_ids)
             .values_list("match_id", "night__league_id", "night__league__name", "night__number",
                          "table", "number"))
     return {match: SeriesLink(f"{name}, night {night}, table {table + 1}, hand {hand}",
-                              reverse("league-page", args=[league]) + f"#night-{night}")
+                              reverse("league-night-page", args=[league, night])
+                              + f"#table-{table + 1}")
             for match, league, name, night, table, hand in rows}
 
 

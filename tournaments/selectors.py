@@ -288,6 +288,25 @@ def league_nights(*, league: League) -> QuerySet[Night]:
             .order_by("-number"))
 
 
+def night_tables(*, night: Night) -> list[dict[str, Any]]:
+    """A night's tables, best first: each with its members by points that night (best first,
+    as :func:`league_live_night`) and its hands in order (table, number, status, seats,
+    points and finish by seat, match id), in one query, however many hands."""
+    hands = list(night.hands.order_by("table", "number")
+                 .values("table", "number", "status", "seats", "points", "finish", "match_id"))
+    done = [(h["table"], h["seats"], h["points"]) for h in hands
+            if h["status"] == Hand.Status.FINISHED]
+    game = night.league.game
+    tables = []
+    for table, seated in enumerate(night.tables):
+        points = league_rules.table_points(done, table)
+        tables.append({"number": table + 1, "members": list(seated),
+                       "hands": [h for h in hands if h["table"] == table],
+                       "standings": [{"member": m, "points": points.get(m, 0)}
+                                     for m in league_rules.by_points(game, seated, points)]})
+    return tables
+
+
 def league_next_night(*, league: League, now: datetime | None = None) -> datetime | None:
     """When the next night starts: the earliest night still scheduled or, if sooner, the next
     weekly start of a recurring league (within the season, however far ahead it starts);

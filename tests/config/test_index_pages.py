@@ -2,11 +2,12 @@
 paginated) and /games/{id}/ (rules link, leaderboard, latest matches), each seat named as
 everywhere (games.names), in a constant number of queries, and showing no hidden information:
 redrawing what no spectator may know (``State.resample``) changes nothing on them, nor on a
-bot's public page."""
+bot's public page, a league night's page or its league's."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from bots.models import Bot, BotSeat
 from games import services
 from games.models import Match, Seat
 from games.states import load_state
+from tournaments.models import Hand, League, Member, Night
 
 pytestmark = pytest.mark.django_db
 
@@ -101,6 +103,22 @@ def test_a_game_page_links_its_rules_its_leaderboard_and_matches(client, alice, 
     assert 'href="/games/dice_cup/"' in home and 'href="/matches/"' in home, "the nav and cards"
 
 
+def hand_of_a_night(match: Match, *people: Any) -> League:
+    """A league whose running night 1 has ``match`` as its one hand, its players members."""
+    now = timezone.now()
+    club = League.objects.create(name="club", game=match.game, organiser=people[0],
+                                 table_size=len(people), strike_limit=3, move_time_limit=5,
+                                 season_start=now, season_end=now + timedelta(days=9), seed=3)
+    for index, person in enumerate(people):
+        Member.objects.create(league=club, index=index, kind="player", user=person,
+                              name=person.get_username())
+    night = Night.objects.create(league=club, number=1, starts_at=now, status="running",
+                                 started_at=now, tables=[list(range(len(people)))])
+    Hand.objects.create(night=night, table=0, number=1, seats=list(range(len(people))),
+                        match=match)
+    return club
+
+
 def test_the_new_pages_do_not_change_when_hidden_information_is_redrawn(alice, bob,
                                                                        dice_bot) -> None:
     match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=77,
@@ -109,7 +127,8 @@ def test_the_new_pages_do_not_change_when_hidden_information_is_redrawn(alice, b
     BotSeat.objects.create(match=match, number=0, bot=dice_bot)  # on the bot's page too
     match.refresh_from_db()
     assert match.status == "running"
-    pages = ["/matches/", "/matches/?game=dice_cup", "/games/dice_cup/", "/tournaments/",
+    club = hand_of_a_night(match, alice, bob)  # the match is a league hand: on its night's page
+    pages = [f"/leagues/{club.pk}/nights/1/", f"/leagues/{club.pk}/","/matches/", "/matches/?game=dice_cup", "/games/dice_cup/", "/tournaments/",
              "/leagues/",
              f"/bots/{dice_bot.pk}/", f"/matches/{match.pk}/", f"/matches/{match.pk}/?partial=1",
              f"/matches/{match.pk}/?partial=moves"]

@@ -30,6 +30,7 @@ def pages(site: dict[str, Any]) -> dict[str, str]:
         "tournament": f"/tournaments/{site['cup'].pk}/",
         "tournament-scheduled": f"/tournaments/{site['later'].pk}/",
         "league": f"/leagues/{site['club'].pk}/",
+        "night": f"/leagues/{site['club'].pk}/nights/1/",
         "replay": f"/matches/{site['cup'].matches.first().match_id}/?turn=10",
         "matches": "/matches/",
         "tournaments": "/tournaments/",
@@ -191,9 +192,9 @@ def test_a_match_links_to_its_tournament_or_league_night(client, site) -> None:
             f'match 1</a>') in html
     hand = Hand.objects.filter(night__league=club).order_by("number", "table").first()
     html = client.get(f"/matches/{hand.match_id}/").content.decode()
-    assert (f'<a href="/leagues/{club.pk}/#night-1">Thursday club, night 1, table 1, '
+    assert (f'<a href="/leagues/{club.pk}/nights/1/#table-1">Thursday club, night 1, table 1, '
             f'hand {hand.number}</a>') in html
     assert 'id="night-1"' in client.get(f"/leagues/{club.pk}/").content.decode()
     listed = client.get("/matches/").content.decode()
     assert f'href="/tournaments/{cup.pk}/">Friday cup, round' in listed
-    assert f'href="/leagues/{club.pk}/#night-1">Thursday club, night 1' in listed
+    assert f'href="/leagues/{club.pk}/nights/1/#table-1">Thursday club, night 1' in listed

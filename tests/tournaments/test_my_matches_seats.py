@@ -57,7 +57,7 @@ def test_a_league_member_sees_the_hand_waiting_on_them(alice, bob, inline_nights
     (seat,) = selectors.seats_to_act(user=bob)
     waiting = waiting_part(my_page(bob))
     assert f'href="/matches/{seat.match_id}/play/"' in waiting
-    assert f'href="/leagues/{league.pk}/#night-1">Thursday club, night 1, table 1, hand 1</a>' \
+    assert f'href="/leagues/{league.pk}/nights/1/#table-1">Thursday club, night 1, table 1, hand 1</a>' \
         in waiting
     assert "data-countdown" in waiting
 
