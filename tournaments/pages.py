@@ -8,7 +8,9 @@ season points and social order night by night are drawn as line charts (``lib.ch
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +21,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import get_conditional_response
+from django.utils.http import quote_etag
 
 from games.engine import game_ids
 from games.links import SeriesLink
@@ -81,28 +85,58 @@ def weekly_night(league: League) -> str:
     return f"{WEEKDAYS[league.weekday]} at {league.night_time:%H:%M} ({league.timezone})"
 
 
+#: Matches per page of a tournament's match table.
+MATCHES_PER_PAGE = 50
+
+
 def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A tournament's page. While it is scheduled or running, its live part (status and
+    times, progress, standings, the page of matches on screen) is fetched again on its own
+    (``?part=live``, by htmx) every few seconds, with an ETag: an unchanged part is a 304."""
     try:
         found = selectors.tournament_get(tournament_id=tournament_id)
     except TournamentNotFound:
         raise Http404("no such tournament") from None
     progress = selectors.tournament_progress(tournament=found)
     names = entrant_names(selectors.tournament_participants(tournament=found))
+    page = Paginator(selectors.tournament_matches(tournament=found)
+                     .exclude(status=TournamentMatch.Status.CANCELLED),
+                     MATCHES_PER_PAGE).get_page(request.GET.get("page"))
     matches = [{"number": row.number + 1, "round": row.round + 1, "status": row.status,
                 "seats": [names.get(i, i) for i in row.seats], "match_id": row.match_id,
                 "winners": [names.get(i, i) for i, rank in zip(row.seats, row.ranks or ())
                             if rank == 1]}
-               for row in selectors.tournament_matches(tournament=found)
-               .exclude(status=TournamentMatch.Status.CANCELLED)]
-    return render(request, "tournaments/tournament.html", {
+               for row in page.object_list]
+    part = request.GET.get("part") == "live"
+    answer = render(request, "tournaments/_tournament_live.html" if part
+                    else "tournaments/tournament.html", {
         "tournament": found, "progress": progress,
         "done_percent": round(100 * progress["finished"] / progress["total"]) if progress["total"]
         else 0,
         "standings": [{**_with_bar(row), "name": names[row["participant"]]}
                       for row in selectors.tournament_standings(tournament=found)],
-        "matches": matches, "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+        "matches": matches, "page": page, "poll_seconds": _poll_seconds(found),
         "organising": _organising(request, found),
     })
+    if not part:
+        return answer
+    etag = quote_etag(hashlib.blake2b(answer.content, digest_size=12).hexdigest())
+    answer["ETag"] = etag
+    return get_conditional_response(request, etag=etag, response=answer)
+
+
+def _poll_seconds(series: Any) -> int | None:
+    """How often a series' page fetches its live part again: every few seconds while it runs
+    or is due within the hour (so it switches to running by itself), every minute while it
+    starts later, never once it is over."""
+    live = settings.BLUFF_LIVE_REFRESH_SECONDS
+    if series.status == "running":
+        return live
+    if series.status != "scheduled":
+        return None
+    starts = getattr(series, "starts_at", None)
+    soon = starts is None or starts - timezone.now() < timedelta(hours=1)
+    return live if soon else max(live, 60)
 
 
 def _organising(request: HttpRequest, series: Any) -> bool:

@@ -84,9 +84,9 @@ def test_running_pages_refresh_themselves_and_finished_ones_do_not(client, site,
     monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
     running = services.tournament_create(organiser=alice, name="Live cup", game="dice_cup",
                                          participants=REFS[:2], table_size=2)
-    assert 'data-live="5"' in client.get(f"/tournaments/{running.pk}/").content.decode()
+    assert 'hx-trigger="every 5s"' in client.get(f"/tournaments/{running.pk}/").content.decode()
     done = client.get(f"/tournaments/{site['cup'].pk}/").content.decode()
-    assert "data-live" not in done and "live.js" in done
+    assert "hx-trigger" not in done and "data-live" not in done and "live.js" in done
     assert client.get("/static/live.js").status_code == 200
 
 
