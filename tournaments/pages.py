@@ -118,8 +118,11 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "matches": matches, "page": page, "poll_seconds": _poll_seconds(found),
         "organising": _organising(request, found),
     })
-    if not part:
-        return answer
+    return _live_part(request, answer) if part else answer
+
+
+def _live_part(request: HttpRequest, answer: HttpResponse) -> HttpResponse:
+    """A page's live part with an ETag of its bytes: a 304 when the poller has it already."""
     etag = quote_etag(hashlib.blake2b(answer.content, digest_size=12).hexdigest())
     answer["ETag"] = etag
     return get_conditional_response(request, etag=etag, response=answer)
@@ -190,23 +193,27 @@ def league(request: HttpRequest, league_id: int, night_form: Any = None) -> Http
             for row in seated["standings"]:
                 row["name"] = names.get(row["member"], row["name"])
     history = selectors.league_history(league_id=found.pk)
+    next_night = selectors.league_next_night(league=found)
     label = {m: names.get(m, str(m)) for m in history["points"]}
     return render(request, "tournaments/league.html", {
         "league": found, "table": table, "live": live,
         "points_chart": line_chart(history["points"], labels=label),
         "order_chart": line_chart(history["positions"], labels=label, low=1, downward=True),
         "nights_played": history["nights"],
-        "next_night": selectors.league_next_night(league=found), "weekly": weekly_night(found),
+        "next_night": next_night, "weekly": weekly_night(found),
         "cannot_start": selectors.league_cannot_start(league=found),
         "nights": selectors.league_nights(league=found)[:20],
-        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS if live is not None
+        or (next_night is not None and next_night - timezone.now() < timedelta(hours=1))
+        else None,
         "organising": _organising(request, found), "night_form": night_form or NightForm(),
     })
 
 
 def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
     """One night of a league: its tables, each with its members' points that night and its
-    hands (each linked to its match's replay); live while it is being played."""
+    hands (each linked to its match's replay). While it is scheduled or running its live part
+    (everything under the heading) is fetched again on its own, as a tournament's is."""
     try:
         found = selectors.league_get(league_id=league_id)
     except LeagueNotFound:
@@ -225,12 +232,15 @@ def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
                                 sorted(zip(hand["finish"] or (), hand["seats"]))]
             hand["names"] = [names.get(m, m) for m in hand["seats"]]
             hand["scored"] = list(zip(hand["names"], hand["points"] or ()))
-    return render(request, "tournaments/night.html", {
+    part = request.GET.get("part") == "live"
+    answer = render(request, "tournaments/_night_live.html" if part
+                    else "tournaments/night.html", {
         "league": found, "night": evening, "tables": tables,
         "withdrawn": [{"name": names.get(int(m), m), "reason": why}
                       for m, why in (evening.withdrawn or {}).items()],
-        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,
+        "poll_seconds": _poll_seconds(evening),
     })
+    return _live_part(request, answer) if part else answer
 
 
 def tournament_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:

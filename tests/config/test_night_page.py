@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tournaments.models import Hand, Night
+from tournaments.models import Hand, League, Member, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,3 +67,34 @@ def test_a_night_page_costs_the_same_queries_for_many_hands(client, site) -> Non
     assert queries(2) == queries(1) <= 5
     html = client.get(f"/leagues/{club.pk}/nights/2/").content.decode()
     assert 'id="table-2-hand-20"' in html
+
+
+def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, site,
+                                                                        alice) -> None:
+    now = timezone.now()
+    club = League.objects.create(name="Soon club", game="dice_cup", organiser=alice,
+                                 table_size=2, strike_limit=3, move_time_limit=5, seed=9,
+                                 season_start=now, season_end=now + timedelta(days=9))
+    for index, name in enumerate(("ann", "ben")):
+        Member.objects.create(league=club, index=index, kind="reference", bot="random",
+                              name=name)
+    soon = Night.objects.create(league=club, number=1, starts_at=now + timedelta(minutes=10))
+    page = client.get(f"/leagues/{club.pk}/nights/1/").content.decode()
+    assert '<script src="/static/htmx.min.js" defer></script>' in page
+    assert (f'hx-get="/leagues/{club.pk}/nights/1/?part=live" hx-trigger="every 5s"') in page
+    assert "The tables are drawn when the night starts" in page
+    assert 'data-live="5"' in client.get(f"/leagues/{club.pk}/").content.decode(), \
+        "the league page too, its next night within the hour"
+    url = f"/leagues/{club.pk}/nights/1/?part=live"
+    first = client.get(url)
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    Night.objects.filter(pk=soon.pk).update(status="running", started_at=now, tables=[[0, 1]])
+    part = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    body = part.content.decode()
+    assert part.status_code == 200 and "<html" not in body
+    assert ">running</span>" in body and 'id="table-1"' in body, "switched by itself"
+    Night.objects.filter(pk=soon.pk).update(starts_at=now + timedelta(days=3),
+                                            status="scheduled", started_at=None)
+    assert 'hx-trigger="every 60s"' in client.get(url).content.decode(), "days away: a minute"
+    done = client.get(f"/leagues/{site['club'].pk}/nights/1/?part=live").content.decode()
+    assert "hx-trigger" not in done and "hx-get" not in done, "over: no more polling"

@@ -34,7 +34,8 @@ REFERENCE = [{"kind": "reference", "bot": bot} for bot in ("heuristic", "random"
 def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
           timeout: float = 120) -> list[Any]:
     """What the open page shows (``read(driver)``) each time it changes, until ``over()``
-    (asked of the database) and the page has stopped refreshing (no ``data-live`` left)."""
+    (asked of the database) and the page has stopped refreshing (no ``data-live`` nor htmx
+    poll left)."""
     seen: list[Any] = []
     limit = time.monotonic() + timeout
     while time.monotonic() < limit:
@@ -42,7 +43,7 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
         shown = read(driver)
         if not seen or shown != seen[-1]:
             seen.append(shown)
-        if ended and not driver.execute_script("return 'live' in document.body.dataset"):
+        if ended and not driver.execute_script(LIVE):
             # The last refresh may have swapped <main> between the read above and this check:
             # read once more (the page no longer changes).
             shown = read(driver)
@@ -53,13 +54,19 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
     raise AssertionError(f"the page did not follow to the end; it showed {seen}")
 
 
+#: The page still refreshes itself: live.js (``data-live``) or an htmx poll of its live part.
+LIVE = "return 'live' in document.body.dataset || !!document.querySelector('[hx-trigger]')"
+
+
 def main_text(driver: Any) -> str:
     return driver.execute_script("return document.querySelector('main').innerText")
 
 
 def _open(driver: Any, url: str) -> None:
     driver.get(url)
-    assert driver.execute_script("return document.body.dataset.live") == "1", "a live page"
+    assert driver.execute_script("return document.body.dataset.live") == "1" or \
+        driver.execute_script("return document.querySelector('#live[hx-trigger]')"
+                              ".getAttribute('hx-trigger')") == "every 1s", "a live page"
     driver.execute_script("window.notReloaded = true")
 
 
@@ -71,7 +78,8 @@ def _still_the_same_page(driver: Any) -> None:
 
 def tournament_shown(driver: Any) -> tuple[int, int, int, str]:
     """Matches done, of how many, standings rows with points (their interval bar), status:
-    read in one script, so all from the same refresh (live.js swaps <main> between calls)."""
+    read in one script, so all from the same refresh (htmx swaps the live part between
+    calls)."""
     text, bars, status = driver.execute_script(
         "var main = document.querySelector('main');"
         "return [main.innerText, main.querySelectorAll('.bar').length,"
@@ -139,6 +147,6 @@ def test_a_league_night_page_counts_the_hands_the_workers_play(
     hands = [int(row[0].split()[1]) for row in seen[:-1]]
     assert hands == sorted(hands) and len(set(hands)) >= 2, f"hands counted up: {seen}"
     assert seen[-1] == ("over",), "the night is over: no more 'playing now'"
-    assert re.search(rf"^1\t.*\tfinished\t{HANDS}$", main_text(browser), re.MULTILINE), \
-        "the night's row"
+    assert re.search(rf"^1\t.*\tfinished\t{HANDS}\t[\d ·]+$", main_text(browser),
+                     re.MULTILINE), "the night's row, its tables last"
     _still_the_same_page(browser)
