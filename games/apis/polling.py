@@ -56,7 +56,18 @@ def _wait_for_change(q: dict[str, Any], seen: set[str], parts: tuple[Any, ...],
                                wait=min(q["wait"], settings.BLUFF_POLL_MAX_WAIT))
 
 
-def _not_modified(etag: str) -> Response:
+def _not_modified(request: Request, q: dict[str, Any], parts: tuple[Any, ...],
+                  current: Any, check: Any = None) -> Response | None:
+    """The conditional and long poll, shared by a seat's poll and the public view: a 304 while
+    the answer the client holds (If-None-Match) is still current, at once or after ``?wait=N``;
+    None once an answer is due. It reads only the poll key (one small query: no seat or match
+    object, no state); ``check`` as in :func:`_wait_for_change`."""
+    seen = _if_none_match(request)
+    if not (seen or _waits(q, seen)):
+        return None
+    etag = _wait_for_change(q, seen, parts, current, check=check).etag(*parts)
+    if etag not in seen:
+        return None
     return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
 
 
@@ -127,16 +138,12 @@ class SeatViewApi(APIView):
         query.is_valid(raise_exception=True)
         q = query.validated_data
         parts = (seat, int(q["legal"]), q.get("events_since", "-"))
-        seen = _if_none_match(request)
-        if seen or _waits(q, seen):
-            # The conditional path: one small query (no seat or match object, no state); the
-            # seat and its match are fetched only when an answer is due.
-            key = _wait_for_change(
-                q, seen, parts,
-                lambda: selectors.seat_poll_key(match_id=match_id, seat_number=seat),
-                check=lambda k: selectors.seat_check_owner(key=k, user=request.user))
-            if key.etag(*parts) in seen:
-                return _not_modified(key.etag(*parts))
+        unchanged = _not_modified(
+            request, q, parts,
+            lambda: selectors.seat_poll_key(match_id=match_id, seat_number=seat),
+            check=lambda k: selectors.seat_check_owner(key=k, user=request.user))
+        if unchanged is not None:
+            return unchanged
         # One raw query for seat and match (the stored state only if the cache misses).
         data, key = selectors.seat_view(match_id=match_id, seat_number=seat, user=request.user,
                                         with_legal=q["legal"],
@@ -252,13 +259,11 @@ class PublicViewApi(APIView):
         q = query.validated_data
         since = q.get("events_since")
         parts = ("public", "-" if since is None else since)
-        seen = _if_none_match(request)
-        if seen or _waits(q, seen):
-            key = _wait_for_change(
-                q, seen, parts, lambda: selectors.seat_poll_key(match_id=match_id,
-                                                                seat_number=None))
-            if key.etag(*parts) in seen:
-                return _not_modified(key.etag(*parts))
+        unchanged = _not_modified(
+            request, q, parts, lambda: selectors.seat_poll_key(match_id=match_id,
+                                                               seat_number=None))
+        if unchanged is not None:
+            return unchanged
         match = selectors.match_get(match_id=match_id)
         data = selectors.match_public_view(match=match, events_since=since)
         etag = selectors.PollKey(None, match.version, match.status, match.updated_at).etag(*parts)
