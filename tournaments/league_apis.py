@@ -171,7 +171,9 @@ class LeagueNightSerializer(serializers.Serializer):
                   "weeks ahead has a lower number than the weekly nights before it).")
     starts_at = serializers.DateTimeField()
     status = NightStatusField()
-    reason = serializers.CharField(allow_null=True, help_text="Why it could not start.")
+    reason = serializers.CharField(
+        allow_null=True, help_text="Why it could not start (failed), or why the platform "
+                                   "cancelled it (docs/leagues.md).")
     withdrawn = serializers.DictField(
         child=serializers.CharField(),
         help_text="Members whose bot could not be seated this night (member index -> why): "
