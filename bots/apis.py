@@ -14,7 +14,6 @@ from typing import Any
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_serializer,
 )
@@ -26,34 +25,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
-from lib.api import Example, error_response, name_nested_serializers
+from lib.api import E401, E429, error_response, name_nested_serializers
 
 from . import selectors, services
 from .models import Bot, BotCall
-
-BOT_ERROR_CODES = (
-    "invalid", "parse_error", "not_authenticated", "authentication_failed", "not_found",
-    "method_not_allowed", "unsupported_media_type", "request_too_large", "throttled",
-    "bot_not_found", "not_your_bot", "bad_url", "bot_name_taken", "handshake_failed",
-    "bad_request", "server_error",
-)
-
-
-@extend_schema_serializer(component_name="BotError")
-class BotErrorSerializer(serializers.Serializer):
-    """Every error body. ``code`` is stable; ``detail`` is for humans."""
-
-    # A plain string (not an enum): an enum would clash with the games API's CodeEnum.
-    code = serializers.CharField(help_text="One of: " + ", ".join(BOT_ERROR_CODES) + ".")
-    detail = serializers.CharField()
-    reason = serializers.CharField(
-        required=False, help_text="With handshake_failed: timeout, connection_error, "
-                                  "blocked_address, http_status, invalid_json, oversized_body, "
-                                  "bad_shape or no_games.")
-    fields = serializers.DictField(required=False,
-                                   help_text="With invalid: the messages per field.")
-    retry_after = serializers.IntegerField(
-        required=False, help_text="With throttled: seconds to wait (the Retry-After header).")
 
 
 class BotUrlField(serializers.CharField):
@@ -71,23 +46,19 @@ class BotUrlField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-def _error(description: str, *examples: Example) -> OpenApiResponse:
-    return error_response(description, *examples, serializer=BotErrorSerializer)
-
-
-E400 = _error("Malformed request or URL.", ("invalid", "url: This field is required.", None),
-              ("bad_url", "a bot URL must be http:// or https://, not ftp", None))
-E401 = _error("No or bad token.", ("not_authenticated",
-                                   "Authentication credentials were not provided.", None))
-E403 = _error("Someone else's bot.", ("not_your_bot", "This bot belongs to someone else.", None))
-E404 = _error("No such bot.", ("bot_not_found", "No such bot.", None))
-E409 = _error("Name taken.", ("bot_name_taken", "you already have a bot named 'ada'", None))
-E422 = _error("The handshake failed: nothing was changed.",
-              ("handshake_failed", ("connection_error: ConnectError: [Errno 111] Connection "
-                                    "refused"), {"reason": "connection_error"}),
-              ("handshake_failed", 'bad_shape: "apiversion" must be "1", not None',
-               {"reason": "bad_shape"}))
-E429 = _error("Too many requests.", ("throttled", "Request was throttled.", None))
+E400 = error_response("Malformed request or URL.",
+                      ("invalid", "url: This field is required.", None),
+                      ("bad_url", "a bot URL must be http:// or https://, not ftp", None))
+E403 = error_response("Someone else's bot.",
+                      ("not_your_bot", "This bot belongs to someone else.", None))
+E404 = error_response("No such bot.", ("bot_not_found", "No such bot.", None))
+E409 = error_response("Name taken.",
+                      ("bot_name_taken", "you already have a bot named 'ada'", None))
+E422 = error_response("The handshake failed: nothing was changed.",
+                      ("handshake_failed", ("connection_error: ConnectError: [Errno 111] "
+                                            "Connection refused"), {"reason": "connection_error"}),
+                      ("handshake_failed", 'bad_shape: "apiversion" must be "1", not None',
+                       {"reason": "bad_shape"}))
 BOT_ID = OpenApiParameter("bot_id", ID_SCHEMA, OpenApiParameter.PATH,
                           description="The bot id (use it in a webhook seat spec).")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.errors import DomainError
+from lib.errors import DomainError
 
 
 class BotNotFound(DomainError):

@@ -26,12 +26,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from games.errors import DomainError
 from games.forms import show_refusal
 from games.links import SeriesLink
 from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
+from lib.errors import DomainError
 
 from . import selectors, services
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed

@@ -1,6 +1,6 @@
 """The API's one exception handler: every error body is ``{"code": ..., "detail": ...}``.
 
-Domain errors (``games.errors.DomainError`` and subclasses from any app) carry their code and
+Domain errors (``lib.errors.DomainError``: its subclasses in every app) carry their code and
 HTTP status; DRF's own errors keep their status and get a code from DRF (``not_authenticated``,
 ``throttled``, ...); validation errors add the per-field messages under ``fields``. Outside
 DRF's views, ``/api/`` URLs still answer JSON: no endpoint (``api_not_found``), a body over the
@@ -22,8 +22,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from games.errors import DomainError
 from lib.authentication import refused_token
+from lib.errors import DomainError
 
 from .parsers import RequestTooLarge
 

@@ -1,26 +1,12 @@
 """Domain errors of matches, each with a stable ``code`` clients can switch on.
 
-Services raise these; one exception handler (``config.exceptions``) turns them into
-``{"code": ..., "detail": ...}`` with ``status`` as the HTTP status. ``status`` is only a hint for
-that handler: services never deal with HTTP otherwise. Other apps subclass :class:`DomainError`.
+Services raise these; ``lib.errors`` has their base, :class:`DomainError`, and what becomes of
+them (the ``{"code": ..., "detail": ...}`` body, ``status`` its HTTP status).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-
-class DomainError(Exception):
-    """Base of every error a service raises on purpose."""
-
-    code: ClassVar[str] = "error"
-    status: ClassVar[int] = 400
-    default_detail: ClassVar[str] = "The request cannot be carried out."
-
-    def __init__(self, detail: str | None = None, **extra: Any) -> None:
-        self.detail = detail or self.default_detail
-        self.extra = extra  # extra keys of the error body, e.g. current_version
-        super().__init__(self.detail)
+from lib.errors import DomainError
 
 
 class MatchNotFound(DomainError):

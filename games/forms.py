@@ -15,8 +15,9 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from lib.errors import DomainError
+
 from .engine import get_game
-from .errors import DomainError
 
 #: What an engine option's refusal names ("option 'rounds' must be >= 1"); what a seat's or
 #: an entrant's names ("seat 1: ...", "participant 0: ...", "member 2 (bob) ...").

@@ -15,9 +15,10 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from lib.errors import DomainError
+
 from . import selectors, services
 from .engine import game_ids, get_game
-from .errors import DomainError
 from .forms import option_fields, options_set, refused_field, show_refusal
 from .models import Match
 from .pages import MATCHES_PER_PAGE, game_cards, match_rows

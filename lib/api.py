@@ -1,11 +1,10 @@
-"""What every app's REST API shares in its OpenAPI schema: the error body, the documented error
-responses built on it, and the component names of views' nested serializers.
+"""What every app's REST API shares in its OpenAPI schema: the one error body (``Error``), the
+documented error responses built on it, and the component names of views' nested serializers.
 
 Every error answer is ``{"code": ..., "detail": ...}`` (the exception handler,
 ``config.exceptions``, builds it from the domain errors' ``code`` and ``status`` and DRF's own
-codes). :data:`ERROR_CODES` documents the codes of matches, accounts, tournaments and leagues
-as one enum (``Error``); the bots API documents its own codes in its error component
-(``bots.apis``). tests/lib/test_api.py checks that every domain error's code is documented.
+codes). The body's ``code`` enum (``CodeEnum``) is :func:`lib.errors.error_codes`: the codes of
+the error classes themselves, of every app, read when the schema is built.
 """
 
 from __future__ import annotations
@@ -16,25 +15,22 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-ERROR_CODES = (
-    "invalid", "parse_error", "not_authenticated", "authentication_failed", "permission_denied",
-    "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type", "throttled",
-    "match_not_found", "seat_not_found", "bad_options", "bad_seats", "match_not_open",
-    "no_open_seat", "already_seated", "not_your_seat", "match_not_running", "seat_forfeited",
-    "stale_version", "illegal_action", "bad_credentials", "not_seated", "request_too_large",
-    "bad_request", "server_error", "account_locked",
-    # tournaments.apis
-    "tournament_not_found", "not_your_tournament", "bad_tournament", "tournament_limit",
-    "tournament_not_running", "game_not_found",
-    # tournaments.league_apis
-    "league_not_found", "not_your_league", "bad_league", "night_not_open",
-)
+from .errors import error_codes
 
 
+class ErrorCodeField(serializers.ChoiceField):
+    """The error codes, read anew each time the field is made (a serializer copies its fields
+    for each instance), so every app's error classes are in it once the apps are loaded."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=error_codes(), **kwargs)
+
+
+@extend_schema_serializer(component_name="Error")
 class ErrorSerializer(serializers.Serializer):
     """Every error body. ``code`` is stable; ``detail`` is for humans."""
 
-    code = serializers.ChoiceField(choices=ERROR_CODES)
+    code = ErrorCodeField()
     detail = serializers.CharField()
     current_version = serializers.IntegerField(
         required=False, help_text="With stale_version: the version to poll for.")
@@ -43,18 +39,21 @@ class ErrorSerializer(serializers.Serializer):
     retry_after = serializers.IntegerField(
         required=False, help_text="With throttled and account_locked: seconds to wait (the "
                                   "Retry-After header).")
+    reason = serializers.CharField(
+        required=False, help_text="With handshake_failed: timeout, connection_error, "
+                                  "blocked_address, http_status, invalid_json, oversized_body, "
+                                  "bad_shape or no_games.")
 
 
 #: One documented example error: (code, detail, extra keys of the body or None).
 Example = tuple[str, str, dict[str, Any] | None]
 
 
-def error_response(description: str, *examples: Example,
-                   serializer: type[serializers.Serializer] = ErrorSerializer) -> OpenApiResponse:
+def error_response(description: str, *examples: Example) -> OpenApiResponse:
     """An error answer for ``extend_schema(responses=...)``: the error body with one example
     per ``(code, detail, extra)``."""
     return OpenApiResponse(
-        serializer, description=description,
+        ErrorSerializer, description=description,
         examples=[OpenApiExample(code, value={"code": code, "detail": detail, **(extra or {})},
                                  response_only=True)
                   for code, detail, extra in examples],

@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from games.admin import HiddenUntilOverMixin, ReadOnlyMixin
-from games.errors import DomainError
+from lib.errors import DomainError
 
 from . import leagues, services
 from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch

@@ -14,9 +14,9 @@ from django import forms
 from django.conf import settings
 
 from games.engine import get_game
-from games.errors import DomainError
 from games.forms import option_fields, options_set, refused_field, show_refusal
 from games.seats import PLAYER, REFERENCE, seat_choices, seat_spec
+from lib.errors import DomainError
 
 from .models import Tournament
 

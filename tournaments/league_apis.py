@@ -31,9 +31,6 @@ from rest_framework.views import APIView
 from games import fields, schema
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
-
-# One error body and one set of codes for the whole API (lib.api.ERROR_CODES lists this
-# module's).
 from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
 from . import leagues, selectors

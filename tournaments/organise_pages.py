@@ -20,9 +20,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from games.engine import game_ids, get_game
-from games.errors import DomainError
 from games.forms import show_refusal
 from games.pages import game_cards
+from lib.errors import DomainError
 
 from . import leagues, services
 from .errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound

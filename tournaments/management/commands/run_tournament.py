@@ -25,9 +25,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from games.errors import DomainError
 from games.models import Match
 from games.services import match_advance_automatic_seats
+from lib.errors import DomainError
 from tournaments import playing, selectors, services
 from tournaments.models import Participant, Tournament, TournamentMatch
 
