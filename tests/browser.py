@@ -76,14 +76,37 @@ def one_request_at_a_time(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> 
     return lock
 
 
+def _not_yet_errors() -> tuple[type[BaseException], ...]:
+    """What a condition raises while the browser is between two pages: not an answer yet."""
+    try:
+        from selenium.common.exceptions import (
+            NoSuchElementException,
+            StaleElementReferenceException,
+        )
+    except ImportError:  # no browser tests here
+        return ()
+    return (NoSuchElementException, StaleElementReferenceException)
+
+
 def wait_for(condition: Callable[[], Any], timeout: float = 20) -> Any:
+    """Wait until ``condition()`` is truthy and return it.
+
+    An element that is not there yet, or went stale (a click loads the next page while the
+    condition looks), is "not yet"; after ``timeout`` seconds the last such error is raised.
+    """
     limit = time.monotonic() + timeout
+    not_yet = _not_yet_errors()
     while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > limit:
-            raise AssertionError("timed out")
+        try:
+            value = condition()
+        except not_yet:
+            if time.monotonic() > limit:
+                raise
+        else:
+            if value:
+                return value
+            if time.monotonic() > limit:
+                raise AssertionError("timed out")
         time.sleep(0.05)
 
 

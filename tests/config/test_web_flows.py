@@ -53,6 +53,31 @@ def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
     raise AssertionError(f"{selector} not reached by {presses} Tab presses")
 
 
+def first_button_unreached(driver: Any, tries: int = 3) -> str | None:
+    """Why the first shown button of the page's main part is not reached by Tab, or None.
+
+    A live page (htmx, live.js) may swap its part while the keys are pressed, which leaves the
+    elements found before stale: that is the page moving on, not a keyboard trap, so the page
+    is loaded again and looked at afresh, up to ``tries`` times."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    for attempt in range(tries):
+        try:
+            if not any(e.is_displayed()
+                       for e in driver.find_elements(By.CSS_SELECTOR, "main button")):
+                return None
+            tab_to(driver, "main button", presses=200)
+            return None
+        except AssertionError as exc:
+            return str(exc)
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
+            driver.refresh()
+    return None
+
+
 def copy_by_keyboard(driver: Any, what: str) -> None:
     """Tab to the copy button of ``#what``, press Enter, see it say so."""
     from selenium.webdriver.common.by import By
@@ -375,7 +400,6 @@ def test_every_signed_in_page_fits_a_phone_and_keeps_the_basics(
         live_server, browser, one_request_at_a_time, site, alice) -> None:
     """At 390 px no page a signed-in person uses scrolls sideways; each has one h1, a label
     for every field, and its first button reached by the keyboard."""
-    from selenium.webdriver.common.by import By
 
     from games import services
     from games.engine import game_ids
@@ -404,11 +428,9 @@ def test_every_signed_in_page_fits_a_phone_and_keeps_the_basics(
             problems.append(f"{path} is {wide[0]} px wide at {wide[1]} px")
         problems += [f"{path}: {problem}" for problem in
                      accessibility_problems(browser.page_source)]
-        if any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, "main button")):
-            try:
-                tab_to(browser, "main button", presses=200)
-            except AssertionError as exc:
-                problems.append(f"{path}: {exc}")
+        problem = first_button_unreached(browser)
+        if problem:
+            problems.append(f"{path}: {problem}")
     assert not problems, problems
     errors = console_errors(browser)
     assert not errors, errors
