@@ -32,6 +32,7 @@ from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
 from lib.errors import DomainError
+from lib.live import live_part
 
 from . import selectors, services
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
@@ -93,11 +94,16 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     """A bot's public page: its name, owner, games, latest matches (with their replays) and
     latency; its owner also sees what the API shows only them: the URL and settings, strikes
     per day and by reason, the last errors, and the forms that change the bot (``new_secret``
-    just made, shown once; ``settings_form`` as sent, with its errors)."""
+    just made, shown once; ``settings_form`` as sent, with its errors). While its test
+    matches are played, their part alone (``?part=tests``) is fetched again by htmx."""
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:
         raise Http404("no such bot")
     owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    if owner and request.GET.get("part") == "tests":  # the tests' part alone, polled by htmx
+        return live_part(request, render(request, "bots/_tests_live.html", {
+            "tests": selectors.bot_test_runs(bot=bot),
+            "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS}))
     seats = list(selectors.bot_matches(bot=bot).prefetch_related("match__seats__user")
                  [:MATCHES_SHOWN])
     rows = match_rows(seat.match for seat in seats)

@@ -8,9 +8,8 @@ season points and social order night by night are drawn as line charts (``lib.ch
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,13 +20,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import get_conditional_response
-from django.utils.http import quote_etag
 
 from games.engine import game_ids
 from games.links import SeriesLink
 from games.names import seat_labels
 from lib.charts import line_chart
+from lib.live import live_part
 
 from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
@@ -115,30 +113,23 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         else 0,
         "standings": [{**_with_bar(row), "name": names[row["participant"]]}
                       for row in selectors.tournament_standings(tournament=found)],
-        "matches": matches, "page": page, "poll_seconds": _poll_seconds(found),
+        "matches": matches, "page": page,
+        "poll_seconds": _poll_seconds(found.status, found.starts_at),
         "organising": _organising(request, found),
     })
-    return _live_part(request, answer) if part else answer
+    return live_part(request, answer) if part else answer
 
 
-def _live_part(request: HttpRequest, answer: HttpResponse) -> HttpResponse:
-    """A page's live part with an ETag of its bytes: a 304 when the poller has it already."""
-    etag = quote_etag(hashlib.blake2b(answer.content, digest_size=12).hexdigest())
-    answer["ETag"] = etag
-    return get_conditional_response(request, etag=etag, response=answer)
-
-
-def _poll_seconds(series: Any) -> int | None:
-    """How often a series' page fetches its live part again: every few seconds while it runs
-    or is due within the hour (so it switches to running by itself), every minute while it
-    starts later, never once it is over."""
+def _poll_seconds(status: str, starts_at: datetime | None = None) -> int | None:
+    """How often a series' (or a night's) page fetches its live part again: every few
+    seconds while it runs or is due within the hour (so it switches to running by itself),
+    every minute while it starts later, never once it is over."""
     live = settings.BLUFF_LIVE_REFRESH_SECONDS
-    if series.status == "running":
+    if status == "running":
         return live
-    if series.status != "scheduled":
+    if status != "scheduled":
         return None
-    starts = getattr(series, "starts_at", None)
-    soon = starts is None or starts - timezone.now() < timedelta(hours=1)
+    soon = starts_at is None or starts_at - timezone.now() < timedelta(hours=1)
     return live if soon else max(live, 60)
 
 
@@ -176,7 +167,11 @@ def _with_bar(row: dict[str, Any]) -> dict[str, Any]:
 
 def league(request: HttpRequest, league_id: int, night_form: Any = None) -> HttpResponse:
     """A league's season table, charts, nights and next night; its organiser also gets the
-    forms that add a one-off night (``night_form``: as sent, with its error) and cancel one."""
+    forms that add a one-off night (``night_form``: as sent, with its error) and cancel one.
+    While a night is to come or being played, its live part (next night, the night being
+    played, season table, charts, nights) is fetched again on its own (``?part=live``, by
+    htmx) with an ETag, as a tournament's is; the form that adds a night is outside it, so
+    what an organiser types there is never swapped away."""
     try:
         found = selectors.league_get(league_id=league_id)
     except LeagueNotFound:
@@ -195,7 +190,9 @@ def league(request: HttpRequest, league_id: int, night_form: Any = None) -> Http
     history = selectors.league_history(league_id=found.pk)
     next_night = selectors.league_next_night(league=found)
     label = {m: names.get(m, str(m)) for m in history["points"]}
-    return render(request, "tournaments/league.html", {
+    part = request.GET.get("part") == "live"
+    answer = render(request, "tournaments/_league_live.html" if part
+                    else "tournaments/league.html", {
         "league": found, "table": table, "live": live,
         "points_chart": line_chart(history["points"], labels=label),
         "order_chart": line_chart(history["positions"], labels=label, low=1, downward=True),
@@ -203,11 +200,18 @@ def league(request: HttpRequest, league_id: int, night_form: Any = None) -> Http
         "next_night": next_night, "weekly": weekly_night(found),
         "cannot_start": selectors.league_cannot_start(league=found),
         "nights": selectors.league_nights(league=found)[:20],
-        "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS if live is not None
-        or (next_night is not None and next_night - timezone.now() < timedelta(hours=1))
-        else None,
+        "poll_seconds": _league_poll_seconds(live is not None, next_night),
         "organising": _organising(request, found), "night_form": night_form or NightForm(),
     })
+    return live_part(request, answer) if part else answer
+
+
+def _league_poll_seconds(playing: bool, next_night: datetime | None) -> int | None:
+    """A league's page polls as a running series while a night is played, as a scheduled
+    one while its next night is to come, and not once no night is to come."""
+    if playing:
+        return _poll_seconds("running")
+    return None if next_night is None else _poll_seconds("scheduled", next_night)
 
 
 def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
@@ -238,9 +242,9 @@ def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
         "league": found, "night": evening, "tables": tables,
         "withdrawn": [{"name": names.get(int(m), m), "reason": why}
                       for m, why in (evening.withdrawn or {}).items()],
-        "poll_seconds": _poll_seconds(evening),
+        "poll_seconds": _poll_seconds(evening.status, evening.starts_at),
     })
-    return _live_part(request, answer) if part else answer
+    return live_part(request, answer) if part else answer
 
 
 def tournament_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:

@@ -186,12 +186,19 @@ def test_testing_the_bot_plays_matches_against_a_reference_bot_listed_as_check_b
     assert [row.index(("webhook", str(registered.pk))) for row in seats] == [0, 1, 0, 1]
     assert all(("reference", "random") in row for row in seats)
     html = web.get(f"/bots/{registered.pk}/").content.decode()
-    assert "0 finished" in html and "data-live" in html, "followed while they are played"
+    assert "0 finished" in html and "data-live" not in html
+    poll = f'hx-get="/bots/{registered.pk}/?part=tests" hx-trigger="every 5s"'
+    assert poll in html, "followed while they are played: their part, by htmx"
+    part = web.get(f"/bots/{registered.pk}/?part=tests")
+    assert part.content.decode().lstrip().startswith('<div id="tests-live"')
+    assert "Settings" not in part.content.decode(), "the part alone, not the settings form"
+    assert web.get(f"/bots/{registered.pk}/?part=tests",
+                   HTTP_IF_NONE_MATCH=part["ETag"]).status_code == 304
     for match in matches:  # what the matches worker does with each
         match_advance_automatic_seats(match_id=match.pk)
     html = web.get(f"/bots/{registered.pk}/").content.decode()
     assert "The last 4 test matches: 4 finished" in html and "0 strikes" in html
-    assert "p50" in html and "data-live" not in html
+    assert "p50" in html and "hx-trigger" not in html, "all finished: no more polling"
     listed = web.get("/matches/").content.decode()
     assert f'<a href="/bots/{registered.pk}/">test of starter</a>' in listed
 

@@ -1,6 +1,8 @@
 """A league night's page (/leagues/{id}/nights/{n}/): its tables, each with its members'
 points that night and its hands, each hand linked to its match's replay; the league page's
-night rows link there, to each table; in a constant number of queries."""
+night rows link there, to each table; in a constant number of queries. While a night is to
+come or played, the night's page and the league's fetch their live part again (htmx), with an
+ETag."""
 
 from __future__ import annotations
 
@@ -83,7 +85,8 @@ def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, 
     assert '<script src="/static/htmx.min.js" defer></script>' in page
     assert (f'hx-get="/leagues/{club.pk}/nights/1/?part=live" hx-trigger="every 5s"') in page
     assert "The tables are drawn when the night starts" in page
-    assert 'data-live="5"' in client.get(f"/leagues/{club.pk}/").content.decode(), \
+    assert (f'hx-get="/leagues/{club.pk}/?part=live" hx-trigger="every 5s"'
+            in client.get(f"/leagues/{club.pk}/").content.decode()), \
         "the league page too, its next night within the hour"
     url = f"/leagues/{club.pk}/nights/1/?part=live"
     first = client.get(url)
@@ -98,3 +101,39 @@ def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, 
     assert 'hx-trigger="every 60s"' in client.get(url).content.decode(), "days away: a minute"
     done = client.get(f"/leagues/{site['club'].pk}/nights/1/?part=live").content.decode()
     assert "hx-trigger" not in done and "hx-get" not in done, "over: no more polling"
+
+
+def test_a_league_page_fetches_its_live_part_while_a_night_is_to_come(client, site,
+                                                                      alice) -> None:
+    now = timezone.now()
+    club = League.objects.create(name="Later club", game="dice_cup", organiser=alice,
+                                 table_size=2, strike_limit=3, move_time_limit=5, seed=9,
+                                 season_start=now, season_end=now + timedelta(days=9))
+    for index, name in enumerate(("ann", "ben")):
+        Member.objects.create(league=club, index=index, kind="reference", bot="random",
+                              name=name)
+    later = Night.objects.create(league=club, number=1, starts_at=now + timedelta(days=2))
+    client.force_login(alice)
+    page = client.get(f"/leagues/{club.pk}/").content.decode()
+    assert '<script src="/static/htmx.min.js" defer></script>' in page
+    assert "data-live" not in page, "no full reloads"
+    assert (f'hx-get="/leagues/{club.pk}/?part=live" hx-trigger="every 60s"') in page, \
+        "days away: every minute, so it speeds up by itself as the night comes"
+    assert "Add a one-off night" in page, "the organiser's form, outside the part"
+    part_url = f"/leagues/{club.pk}/?part=live"
+    client.logout()  # a spectator's part has no form token: unchanged, it is a 304
+    first = client.get(part_url)
+    body = first.content.decode()
+    assert body.lstrip().startswith('<div id="live"') and "<html" not in body
+    assert "Season table" in body and "Next night" in body
+    assert "Add a one-off night" not in body, "the organiser's form is never swapped away"
+    assert client.get(part_url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    Night.objects.filter(pk=later.pk).update(status="running", started_at=now,
+                                             tables=[[0, 1]])
+    running = client.get(part_url, HTTP_IF_NONE_MATCH=first["ETag"])
+    shown = running.content.decode()
+    assert running.status_code == 200 and "Playing now" in shown
+    assert 'hx-trigger="every 5s"' in shown, "a night played: every few seconds"
+    Night.objects.filter(pk=later.pk).update(status="finished", finished_at=now)
+    done = client.get(f"/leagues/{club.pk}/").content.decode()
+    assert "hx-trigger" not in done and "Next night" not in done, "none to come: no polling"

@@ -34,8 +34,7 @@ REFERENCE = [{"kind": "reference", "bot": bot} for bot in ("heuristic", "random"
 def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
           timeout: float = 120) -> list[Any]:
     """What the open page shows (``read(driver)``) each time it changes, until ``over()``
-    (asked of the database) and the page has stopped refreshing (no ``data-live`` nor htmx
-    poll left)."""
+    (asked of the database) and the page has stopped refreshing (no htmx poll left)."""
     seen: list[Any] = []
     limit = time.monotonic() + timeout
     while time.monotonic() < limit:
@@ -44,8 +43,8 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
         if not seen or shown != seen[-1]:
             seen.append(shown)
         if ended and not driver.execute_script(LIVE):
-            # The last refresh may have swapped <main> between the read above and this check:
-            # read once more (the page no longer changes).
+            # The last refresh may have swapped the live part between the read above and this
+            # check: read once more (the page no longer changes).
             shown = read(driver)
             if shown != seen[-1]:
                 seen.append(shown)
@@ -54,8 +53,8 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
     raise AssertionError(f"the page did not follow to the end; it showed {seen}")
 
 
-#: The page still refreshes itself: live.js (``data-live``) or an htmx poll of its live part.
-LIVE = "return 'live' in document.body.dataset || !!document.querySelector('[hx-trigger]')"
+#: The page still refreshes itself: an htmx poll of its live part.
+LIVE = "return !!document.querySelector('[hx-trigger]')"
 
 
 def main_text(driver: Any) -> str:
@@ -64,9 +63,8 @@ def main_text(driver: Any) -> str:
 
 def _open(driver: Any, url: str) -> None:
     driver.get(url)
-    assert driver.execute_script("return document.body.dataset.live") == "1" or \
-        driver.execute_script("return document.querySelector('#live[hx-trigger]')"
-                              ".getAttribute('hx-trigger')") == "every 1s", "a live page"
+    assert driver.execute_script("return document.querySelector('#live[hx-trigger]')"
+                                 ".getAttribute('hx-trigger')") == "every 1s", "a live page"
     driver.execute_script("window.notReloaded = true")
 
 
