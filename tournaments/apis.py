@@ -71,6 +71,22 @@ class TournamentProgressSerializer(serializers.Serializer):
     retried = serializers.IntegerField(help_text="Matches a worker had to take up again.")
 
 
+#: The ``name`` and ``label`` of a participant or league member, wherever the API shows one.
+ENTRANT_NAME_HELP = ('As every page shows it (games.names): a person\'s username; a webhook '
+                     'bot\'s name and its owner, "dice_bot (alice)"; "heuristic (reference '
+                     'bot)". Never the series\' label.')
+ENTRANT_LABEL_HELP = ("The series' own label for the entrant, as entered (default \"<kind> "
+                      "<bot>\" or the username): shown beside its name, it renames nothing.")
+
+
+def entrant_name_field() -> serializers.CharField:
+    return serializers.CharField(help_text=ENTRANT_NAME_HELP)
+
+
+def entrant_label_field() -> serializers.CharField:
+    return serializers.CharField(help_text=ENTRANT_LABEL_HELP)
+
+
 class TournamentRatingSerializer(serializers.Serializer):
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
@@ -80,7 +96,8 @@ class TournamentRatingSerializer(serializers.Serializer):
 class TournamentParticipantSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="0, 1, 2 ... in the order entered; standings "
                                                "and match seats refer to it.")
-    name = serializers.CharField()
+    name = entrant_name_field()
+    label = entrant_label_field()
     kind = serializers.ChoiceField(choices=Participant.Kind.choices)
     bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
                                                               "number) or the reference bot's "
@@ -138,10 +155,13 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
 
 def _detail(tournament_id: int) -> dict[str, Any]:
     tournament = selectors.tournament_get(tournament_id=tournament_id)
-    people = [{"index": p.index, "name": p.name, "kind": p.kind, "bot": bot_reference(p.kind, p.bot),
+    entered = list(selectors.tournament_participants(tournament=tournament))
+    names = selectors.entrant_labels(entered)
+    people = [{"index": p.index, "name": names[p.index], "label": p.name, "kind": p.kind,
+               "bot": bot_reference(p.kind, p.bot),
                "user": p.user.get_username() if p.user_id else None,
                "withdrawn": p.withdrawn, "withdrawn_reason": p.withdrawn_reason or None}
-              for p in selectors.tournament_participants(tournament=tournament)]
+              for p in entered]
     data = {**_tournament_data(tournament, len(people)), "participants": people,
             "progress": selectors.tournament_progress(tournament=tournament)}
     return TournamentDetailSerializer(data).data
@@ -158,8 +178,9 @@ class TournamentParticipantSpecSerializer(serializers.Serializer):
     user = serializers.CharField(required=False, max_length=150,
                                  help_text="player: the username of the person who polls.")
     name = serializers.CharField(required=False, max_length=100,
-                                 help_text='Shown in standings; default "<kind> <bot>" or '
-                                           "the username.")
+                                 help_text='Its label in this series (the answers\' `label`, '
+                                           "shown beside the bot's own name); default "
+                                           '"<kind> <bot>" or the username.')
 
 
 class Pagination(LimitOffsetPagination):
@@ -303,7 +324,8 @@ class TournamentStandingsApi(APIView):
     class OutputSerializer(serializers.Serializer):
         place = serializers.IntegerField()
         participant = serializers.IntegerField(help_text="The participant's index.")
-        name = serializers.CharField()
+        name = entrant_name_field()
+        label = entrant_label_field()
         kind = serializers.ChoiceField(choices=Participant.Kind.choices)
         bot = fields.BotReferenceField(allow_null=True)
         user = serializers.CharField(allow_null=True)
@@ -441,9 +463,7 @@ class RatingLeaderboardApi(APIView):
     class OutputSerializer(serializers.Serializer):
         rank = serializers.IntegerField()
         kind = serializers.ChoiceField(choices=Participant.Kind.choices)
-        name = serializers.CharField(help_text='A person\'s username; a webhook bot\'s name and '
-                                               'its owner, "dice_bot (alice)"; "heuristic '
-                                               '(reference bot)". Never an entrant\'s label.')
+        name = entrant_name_field()
         mu = serializers.FloatField()
         sigma = serializers.FloatField()
         ordinal = serializers.FloatField(help_text="mu - 3 sigma; the board is sorted by it.")

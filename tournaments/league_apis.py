@@ -12,6 +12,7 @@ would be harmless (the same seeds play the same night again), so it is never sho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -40,6 +41,8 @@ from .apis import (
     Pagination,
     TournamentParticipantSpecSerializer,
     TournamentRatingSerializer,
+    entrant_label_field,
+    entrant_name_field,
 )
 from .models import Hand, League, Member, Night, Participant
 
@@ -92,7 +95,8 @@ class NightStatusField(serializers.CharField):
 class LeagueMemberSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="0, 1, 2 ... in the order they joined; the "
                                                "order, tables and season table refer to it.")
-    name = serializers.CharField()
+    name = entrant_name_field()
+    label = entrant_label_field()
     kind = serializers.ChoiceField(choices=Participant.Kind.choices)
     bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
                                                               "number) or the reference bot's "
@@ -126,7 +130,8 @@ class LeagueSerializer(serializers.Serializer):
 
 class LeagueLiveStandingSerializer(serializers.Serializer):
     member = serializers.IntegerField(help_text="The member's index.")
-    name = serializers.CharField()
+    name = entrant_name_field()
+    label = entrant_label_field()
     points = serializers.IntegerField(help_text="League points so far this night, this table.")
 
 
@@ -200,11 +205,14 @@ def _league_data(league: League, member_count: int) -> dict[str, Any]:
     }
 
 
-def _member_data(member: Member) -> dict[str, Any]:
-    return {"index": member.index, "name": member.name, "kind": member.kind,
-            "bot": bot_reference(member.kind, member.bot),
-            "user": member.user.get_username() if member.user_id else None,
-            "left_at": member.left_at}
+def _members_data(members: Sequence[Member]) -> list[dict[str, Any]]:
+    """The members as the API shows them: ``name`` the bot's own (or the username), beside
+    it the league's ``label`` (``selectors.entrant_labels``)."""
+    names = selectors.entrant_labels(members)
+    return [{"index": member.index, "name": names[member.index], "label": member.name,
+             "kind": member.kind, "bot": bot_reference(member.kind, member.bot),
+             "user": member.user.get_username() if member.user_id else None,
+             "left_at": member.left_at} for member in members]
 
 
 def _night_data(night: Night, hands_done: int) -> dict[str, Any]:
@@ -218,7 +226,7 @@ def _detail(league_id: int) -> dict[str, Any]:
     league = selectors.league_get(league_id=league_id)
     members = list(league.members.select_related("user").order_by("index"))
     data = {**_league_data(league, sum(1 for m in members if m.left_at is None)),
-            "members": [_member_data(m) for m in members], "order": list(league.order),
+            "members": _members_data(members), "order": list(league.order),
             "next_night": selectors.league_next_night(league=league),
             "cannot_start": selectors.league_cannot_start(league=league),
             "live_night": selectors.league_live_night(league=league)}
@@ -362,7 +370,8 @@ class LeagueTableApi(APIView):
     class OutputSerializer(serializers.Serializer):
         place = serializers.IntegerField(help_text="1 = top; equal points share a place.")
         member = serializers.IntegerField(help_text="The member's index.")
-        name = serializers.CharField()
+        name = entrant_name_field()
+        label = entrant_label_field()
         points = serializers.IntegerField(help_text="League points over the season.")
         hands = serializers.IntegerField(help_text="Hands played.")
         average_finish = serializers.FloatField(
@@ -386,9 +395,12 @@ class LeagueTableApi(APIView):
     )
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id)
-        names = dict(league.members.values_list("index", "name"))
+        members = list(league.members.select_related("user"))
+        names = selectors.entrant_labels(members)
+        labels = {member.index: member.name for member in members}
         rated = selectors.league_ratings(league_id=league.pk)
         rows = [{"place": row.place, "member": row.member, "name": names.get(row.member, ""),
+                 "label": labels.get(row.member, ""),
                  "points": row.points, "hands": row.hands,
                  "average_finish": row.average_finish, "position": row.position,
                  "movement": row.movement, "rating": _rating(rated[row.member])}
@@ -509,7 +521,7 @@ class LeagueMemberJoinApi(APIView):
         joined = leagues.members_join(league_id=league_id, user=request.user,
                                       specs=data.validated_data if several
                                       else [data.validated_data])
-        answer = [LeagueMemberSerializer(_member_data(member)).data for member in joined]
+        answer = LeagueMemberSerializer(_members_data(joined), many=True).data
         return Response(answer if several else answer[0], status=status.HTTP_201_CREATED)
 
 
@@ -533,7 +545,7 @@ class LeagueMemberLeaveApi(APIView):
     )
     def post(self, request: Request, league_id: int, index: int) -> Response:
         member = leagues.member_leave(league_id=league_id, user=request.user, index=index)
-        return Response(LeagueMemberSerializer(_member_data(member)).data)
+        return Response(LeagueMemberSerializer(_members_data([member])[0]).data)
 
 
 name_nested_serializers(globals())

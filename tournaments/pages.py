@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from games.engine import game_ids
 from games.links import SeriesLink
-from games.names import seat_labels
 from lib.charts import line_chart
 from lib.live import live_part
 
@@ -145,8 +144,10 @@ def entrant_names(entrants: Iterable[Any]) -> dict[int, str]:
     bot by its owner's name for it), with the series' own label beside it in quotes when the
     organiser gave one: a label never renames the bot."""
     entrants = list(entrants)
+    labels = selectors.entrant_labels(entrants)
     names = {}
-    for entrant, label in zip(entrants, seat_labels(entrants)):
+    for entrant in entrants:
+        label = labels[entrant.index]
         default = (entrant.user.get_username() if entrant.user_id
                    else f"{entrant.kind} {entrant.bot}")
         names[entrant.index] = label if entrant.name in (label, default) \

@@ -8,6 +8,7 @@ which workers happened to finish matches, and a rerun with the same seeds gives 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -59,6 +60,15 @@ def tournament_participants(*, tournament: Tournament) -> QuerySet[Participant]:
         "index")
 
 
+def entrant_labels(entrants: Iterable[Participant | Member]) -> dict[int, str]:
+    """Each participant or member (by index) named as everywhere else (``games.names``: a
+    bot by the name its owner gave it, a person by username): the API's ``name``. The
+    series' own label for it (its ``name`` column) is the API's ``label``, shown beside it
+    and never renaming the bot. One query per kind of bot, however many entrants."""
+    entrants = list(entrants)
+    return {entrant.index: label for entrant, label in zip(entrants, seat_labels(entrants))}
+
+
 def tournament_matches(*, tournament: Tournament, status: str | None = None,
                        round: int | None = None) -> QuerySet[TournamentMatch]:
     """The scheduled matches in schedule order, filtered by status and round."""
@@ -101,7 +111,8 @@ def tournament_results(*, tournament: Tournament) -> list[MatchResult]:
 def tournament_standings(*, tournament: Tournament) -> list[JSON]:
     """Places with the documented tie-breaks, each with its bootstrap interval, the probability
     that it is really ahead of the next row, and its OpenSkill rating in this tournament."""
-    people = list(Participant.objects.filter(tournament=tournament).order_by("index"))
+    people = list(tournament_participants(tournament=tournament))
+    names = entrant_labels(people)
     count = len(people)
     results = tournament_results(tournament=tournament)
     rows = standings(results, count, withdrawn=[p.index for p in people if p.withdrawn])
@@ -113,7 +124,8 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
         person = people[row.participant]
         cert, rating = sure[row.participant], rated[row.participant]
         out.append({
-            "place": row.place, "participant": row.participant, "name": person.name,
+            "place": row.place, "participant": row.participant,
+            "name": names[row.participant], "label": person.name,
             "kind": person.kind, "bot": bot_reference(person.kind, person.bot),
             "user": person.user.get_username() if person.user_id else None,
             "matches": row.matches, "points": row.points, "score": row.score,
@@ -338,7 +350,9 @@ def league_live_night(*, league: League) -> dict[str, Any] | None:
     night = league.nights.filter(status=Night.Status.RUNNING).order_by("-number").first()
     if night is None:
         return None
-    names = dict(league.members.values_list("index", "name"))
+    members = list(league.members.select_related("user"))
+    names = entrant_labels(members)
+    labels = {member.index: member.name for member in members}
     hands = list(night.hands.filter(status=Hand.Status.FINISHED).values_list("table", "seats",
                                                                          "points"))
     tables = []
@@ -347,6 +361,7 @@ def league_live_night(*, league: League) -> dict[str, Any] | None:
         tables.append({"members": list(seated),
                        "hands_done": sum(1 for at, _, _ in hands if at == table),
                        "standings": [{"member": m, "name": names.get(m, ""),
+                                      "label": labels.get(m, ""),
                                       "points": points.get(m, 0)}
                                      for m in league_rules.by_points(league.game, seated,
                                                                      points)]})

@@ -1,5 +1,6 @@
 """The ratings leaderboard names a bot as its owner does: entering another person's bot under
-a new label ("bob stole this") renames it neither on the board nor in ``/api/ratings/``."""
+a new label ("bob stole this") renames it neither on the board nor in ``/api/ratings/``; the
+tournament API's ``name`` is the bot's own, its ``label`` beside it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ def recorded(organiser, bot: Bot, label: str) -> Tournament:
     """A finished tournament of ``bot`` (entered under ``label``) against a reference bot."""
     tournament = Tournament.objects.create(name="cup", game="dice_cup", organiser=organiser,
                                            status="finished", table_size=2, meetings=1,
-                                           strike_limit=3, move_time_limit=5, seed=1)
+                                           strike_limit=3, move_time_limit=5, seed=1,
+                                           balance={"pair_meetings_min": 1,
+                                                    "pair_meetings_max": 1, "seat_spread": 0,
+                                                    "matches_min": 1, "matches_max": 1})
     Participant.objects.create(tournament=tournament, index=0, kind="webhook", bot=str(bot.pk),
                                name=label)
     Participant.objects.create(tournament=tournament, index=1, kind="reference",
@@ -51,3 +55,19 @@ def test_the_tournament_page_shows_the_bot_by_name_and_the_label_beside_it(alice
     plain = recorded(alice, bot, f"webhook {bot.pk}")  # the default label: nothing beside it
     html = client.get(f"/tournaments/{plain.pk}/").content.decode()
     assert "dice_bot (alice)" in html and "dice_bot (alice) “" not in html
+
+
+def test_the_tournament_api_names_the_bot_and_gives_the_label_beside_it(alice, bob,
+                                                                        anon_api) -> None:
+    bot = Bot.objects.create(owner=alice, name="dice_bot", url="https://bot.example/",
+                             secret="whsec_x", handshake_ok=True, games=["dice_cup"])
+    tournament = recorded(bob, bot, "bob stole this")
+    detail = anon_api.get(f"/api/tournaments/{tournament.pk}/").json()
+    assert [(p["name"], p["label"]) for p in detail["participants"]] == [
+        ("dice_bot (alice)", "bob stole this"), ("random (reference bot)", "the house")]
+    standings = anon_api.get(f"/api/tournaments/{tournament.pk}/standings/").json()
+    assert [(row["name"], row["label"]) for row in standings] == [
+        ("dice_bot (alice)", "bob stole this"), ("random (reference bot)", "the house")]
+    Bot.objects.filter(pk=bot.pk).update(name="renamed_bot")
+    again = anon_api.get(f"/api/tournaments/{tournament.pk}/standings/").json()
+    assert again[0]["name"] == "renamed_bot (alice)", "the owner's name, as it is now"

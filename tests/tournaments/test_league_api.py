@@ -77,9 +77,11 @@ def test_create_answers_the_detail(league) -> None:
         == (5, 3, 1)
     assert league["weekday"] is None and league["night_time"] is None
     assert league["timezone"] == "UTC" and league["options"] == {}
-    assert [(m["index"], m["name"], m["kind"], m["bot"], m["user"], m["left_at"])
-            for m in league["members"][:2]] == [(0, "ref0", "reference", "heuristic", None, None),
-                                                (1, "ref1", "reference", "random", None, None)]
+    assert [(m["index"], m["name"], m["label"], m["kind"], m["bot"], m["user"], m["left_at"])
+            for m in league["members"][:2]] == [
+        (0, "heuristic (reference bot)", "ref0", "reference", "heuristic", None, None),
+        (1, "random (reference bot)", "ref1", "reference", "random", None, None)], \
+        "a member by its bot's own name, the league's label beside it"
     assert league["order"] == [] and league["next_night"] is None
     assert league["live_night"] is None
     assert "seed" not in league, "the seed deals every hand: never shown"
@@ -214,7 +216,9 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
     assert {row["member"]: row["points"] for row in table} == totals
     assert [row["points"] for row in table] == sorted(totals.values(), reverse=True)
     assert table[0]["place"] == 1 and all(row["hands"] == 3 for row in table)
-    assert {row["name"] for row in table} == {f"ref{i}" for i in range(8)}
+    assert {row["label"] for row in table} == {f"ref{i}" for i in range(8)}
+    assert {row["name"] for row in table} == {"heuristic (reference bot)",
+                                              "random (reference bot)"}
     assert all(1 <= row["average_finish"] <= 4 for row in table)
     assert sorted(row["position"] for row in table) == list(range(8))
     assert all(set(row["rating"]) == {"mu", "sigma", "ordinal"} for row in table)
@@ -272,8 +276,9 @@ def test_the_live_night_shows_each_tables_hands_and_points(alice_api, anon_api,
     live = anon_api.get(f"{URL}{league_id}/").json()["live_night"]
     top, bottom = live["tables"]
     assert top["hands_done"] == 1 and bottom["hands_done"] == 0
-    assert [(s["member"], s["name"], s["points"]) for s in top["standings"]] == [
+    assert [(s["member"], s["label"], s["points"]) for s in top["standings"]] == [
         (2, "ref2", 2), (0, "ref0", 5), (1, "ref1", 9)]
+    assert top["standings"][1]["name"] == "heuristic (reference bot)"
     assert anon_api.get(f"{URL}{league_id}/nights/").json()["results"][0]["hands"] == 1
 
 
@@ -281,8 +286,8 @@ def test_members_join_and_leave(league, alice_api, anon_api, bob) -> None:
     base = f"{URL}{league['id']}/members/"
     joined = alice_api.post(base, {"kind": "player", "user": "bob"}, format="json")
     assert joined.status_code == 201
-    assert joined.json() == {"index": 5, "name": "bob", "kind": "player", "bot": None,
-                             "user": "bob", "left_at": None}
+    assert joined.json() == {"index": 5, "name": "bob", "label": "bob", "kind": "player",
+                             "bot": None, "user": "bob", "left_at": None}
     refused = alice_api.post(base, {"kind": "reference", "bot": "smart"}, format="json")
     assert refused.status_code == 400 and refused.json()["code"] == "bad_league"
     invalid = alice_api.post(base, {"kind": "alien"}, format="json")
