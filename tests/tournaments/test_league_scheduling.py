@@ -376,7 +376,7 @@ def test_a_join_that_would_leave_the_tables_uncuttable_is_refused_while_nights_a
     # Three together make 8: two tables of 4. All or none, in the order given.
     joined = alice_api.post(base + "members/", refs(3), format="json")
     assert joined.status_code == 201, joined.json()
-    assert [(m["index"], m["name"]) for m in joined.json()] == [(5, "ref0"), (6, "ref1"),
+    assert [(m["index"], m["label"]) for m in joined.json()] == [(5, "ref0"), (6, "ref1"),
                                                                 (7, "ref2")]
     assert anon_api.get(base).json()["member_count"] == 8
     assert anon_api.get(base).json()["cannot_start"] is None
