@@ -176,11 +176,11 @@ class Bench:
         """Create and play each match through the task's body, timed all-in."""
         from bots.models import BotCall
         from games import tasks
-        from games.services import store
+        from lib import queueing
 
         out = []
-        enqueue = store.enqueue_advance
-        store.enqueue_advance = lambda match_id: None  # the task runs right here instead
+        enqueue = queueing.enqueue
+        queueing.enqueue = lambda task, *args: None  # the task runs right here instead
         cpu = time.process_time()
         try:
             for seed in seeds:
@@ -193,7 +193,7 @@ class Bench:
                 cpu -= time.process_time() - cpu_paused  # the bench's own query is not counted
                 out.append((moves, calls, elapsed))
         finally:
-            store.enqueue_advance = enqueue
+            queueing.enqueue = enqueue
         return Run(out, cpu_ms=(time.process_time() - cpu) * 1000)
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
@@ -26,6 +25,7 @@ from django.utils import timezone
 from games.models import Match
 from games.seats import PLAYER
 from games.services import BuiltMatch, NewMatch, matches_build, matches_save
+from lib import queueing
 
 from .entrants import seat_spec
 from .formats import PlannedMatch, withdrawn_after
@@ -57,11 +57,10 @@ def register(kind: SeriesKind) -> SeriesKind:
 
 def enqueue(task: str, *args: int) -> None:
     """Queue ``tournaments.<task>(*args)`` once the current transaction commits (at once
-    outside one): Celery's ``delay_on_commit``, so a worker never looks for rows that are not
-    committed yet. The one seam every series queues work through (tests make it eager). The
-    task is found by name (``tournaments.apps`` imports the tasks module at startup): the
-    tasks call the services that call this, so this never imports them."""
-    current_app.tasks[f"tournaments.{task}"].delay_on_commit(*args)
+    outside one), through the platform's one seam for it (``lib.queueing``; tests hold it or
+    run it here). The task is found by name (``tournaments.apps`` imports the tasks module at
+    startup): the tasks call the services that call this, so this never imports them."""
+    queueing.enqueue(f"tournaments.{task}", *args)
 
 
 def lease_until(now: datetime | None = None) -> datetime:

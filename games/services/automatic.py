@@ -229,8 +229,6 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
     sweep runs or however many sweeps run at once, never a flood. The task is idempotent, so a
     false alarm costs one look at the match. Returns how many were queued.
     """
-    from ..tasks import advance_automatic_seats
-
     kinds = [name for name in seat_kinds() if get_seat_kind(name).out_of_process]
     if not kinds:
         return 0
@@ -247,6 +245,6 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
         if not waiting & set(load_state(match).to_act()):
             continue
         if Match.objects.filter(not_resumed, pk=match.pk).update(resumed_at=now):
-            advance_automatic_seats.delay(match.pk)
+            enqueue_advance(match.pk)
             queued += 1
     return queued

@@ -18,6 +18,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from lib import queueing
+
 from ..db import claim_match, insert_rows, insert_tree, savepoint, update_then_insert
 from ..driver import MatchDriver, Move
 from ..engine import State
@@ -79,10 +81,9 @@ def driver_for(match: Match, state: State, *, seats: Sequence[Seat] | None = Non
 
 
 def enqueue_advance(match_id: int) -> None:
-    """Queue the task that asks out-of-process seats (when the current transaction commits)."""
-    from ..tasks import advance_automatic_seats
-
-    transaction.on_commit(lambda: advance_automatic_seats.delay(match_id))
+    """Queue the task that asks out-of-process seats (when the current transaction commits,
+    at once outside one), through the one seam every task is queued by."""
+    queueing.enqueue("games.advance_automatic_seats", match_id)
 
 
 class Lease:

@@ -19,6 +19,7 @@ from games.log import entries
 from games.models import Match
 from games.states import load_state
 from tests.helpers.matches import act, poll, replay_log
+from tests.helpers.tasks import hold_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -213,12 +214,11 @@ def _statement(sql: str) -> str:
 @pytest.mark.django_db(transaction=True)  # the real BEGIN and COMMIT, not a test's savepoints
 def test_a_whole_webhook_match_takes_these_statements_and_no_more(alice, open_ref_server,
                                                                  monkeypatch) -> None:
-    from games.services import store
 
     bot = Bot.objects.create(owner=alice, name="b", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True,
                              compact_legal_actions=True)
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # run here instead
+    hold_tasks(monkeypatch, "games.advance_automatic_seats")  # run here instead
     with CaptureQueriesContext(connection) as queries:
         match = services.match_create(game="dice_cup", created_by=alice, seed=5,
                                       seats=[{"kind": "webhook", "bot": bot.pk}] * 3)

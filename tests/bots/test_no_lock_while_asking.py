@@ -13,8 +13,8 @@ from django.db import connection, transaction
 from bots.models import Bot, BotCall
 from games import log, services
 from games.models import Match
-from games.services import store
 from games.states import load_state
+from tests.helpers.tasks import hold_tasks
 
 
 def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.Thread:
@@ -35,7 +35,7 @@ def _advance_in_thread(match_id: int, errors: list[BaseException]) -> threading.
 def test_a_resign_during_a_slow_bots_turn_returns_at_once_and_the_late_answer_is_dropped(
         alice, alice_api, bob, fake_bot, secret, settings, monkeypatch) -> None:
     settings.BOTS_MOVE_TIMEOUT_MS = 20_000
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # run by hand below
+    hold_tasks(monkeypatch, "games.advance_automatic_seats")  # run by hand below
     bot = fake_bot("gated")
     row = Bot.objects.create(owner=alice, name="gated", url=bot.url, secret=secret,
                              games=["dice_cup"], handshake_ok=True)
@@ -87,7 +87,7 @@ def test_the_task_holds_no_row_lock_while_a_bot_is_asked(alice, fake_bot, secret
     from django.db import DatabaseError
 
     settings.BOTS_MOVE_TIMEOUT_MS = 20_000
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)
+    hold_tasks(monkeypatch, "games.advance_automatic_seats")
     bot = fake_bot("gated")
     row = Bot.objects.create(owner=alice, name="gated", url=bot.url, secret=secret,
                              games=["dice_cup"], handshake_ok=True)

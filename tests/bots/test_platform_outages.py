@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from bots.models import BotCall, BotSeat
 from bots.webhook import WebhookSession
-from games import services, tasks
+from games import services
 from games.log import entries
 from games.models import Match
 from games.services import store
 from games.services.store import Lease
+from tests.helpers.tasks import hold_tasks
 
 from .test_advance_batches import webhook_match
 
@@ -38,12 +39,13 @@ def consistent(match_id: int) -> Match:
 
 
 @pytest.fixture
-def queued(monkeypatch: Any) -> list[int]:
+def queued(monkeypatch: Any) -> list[tuple[str, int]]:
     """The advance tasks queued (not run: as if no worker were alive)."""
-    sent: list[int] = []
-    monkeypatch.setattr(store, "enqueue_advance", sent.append)
-    monkeypatch.setattr(tasks.advance_automatic_seats, "delay", sent.append)
-    return sent
+    return hold_tasks(monkeypatch, "games.advance_automatic_seats")
+
+
+def ids(queued: list[tuple[str, int]]) -> list[int]:
+    return [match_id for _, match_id in queued]
 
 
 def bot_due(alice: Any, url: str) -> Match:
@@ -56,14 +58,14 @@ def bot_due(alice: Any, url: str) -> Match:
 def test_no_deadline_while_only_bots_are_due_and_the_sweep_never_strikes_them(
         alice, open_ref_server, queued) -> None:
     match = bot_due(alice, open_ref_server.base_url + "/random")
-    assert queued == [match.pk] and match.deadline is None
+    assert ids(queued) == [match.pk] and match.deadline is None
     # A row from before this rule (or any deadline passing while no worker asked the bot).
     Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(hours=1))
     assert services.match_expire_deadlines() == 0
     after = Match.objects.get(pk=match.pk)
     assert after.version == match.version and after.deadline is None
     assert not after.seats.filter(strikes__gt=0).exists()
-    assert queued == [match.pk, match.pk], "the bot is asked when the platform can"
+    assert ids(queued) == [match.pk, match.pk], "the bot is asked when the platform can"
     services.match_advance_automatic_seats(match_id=match.pk)
     finished = consistent(match.pk)
     assert finished.status == "finished"
@@ -125,10 +127,10 @@ def test_the_sweep_queues_a_stalled_match_once_per_stall_period(alice, open_ref_
     stalled = timezone.now() - timedelta(seconds=settings.BLUFF_STALLED_SECONDS + 1)
     Match.objects.filter(pk=match.pk).update(updated_at=stalled)
     assert [services.matches_resume_stalled() for _ in range(3)] == [1, 0, 0]
-    assert queued == [match.pk], "one re-queue, however often the sweep runs"
+    assert ids(queued) == [match.pk], "one re-queue, however often the sweep runs"
     # Still stalled a whole period after it was queued (that message was lost too): again.
     Match.objects.filter(pk=match.pk).update(resumed_at=stalled)
-    assert services.matches_resume_stalled() == 1 and queued == [match.pk] * 2
+    assert services.matches_resume_stalled() == 1 and ids(queued) == [match.pk] * 2
     # A match whose task holds its lease is being asked: not stalled, whatever its age.
     Match.objects.filter(pk=match.pk).update(resumed_at=stalled,
                                               lease_until=timezone.now() + timedelta(seconds=9))

@@ -15,6 +15,7 @@ from games.log import entries
 from games.models import Match, Seat
 from games.services import matches_resume_stalled
 from tests.helpers.matches import act, poll, replay_log
+from tests.helpers.tasks import hold_tasks
 
 from .conftest import SHORT_OPTIONS
 
@@ -312,8 +313,7 @@ def test_every_game_with_webhook_bots(alice_api, open_ref_server, game_id) -> No
 def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatch,
                                           settings) -> None:
     settings.BLUFF_STALLED_SECONDS = 1
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.advance_automatic_seats, "delay", queued.append)
+    queued = hold_tasks(monkeypatch, "games.advance_automatic_seats")
     bot_id = register(alice_api, open_ref_server.base_url + "/random")
     match_id = create(alice_api, "dice_cup", [{"kind": "webhook", "bot": bot_id},
                                               {"kind": "player"}]).json()["id"]
@@ -323,7 +323,7 @@ def test_stalled_matches_are_queued_again(alice_api, open_ref_server, monkeypatc
     Match.objects.filter(pk=match_id).update(updated_at=timezone.now() - timedelta(seconds=5))
     assert matches_resume_stalled() == (1 if Match.objects.get(pk=match_id).status == "running"
                                         else 0)
-    assert queued in ([match_id], [])
+    assert queued in ([("games.advance_automatic_seats", match_id)], [])
 
 
 def test_failures_of_ours_are_platform_errors_in_the_stats_never_strikes(

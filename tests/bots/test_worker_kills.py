@@ -10,14 +10,13 @@ import time
 from typing import Any
 
 import pytest
-from django.db import transaction
 
 from bots.models import BotCall, BotSeat
 from games import services
 from games.log import entries
 from games.models import Match
-from games.services import store
 from tests.conftest import REAL_WORKERS
+from tests.helpers.tasks import run_tasks
 from tests.helpers.workers import Workers, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -90,10 +89,7 @@ def test_a_match_whose_worker_is_killed_again_and_again_ends_as_if_nothing_happe
     assert not BotSeat.objects.filter(match=disturbed).exclude(strikes={}).exists()
     assert not BotCall.objects.filter(match=disturbed, strike=True).exists()
 
-    from games.services import match_advance_automatic_seats
-
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
-        lambda: match_advance_automatic_seats(match_id=match_id)))
+    run_tasks(monkeypatch, "games.advance_automatic_seats")
     undisturbed = Match.objects.get(pk=create(alice, bot_ids).pk)
     assert undisturbed.status == "finished"
     assert played(disturbed) == played(undisturbed) and disturbed.result == undisturbed.result

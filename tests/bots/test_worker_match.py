@@ -18,7 +18,7 @@ from bots.models import Bot, BotCall, BotSeat
 from bots.signing import new_secret
 from games import log, services
 from games.models import Match
-from games.services import store
+from tests.helpers.tasks import hold_tasks
 
 from ..conftest import REAL_WORKERS, database_url_for_subprocess
 
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
                                                    tmp_path) -> None:
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: None)  # sent below
+    hold_tasks(monkeypatch, "games.advance_automatic_seats")  # sent below
     bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     match = services.match_create(game="dice_cup", created_by=alice, seed=11,

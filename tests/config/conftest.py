@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from tests.helpers.tasks import run_tasks
 from tournaments import leagues, nights, services
 
 REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
@@ -18,9 +19,7 @@ REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"r
 def site(alice: Any, monkeypatch: Any) -> dict[str, Any]:
     """A finished tournament, a scheduled one, and a league with a finished night and a
     recurring next one, all played in-process."""
-    from tests.tournaments.conftest import run_inline
-
-    run_inline(monkeypatch)
+    run_tasks(monkeypatch, "tournaments.")
     cup = services.tournament_create(organiser=alice, name="Friday cup", game="dice_cup",
                                       participants=REFS, table_size=2, seed=424242424242)
     later = services.tournament_create(organiser=alice, name="Next cup", game="dot",

@@ -16,7 +16,8 @@ import pytest
 from games.engine import game_ids, get_game
 from games.pages import rules_html
 from tests.browser import SCREENSHOTS
-from tournaments import series, services
+from tests.helpers.tasks import hold_tasks
+from tournaments import services
 
 from .conftest import REFS
 
@@ -81,7 +82,7 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
 
 def test_running_pages_refresh_themselves_and_finished_ones_do_not(client, site, alice,
                                                                   monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
+    hold_tasks(monkeypatch, "tournaments.")
     running = services.tournament_create(organiser=alice, name="Live cup", game="dice_cup",
                                          participants=REFS[:2], table_size=2)
     assert 'hx-trigger="every 5s"' in client.get(f"/tournaments/{running.pk}/").content.decode()

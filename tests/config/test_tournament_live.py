@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tournaments import series, services
+from tests.helpers.tasks import hold_tasks
+from tournaments import services
 from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +22,7 @@ REFS = [{"kind": "reference", "bot": "random", "name": f"r{i}"} for i in range(1
 
 @pytest.fixture
 def queued(monkeypatch: Any) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
+    hold_tasks(monkeypatch, "tournaments.")
 
 
 def test_the_match_table_is_paged_and_the_live_part_comes_alone(client, alice, queued) -> None:

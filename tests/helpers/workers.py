@@ -13,12 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection
 
 from games.log import entries
 from games.models import Match
 from tests.conftest import database_url_for_subprocess
-from tournaments import selectors, series, services
+from tests.helpers.tasks import run_tasks
+from tournaments import selectors, services
 from tournaments.models import Tournament, TournamentMatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,13 +113,7 @@ def participants(bot_ids: list[int]) -> list[dict[str, Any]]:
 def in_process(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Tournament:
     """The same tournament (same seed) played right here, every task inline: the reference
     the workers' run must equal."""
-    from games.services import match_advance_automatic_seats, store
-    from tournaments import tasks
-
-    monkeypatch.setattr(series, "enqueue", lambda task, object_id: transaction.on_commit(
-        lambda: getattr(tasks, task).apply(args=[object_id])))
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
-        lambda: match_advance_automatic_seats(match_id=match_id)))
+    run_tasks(monkeypatch)
     return services.tournament_create(organiser=alice, **spec)
 
 

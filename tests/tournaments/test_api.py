@@ -13,6 +13,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.helpers.tasks import hold_tasks
 from tests.openapi import schema_answer as answer_of
 from tests.openapi import schema_properties as properties_of
 from tournaments import playing
@@ -298,7 +299,7 @@ def test_a_webhook_participant_s_bot_is_its_id_as_a_number(alice, alice_api, inl
 
     bot = Bot.objects.create(owner=alice, name="local", url="http://127.0.0.1:9/",
                              secret="whsec_x", games=list(game_ids()), handshake_ok=True)
-    monkeypatch.setattr("games.services.store.enqueue_advance", lambda match_id: None)
+    hold_tasks(monkeypatch, "games.advance_automatic_seats")
     response = create(alice_api, participants=[{"kind": "webhook", "bot": bot.pk},
                                                 {"kind": "reference", "bot": "random"}],
                       meetings=1)

@@ -16,9 +16,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.helpers.tasks import hold_tasks
 from tests.openapi import schema_answer as answer_of
 from tests.openapi import schema_properties as properties_of
-from tournaments import leagues, nights, series
+from tournaments import leagues, nights
 from tournaments.models import Hand, League, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
@@ -254,7 +255,7 @@ def test_a_night_that_cannot_start_says_why(alice_api, anon_api, inline_nights) 
 
 def test_the_live_night_shows_each_tables_hands_and_points(alice_api, anon_api,
                                                            monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
+    hold_tasks(monkeypatch, "tournaments.")  # no worker
     body = create(alice_api, game="dutch", members=refs(5), table_size=3).json()
     league_id = body["id"]
     schedule_now(alice_api, league_id)
@@ -316,7 +317,7 @@ def test_anyone_lists_and_filters_leagues(league, bob_api, anon_api) -> None:
 
 def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
                                                             monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    hold_tasks(monkeypatch, "tournaments.")
     body = create(alice_api, game="dutch", members=refs(4), table_size=2).json()
     league_id = body["id"]
     schedule_now(alice_api, league_id)
@@ -369,7 +370,7 @@ def test_the_schema_documents_every_operation_key_and_code(alice_api, anon_api,
 def test_docs_name_every_key_and_error_code_the_api_returns(alice_api, anon_api,
                                                             monkeypatch) -> None:
     """docs/api.md is what outside testers write clients from."""
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    hold_tasks(monkeypatch, "tournaments.")
     league_id = create(alice_api, game="dutch", members=refs(4), table_size=2).json()["id"]
     schedule_now(alice_api, league_id)
     nights.nights_start_due()

@@ -15,7 +15,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments import nights, series
+from tests.helpers.tasks import hold_tasks
+from tournaments import nights
 from tournaments.models import League, Night
 
 URL = "/api/leagues/"
@@ -60,7 +61,7 @@ def refused(response: Any, code: str, words: str) -> None:
 @pytest.fixture
 def no_worker(monkeypatch: Any) -> None:
     """A started night queues nothing (its hands are not what these tests look at)."""
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    hold_tasks(monkeypatch, "tournaments.")
 
 
 @pytest.fixture

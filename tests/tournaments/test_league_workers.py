@@ -13,8 +13,9 @@ import pytest
 from django.utils import timezone
 
 from tests.conftest import REAL_WORKERS
+from tests.helpers.tasks import run_tasks
 from tests.helpers.workers import Workers, wait_until
-from tournaments import leagues, nights, series
+from tournaments import leagues, nights
 from tournaments.models import Night
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -79,10 +80,9 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
     """SIGKILL the matches worker in the middle of a night, start a new one: every hand is
     played once (none replayed, none lost), and the totals equal an undisturbed run with
     the same seeds."""
-    from django.db import transaction
 
     from games.models import Match
-    from games.services import match_advance_automatic_seats, matches_resume_stalled, store
+    from games.services import matches_resume_stalled
     from tests.helpers.workers import open_transactions
 
     settings.BLUFF_STALLED_SECONDS = 1
@@ -120,10 +120,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
     assert [h.number for h in hands] == [1, 2, 3, 4], "every hand once"
     assert Match.objects.filter(league_hand__night=night).count() == 4, "no hand played twice"
 
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: transaction.on_commit(
-        lambda: getattr(__import__("tournaments.tasks").tasks, task).apply(args=list(args))))
-    monkeypatch.setattr(store, "enqueue_advance", lambda match_id: transaction.on_commit(
-        lambda: match_advance_automatic_seats(match_id=match_id)))
+    run_tasks(monkeypatch)
     calm = _league(alice, bot_ids, seed=8)
     calm_night = leagues.night_schedule(league_id=calm.pk, user=alice, starts_at=timezone.now())
     nights.nights_start_due()

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from games import log
 from games.models import Match, MatchLogPage
-from tournaments import league_rules, leagues, nights, selectors, series
+from tests.helpers.tasks import hold_tasks
+from tournaments import league_rules, leagues, nights, selectors
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
@@ -310,7 +311,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
 
     from django.db import connection
 
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
+    hold_tasks(monkeypatch, "tournaments.")  # no worker
     monkeypatch.setattr(nights, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
     settings.LEAGUE_TABLES_PER_TASK = 1
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
@@ -386,8 +387,7 @@ def test_recurring_nights_start_at_local_time_across_daylight_saving(alice) -> N
 
 
 def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> None:
-    started: list[int] = []
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: started.append(args))
+    started = hold_tasks(monkeypatch, "tournaments.")
     league = recurring(alice)
     at = datetime(2026, 10, 29, 19, 0, 5, tzinfo=UTC)
     assert nights.nights_start_due(now=at) == 1
@@ -396,7 +396,7 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [(night.pk, *group) for group in nights.table_groups(len(night.tables))]
+    assert started == [("tournaments.advance_tables", night.pk, *group) for group in nights.table_groups(len(night.tables))]
     Night.objects.filter(pk=night.pk).update(status="finished")  # a league plays one at a time
     assert nights.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
@@ -413,7 +413,7 @@ def test_two_dispatchers_claiming_two_due_nights_of_one_league_start_one(alice,
 
     from django.db import connection
 
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # no worker
+    hold_tasks(monkeypatch, "tournaments.")  # no worker
     league = make_league(alice)
     now = timezone.now()
     first, second = (leagues.night_schedule(league_id=league.pk, user=alice,
@@ -459,7 +459,7 @@ def test_two_dispatchers_claiming_two_due_nights_of_one_league_start_one(alice,
 
 
 def test_a_scheduled_night_waits_for_its_time(alice, monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    hold_tasks(monkeypatch, "tournaments.")
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice,
                                    starts_at=timezone.now() + timedelta(hours=2))

@@ -13,6 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.forms import accessibility_problems, field_errors
+from tests.helpers.tasks import hold_tasks
 from tournaments import leagues
 from tournaments.models import League, Night, Tournament
 
@@ -91,9 +92,8 @@ def test_each_tournament_refusal_is_shown_at_its_field(alice, inline_tasks, fiel
 
 
 def test_only_the_organiser_or_staff_cancels_a_tournament(alice, bob, monkeypatch) -> None:
-    from tournaments import series
 
-    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
+    hold_tasks(monkeypatch, "tournaments.")
     browser_of(alice).post("/tournaments/new/?game=dice_cup", cup(
         starts_at=(timezone.now() + timedelta(days=2)).strftime(WHEN)))
     tournament = Tournament.objects.get()

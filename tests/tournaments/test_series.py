@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import Match
+from tests.helpers.tasks import hold_tasks
 from tests.tournaments.test_league_api import URL, create, refs, schedule_now
 from tournaments import leagues, nights, selectors, series
 from tournaments.models import Night
@@ -95,7 +96,7 @@ def test_only_the_organiser_or_staff_cancels_a_night_that_exists(alice_api, bob_
 
 def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
         alice_api, bob, monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
+    hold_tasks(monkeypatch, "tournaments.")  # advanced by hand
     _, night = running_night(alice_api)
     nights.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
     hand = night.hands.get(table=0)
@@ -109,7 +110,7 @@ def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
 
 def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api, bob,
                                                                       monkeypatch) -> None:
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)
+    hold_tasks(monkeypatch, "tournaments.")
     league_id, night = running_night(alice_api)
     loaded = Night.objects.select_related("league__organiser").get(pk=night.pk)  # read running
     cancel(alice_api, league_id, night.number)
@@ -231,7 +232,7 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
     from bots.models import Bot
     from bots.signing import new_secret
 
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: None)  # advanced by hand
+    hold_tasks(monkeypatch, "tournaments.")  # advanced by hand
     bot = Bot.objects.create(owner=alice, name="flaky", url="https://bot.example/",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     league_id = create(alice_api, game="dice_cup", table_size=2, hands_per_night=2,

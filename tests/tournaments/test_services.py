@@ -11,7 +11,8 @@ import pytest
 from django.utils import timezone
 
 from games.models import Match
-from tournaments import playing, series, services
+from tests.helpers.tasks import hold_tasks
+from tournaments import playing, services
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
 from tournaments.models import Participant, Tournament, TournamentMatch
 
@@ -92,7 +93,7 @@ def test_a_scheduled_tournament_starts_once_when_due(alice, inline_tasks) -> Non
     assert services.tournaments_start_due(now=later) == 1
     assert services.tournaments_start_due(now=later) == 0, "two dispatchers start it once"
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
-    assert [task for task, _ in inline_tasks].count("dispatch") == 1
+    assert [task for task, _ in inline_tasks].count("tournaments.dispatch") == 1
 
 
 def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
@@ -158,7 +159,7 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     inline_tasks.clear()
     assert playing.tournaments_reap() == 1
     assert Tournament.objects.get(pk=second.pk).status == "finished"
-    assert [t for t, _ in inline_tasks] == ["play_matches"]
+    assert [t for t, _ in inline_tasks] == ["tournaments.play_matches"]
 
 
 def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
@@ -215,7 +216,7 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
 
     from django.db import connection
 
-    monkeypatch.setattr(series, "enqueue", lambda task, object_id: None)
+    hold_tasks(monkeypatch, "tournaments.")
     tournament = create(alice, participants=refs(2), meetings=2)
     services.tournament_start(tournament_id=tournament.pk)
     at_commit, go_on = threading.Event(), threading.Event()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tournaments import series
+from tests.helpers.tasks import hold_tasks
 from tournaments.models import Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,8 +64,7 @@ def test_a_swiss_tournament_plays_round_after_round_to_the_end(alice_api, anon_a
 
 
 def test_the_next_round_is_planned_only_when_the_last_is_done(alice_api, monkeypatch) -> None:
-    queued: list[tuple[str, int]] = []
-    monkeypatch.setattr(series, "enqueue", lambda task, *args: queued.append((task, *args)))
+    queued = hold_tasks(monkeypatch, "tournaments.")
     body = swiss(alice_api, 6, rounds=3).json()
     tournament = Tournament.objects.get(pk=body["id"])
     assert tournament.matches.count() == 3, "round 1 only"
@@ -76,7 +75,7 @@ def test_the_next_round_is_planned_only_when_the_last_is_done(alice_api, monkeyp
     assert tournament.matches.count() == 3, "round 1 is not done yet"
     playing.tournament_play(tournament_id=tournament.pk)
     assert tournament.matches.count() == 6, "round 2 paired as round 1 ended"
-    assert ("dispatch", tournament.pk) in queued
+    assert ("tournaments.dispatch", tournament.pk) in queued
     first = {frozenset(r.seats) for r in tournament.matches.filter(round=0)}
     second = {frozenset(r.seats) for r in tournament.matches.filter(round=1)}
     assert not first & second
