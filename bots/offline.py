@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from games.driver import ACTION, DEFAULT, MatchDriver, Move
 from games.engine import State, get_game
-from games.seats import REFERENCE, SeatAnswer, SeatKind, Table, TableSeat
+from games.seats import REFERENCE, SeatAnswer, SeatKind, SeatSession, Table, TableSeat
 
 from .caller import CallRecord, Endpoint, WebhookCaller, percentile
 from .net import BotClient
@@ -134,7 +134,7 @@ class FailureStreak:
                 f"{last.detail})" if last else "")
 
 
-class _OfflineWebhookSession:
+class _OfflineWebhookSession(SeatSession):
     """The webhook seats of an offline match: a caller over plain endpoints, records kept."""
 
     def __init__(self, caller: WebhookCaller) -> None:

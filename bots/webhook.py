@@ -28,7 +28,7 @@ from games.db import claim_unset, insert_rows
 from games.driver import Move
 from games.engine import State
 from games.names import seat_labels
-from games.seats import SeatAnswer, SeatKind, Table
+from games.seats import SeatAnswer, SeatKind, SeatSession, Table
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
@@ -103,7 +103,7 @@ def bot_label(name: str, owner: str) -> str:
     return f"{name} ({owner})"
 
 
-class WebhookSession:
+class WebhookSession(SeatSession):
     """The webhook seats of one match for one batch: bots looked up once (a bot disabled or
     deleted meanwhile is noticed at the next batch), call records kept until the moves they
     are about are stored."""

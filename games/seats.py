@@ -82,29 +82,39 @@ class SeatAnswer:
     ours: bool = False
 
 
-class SeatSession(Protocol):
+class SeatSession:
     """The seats of one automatic kind in one match, for one run of the match driver (a request
     or one batch of the Celery task): what the kind needs across calls (bots looked up once,
     records not written yet) lives here, never on a model instance.
 
-    Out-of-process kinds may also define, all optional:
-
-    * ``started(state)`` / ``finished(state)``: the match runs / is over; called by the Celery
-      task outside any transaction, at least once each (a re-run task may call again): make
-      them idempotent.
-    * ``finishing(state)``: the moves this session's task is storing end the match; called
-      inside that transaction (after ``flush``), before ``finished`` on the same session once
-      it commits (a task that finds the match already over calls ``finished`` alone).
-    * ``flush(moves, applied)``: write the kind's own records of the answers given since the
-      last flush, inside the transaction that stores ``moves`` (``applied`` True), or after the
-      match moved on meanwhile and the answers were thrown away (``applied`` False: nothing of
-      them is in the match; keep the record of the calls).
+    A kind's session subclasses this and answers :meth:`ask`; the hooks are no-ops here, and
+    the store and the task call them on every session (a kind overrides those it needs; a
+    misspelled override is a method nobody calls, which a type checker's ``@override`` finds).
     """
 
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
         """An answer for each of ``seats``, all due in ``state`` (read-only: never change it)
         at match version ``version``; seats of one step may be asked at once."""
-        ...
+        raise NotImplementedError
+
+    def started(self, state: State) -> None:
+        """The match runs. Out-of-process kinds only: called by the Celery task outside any
+        transaction, at least once (a re-run task may call again): make it idempotent."""
+
+    def finishing(self, state: State) -> None:
+        """The moves this session's task is storing end the match: called inside that
+        transaction (after :meth:`flush`), before :meth:`finished` on the same session once it
+        commits (a task that finds the match already over calls ``finished`` alone)."""
+
+    def finished(self, state: State) -> None:
+        """The match is over. Out-of-process kinds only: called by the Celery task outside any
+        transaction, at least once (a re-run task may call again): make it idempotent."""
+
+    def flush(self, moves: Sequence[Any], applied: bool) -> None:
+        """Write the kind's own records of the answers given since the last flush, inside the
+        transaction that stores ``moves`` (``games.driver.Move``; ``applied`` True), or after the
+        match moved on meanwhile and the answers were thrown away (``applied`` False: nothing of
+        them is in the match; keep the record of the calls)."""
 
 
 class AutomaticSeat(Protocol):
@@ -144,7 +154,7 @@ class SeatKind:
         return self.automatic is not None and not self.inline
 
 
-class ReferenceBotSession:
+class ReferenceBotSession(SeatSession):
     """The engine's reference bots at one table, asked in-process.
 
     Bots are rebuilt for every decision, seeded from the match seed and version, so a match
@@ -169,9 +179,6 @@ class ReferenceBotSession:
             else:  # the engine checks it once, when it is applied; an illegal one is ours
                 answers[number] = SeatAnswer(action=action, ours=True)
         return answers
-
-    def flush(self, moves: Sequence[Any], applied: bool) -> None:
-        """Reference bots keep no records of their own (``moves``: ``games.driver.Move``)."""
 
 
 class ReferenceBotSeat:

@@ -295,32 +295,28 @@ def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
     runs too, in the same savepoint."""
     in_transaction = transaction.get_connection().in_atomic_block
     for session in driver.sessions.values():
-        method = getattr(session, "flush", None)
-        finishing = getattr(session, "finishing", None) if ending else None
-        if method is None and finishing is None:
-            continue
         try:
             with savepoint() if in_transaction else nullcontext():
-                if method is not None:
-                    method(moves, applied)
-                if finishing is not None:
-                    finishing(driver.state)
+                session.flush(moves, applied)
+                if ending:
+                    session.finishing(driver.state)
         except Exception:  # another app's bug must not stall or lose the moves
             log.exception("match %s: flush of %s failed", driver.table.match_id,
                           type(session).__name__)
 
 
-def tell(sessions: Sequence[SeatSession], hook: str, state: State, match_id: Any) -> None:
-    """Call the optional ``hook`` (``started``, ``finished``) of each session; a failing hook is
-    logged, never fatal to the match."""
+def tell(sessions: Sequence[SeatSession], state: State, match_id: Any, *, over: bool) -> None:
+    """Tell each session the match runs (:meth:`SeatSession.started`) or, ``over``, is over
+    (:meth:`SeatSession.finished`); a failing hook is logged, never fatal to the match."""
     for session in sessions:
-        method = getattr(session, hook, None)
-        if method is None:
-            continue
         try:
-            method(state)
+            if over:
+                session.finished(state)
+            else:
+                session.started(state)
         except Exception:
-            log.exception("match %s: %s of %s failed", match_id, hook, type(session).__name__)
+            log.exception("match %s: %s of %s failed", match_id,
+                          "finished" if over else "started", type(session).__name__)
 
 
 def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:

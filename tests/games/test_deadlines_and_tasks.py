@@ -13,7 +13,7 @@ from django.utils import timezone
 from games import services, tasks
 from games.log import entries
 from games.models import Match, MatchLogPage, Seat
-from games.seats import SeatAnswer, Table, get_seat_kind, unregister_seat_kind
+from games.seats import SeatAnswer, SeatSession, Table, get_seat_kind, unregister_seat_kind
 from tests.helpers.matches import act, out_of_process_kind, poll, replay_log, to_move
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +93,7 @@ def test_expire_deadlines_task_and_beat_schedule(duel) -> None:
     assert tasks.expire_deadlines.apply().get() == 0
 
 
-class EchoSeat:
+class EchoSeat(SeatSession):
     """A stand-in for an out-of-process seat (e.g. a webhook bot): picks the last action."""
 
     def __init__(self) -> None:

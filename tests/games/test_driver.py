@@ -10,12 +10,12 @@ import pytest
 
 from games.driver import DEFAULT, RESIGN, TIMEOUT, MatchDriver
 from games.engine import State, get_game
-from games.seats import SeatAnswer, SeatKind, Table, TableSeat
+from games.seats import SeatAnswer, SeatKind, SeatSession, Table, TableSeat
 
 OUT = "scripted"
 
 
-class Scripted:
+class Scripted(SeatSession):
     """An out-of-process kind whose answers a test sets per seat (a function of the state)."""
 
     def __init__(self, answer: Any) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from games import log, selectors, services
 from games.models import Match, Seat
-from games.seats import SeatAnswer, Table
+from games.seats import SeatAnswer, SeatSession, Table
 from games.states import load_state
 from tests.helpers.matches import act, out_of_process_kind, poll, to_move, url
 
@@ -202,7 +202,7 @@ def test_a_strike_limit_of_zero_never_forfeits(make_match, alice, bob, settings)
     assert not any(e.kind == "resign" for e in log.entries(match.pk))
 
 
-class StrikingSeat:
+class StrikingSeat(SeatSession):
     """An out-of-process seat that never answers in time: every answer is a strike."""
 
     def __init__(self) -> None:
