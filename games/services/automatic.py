@@ -32,7 +32,8 @@ from .store import (
     flush,
     locked_match,
     read_match,
-    save,
+    save_batch,
+    save_locked,
     tell,
 )
 
@@ -159,9 +160,8 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
                                     max_steps=max_steps - steps)
         steps += done
         with transaction.atomic():
-            stored = save(match, driver, seats=seats, previous_to_act=previous,
-                          enqueue=False, guard_version=base_version, lease=lease,
-                          release=driver.state.is_over, remember=False, tells_end=True)
+            stored = save_batch(match, driver, seats=seats, previous_to_act=previous,
+                                base_version=base_version, lease=lease)
             if not stored:
                 flush(driver, driver.take_moves(), applied=False)
         if not stored:
@@ -211,7 +211,7 @@ def _store_shared_step(match_id: int, driver: MatchDriver, answers: dict[int, Se
         previous = driver.state.to_act()
         applied = driver.submit(answers)
         driver.settle()
-        save(locked, driver, previous_to_act=previous, enqueue=False, lease=lease)
+        save_locked(locked, driver, previous_to_act=previous, enqueue=False, lease=lease)
         return applied
 
 

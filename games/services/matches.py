@@ -6,7 +6,7 @@ The rules are the engine's and the failure policy the match driver's (``games.dr
 service loads the match into a driver, tells it what happened, lets seats that answer by
 themselves act (forfeited seats play their default action, reference bots choose at once,
 out-of-process seats are asked by a Celery task queued on commit) and stores the result
-(``store.save``).
+(``store.save_locked``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ..errors import (
 from ..models import AppliedAction, Match, Seat
 from ..seats import PLAYER, get_seat_kind
 from ..states import load_state
-from .store import driver_for, locked_match, save, save_new, seat_of
+from .store import driver_for, locked_match, save_locked, save_new, seat_of
 
 JSON = dict[str, Any]
 SEED_BITS = 63  # fits a signed BigIntegerField
@@ -52,7 +52,7 @@ def _start(match: Match, state: State, seats: Sequence[Seat], *, now: datetime) 
     act."""
     match.status = Match.Status.RUNNING
     match.started_at = now
-    save(match, _started_driver(match, state, seats), seats=seats, now=now, started=True)
+    save_locked(match, _started_driver(match, state, seats), seats=seats, now=now, started=True)
 
 
 def _started_driver(match: Match, state: State, seats: Sequence[Seat],
@@ -356,7 +356,7 @@ def match_submit_action(*, match_id: int, seat_number: int, user: AbstractBaseUs
         except IllegalAction as exc:
             raise IllegalMove(str(exc)) from None
         driver.settle()
-        save(match, driver, previous_to_act=previous)
+        save_locked(match, driver, previous_to_act=previous)
         response = _response(match, seat_number, version)
         AppliedAction.objects.create(match=match, version=version, seat=seat_number,
                                      action=action, response=response)
@@ -380,7 +380,7 @@ def match_resign(*, match_id: int, seat_number: int, user: AbstractBaseUser) -> 
         driver = driver_for(match, state)
         driver.resign(seat_number, "resigned")
         driver.settle()
-        save(match, driver, previous_to_act=previous)
+        save_locked(match, driver, previous_to_act=previous)
         return _response(match, seat_number, version)
 
 
@@ -397,7 +397,7 @@ def match_stop(*, match_id: int, reason: str) -> Match:
             if seat not in driver.forfeited and not driver.state.is_over:
                 driver.resign(seat, reason)
         driver.settle()
-        save(match, driver)
+        save_locked(match, driver)
     return match
 
 
@@ -421,5 +421,5 @@ def match_expire_deadlines(*, now: datetime | None = None, limit: int = 500) -> 
             driver = driver_for(match, load_state(match, for_update=True))
             applied += driver.expire()
             driver.settle()
-            save(match, driver, now=now)
+            save_locked(match, driver, now=now)
     return applied

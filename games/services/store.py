@@ -1,9 +1,10 @@
 """Loading a match into the match driver and storing what the driver made: the one place where
 a driver's moves become rows (a log page, ``Seat``, ``Match``).
 
-Call :func:`save` inside a transaction, either holding the match row lock (the request paths)
-or with ``guard_version`` (the Celery task, which holds no lock while it asks bots: the write
-happens only if nobody else changed the match since the version the driver started from).
+Two ways in, each inside the caller's transaction: :func:`save_locked` holding the match's row
+lock (the request paths), and :func:`save_batch` for the Celery task, which holds no lock while
+it asks bots: its write happens only if nobody else changed the match since the version the
+driver started from and its lease is still its own. :func:`save_new` inserts new matches.
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ class Lease:
     """One task's hold on a match's out-of-process seats (``Match.lease_until``): while it
     holds it no other task asks them, so a duplicate message (a re-queue, a redelivery) costs
     one statement, not a second round of bot calls. Claimed when the task starts (with its
-    first read: :meth:`claim_and_read`), renewed by each batch it stores (:func:`save` writes
-    only while the lease is still its own) and released when it stops (by the UPDATE of the
+    first read: :meth:`claim_and_read`), renewed by each batch it stores (:func:`save_batch`
+    writes only while the lease is still its own) and released when it stops (by the UPDATE of the
     batch that ends the match, else a statement of its own); a worker that dies keeps it until
     it runs out, then the match is anyone's again (the stalled-match sweep queues it).
 
@@ -102,7 +103,7 @@ class Lease:
         self.match_id = match_id
         #: The lease_until this task wrote last: the match is its own while the row holds it.
         self.until = until
-        #: Let go already, with the batch that ended the match (``save(release=True)``).
+        #: Let go already, with the batch that ended the match (:func:`save_batch`).
         self.released = False
 
     @staticmethod
@@ -145,62 +146,81 @@ class Lease:
             self.released = True
 
 
-def save(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
-         now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
-         enqueue: bool = True, started: bool = False, guard_version: int | None = None,
-         lease: Lease | None = None, release: bool = False, remember: bool = True,
-         tells_end: bool = False) -> bool:
-    """Store the driver's state and moves into ``match`` (and its seats), and let each seat
-    session write its own records of them. Returns False, having written nothing, when
-    ``guard_version`` is given and the match is no longer at that version (or not running),
-    or ``lease`` is given and no longer held (the write renews it, or with ``release`` lets
-    it go: the task asks nothing more, the same statement as the moves).
+def save_locked(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | None = None,
+                now: datetime | None = None, previous_to_act: Sequence[int] | None = None,
+                started: bool = False, enqueue: bool = True, lease: Lease | None = None) -> None:
+    """The request path: store the driver's state and moves into ``match`` (and its seats),
+    whose row the caller holds locked (``locked_match``), and let each seat session write its
+    own records of them; once committed the state is cached for readers.
 
     ``previous_to_act``: the seats asked before these moves; while the same simultaneous step
-    goes on (fewer of them are still asked) the deadline stays. ``enqueue``: queue the task
-    for out-of-process seats now due (and, with ``started`` or at the end, to tell them).
-    ``remember``: cache the state for readers once committed (only if the driver will not
-    change it again). ``tells_end``: the caller tells the sessions ``finished`` itself once this
-    commits, so if these moves end the match each session's ``finishing`` hook runs in this
-    transaction (e.g. to claim the right to send /end without a statement of its own).
+    goes on (fewer of them are still asked) the deadline stays. ``started``: the match starts
+    with these moves. ``enqueue``: queue the task for out-of-process seats now due (and, with
+    ``started`` or at the end, to tell them). ``lease``: the task's, which the caller saw was
+    still its own (a step shared with polling seats): renewed by this write.
     """
     now = now or timezone.now()
-    seats = sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+    seats = _by_number(match, seats)
     finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
-    if guard_version is None:
-        if lease is not None:  # the caller holds the row lock and saw the lease was its own
-            match.lease_until = lease.until = lease.renewal()
-        match.save()
-    else:
-        guard = {"pk": match.pk, "version": guard_version, "status": Match.Status.RUNNING}
-        fields = {field: getattr(match, field) for field in SAVED_FIELDS}
-        if lease is not None:
-            if lease.released or timezone.now() >= lease.until:
-                return False  # ran out: another task may be asking these seats already
-            guard["lease_until"] = lease.until
-            fields["lease_until"] = renewed = None if release else lease.renewal()
-        # The moves' log page goes with the guarded UPDATE, in the same statement.
-        page = [page_row(match.pk, driver.moves)] if driver.moves else []
-        if not update_then_insert(Match, guard, fields, MatchLogPage, page):
-            return False
-        if lease is not None:
-            match.lease_until = renewed
-            if release:  # lease.until stays what the row held, for release(rolled_back=True)
-                lease.released = True
-            else:
-                lease.until = renewed
+    if lease is not None:
+        match.lease_until = lease.until = lease.renewal()
+    match.save()
     moves = driver.take_moves()
-    if moves and guard_version is None:
+    if moves:
         insert_rows(MatchLogPage, [page_row(match.pk, moves)])
+    _save_seats(driver, seats, moves, ending=False)
+    _after_commit([(match, driver, finishing)], enqueue=enqueue, started=started, remember=True)
+
+
+def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
+               previous_to_act: Sequence[int], base_version: int, lease: Lease) -> bool:
+    """The task's guarded batch: store the moves its driver made from ``base_version`` on,
+    in one guarded UPDATE with their log page, no row locked (the task asked bots meanwhile).
+    Returns False, having written nothing, when the match is no longer at ``base_version``
+    (or not running) or ``lease`` is no longer held. The write renews the lease, or, when
+    these moves end the match, lets it go (the task asks nothing more), and each session's
+    ``finishing`` hook runs in this transaction (the task tells them ``finished`` once it
+    commits). The state is not cached: a worker's readers are web processes.
+    """
+    now = timezone.now()
+    seats = _by_number(match, seats)
+    finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
+    if lease.released or timezone.now() >= lease.until:
+        return False  # ran out: another task may be asking these seats already
+    release = driver.state.is_over
+    guard = {"pk": match.pk, "version": base_version, "status": Match.Status.RUNNING,
+             "lease_until": lease.until}
+    fields = {field: getattr(match, field) for field in SAVED_FIELDS}
+    fields["lease_until"] = renewed = None if release else lease.renewal()
+    # The moves' log page goes with the guarded UPDATE, in the same statement.
+    page = [page_row(match.pk, driver.moves)] if driver.moves else []
+    if not update_then_insert(Match, guard, fields, MatchLogPage, page):
+        return False
+    match.lease_until = renewed
+    if release:  # lease.until stays what the row held, for release(rolled_back=True)
+        lease.released = True
+    else:
+        lease.until = renewed
+    moves = driver.take_moves()
+    _save_seats(driver, seats, moves, ending=driver.state.is_over)
+    _after_commit([(match, driver, finishing)], enqueue=False, started=False, remember=False)
+    return True
+
+
+def _by_number(match: Match, seats: Sequence[Seat] | None) -> list[Seat]:
+    return sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
+
+
+def _save_seats(driver: MatchDriver, seats: Sequence[Seat], moves: Sequence[Move], *,
+                ending: bool) -> None:
+    """The seats' strikes and forfeits as the driver left them (a statement per changed
+    seat), then the sessions' own records of ``moves`` (``ending``: and ``finishing``)."""
     for seat in seats:
         strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
         if (seat.strikes, seat.forfeited) != (strikes, forfeited):
             seat.strikes, seat.forfeited = strikes, forfeited
             Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
-    flush(driver, moves, applied=True, ending=tells_end and driver.state.is_over)
-    _after_commit([(match, driver, finishing)], enqueue=enqueue, started=started,
-                  remember=remember)
-    return True
+    flush(driver, moves, applied=True, ending=ending)
 
 
 def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]], *,
@@ -329,5 +349,5 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
     return bool(due)
 
 
-__all__ = ["Lease", "driver_for", "enqueue_advance", "flush", "locked_match", "save", "seat_of",
-           "table_of", "tell"]
+__all__ = ["Lease", "driver_for", "enqueue_advance", "flush", "locked_match", "save_batch",
+           "save_locked", "save_new", "seat_of", "table_of", "tell"]

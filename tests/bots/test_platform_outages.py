@@ -156,7 +156,7 @@ def test_a_lease_that_ran_out_stores_nothing_even_if_nobody_took_the_match(
     driver.run(max_steps=1)
     assert driver.version > loaded.version
     with transaction.atomic():
-        assert not store.save(loaded, driver, guard_version=match.version, lease=lease,
-                              enqueue=False)
+        assert not store.save_batch(loaded, driver, seats=list(loaded.seats.all()),
+                                    previous_to_act=[], base_version=match.version, lease=lease)
     assert Match.objects.get(pk=match.pk).version == match.version
     assert services.match_advance_automatic_seats(match_id=match.pk) > 0, "anyone's again"
