@@ -19,9 +19,8 @@ lets loopback, private and carrier-grade NAT addresses through; link-local, meta
 multicast, reserved and unspecified addresses are refused always.
 
 Why libcurl and not httpx: the platform's time per bot move is mostly the HTTP client's own.
-httpx's transport (httpcore + h11, pure Python) costs about 0.35 ms of CPU per call, which left
-the 0.5 ms per-move budget to noise; libcurl costs about 0.1 ms, less than the standard
-library's ``http.client``, and runs the concurrent calls of a simultaneous step in one thread
+httpx's transport (httpcore + h11, pure Python) cost several times libcurl's CPU per call, and
+more than the standard library's ``http.client`` (docs/performance.md); libcurl also runs the concurrent calls of a simultaneous step in one thread
 (``CurlMulti``) instead of a thread pool (``bench/bots.py`` measures both).
 
 Connections are kept alive and reused per origin, per thread (one ``CurlMulti`` each);

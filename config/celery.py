@@ -25,7 +25,7 @@ worker_process_init.connect(freeze_startup_objects, weak=False)
 def check_database_connections(task: object = None, **kwargs: object) -> None:
     """Keep a worker's database connection from task to task as Django keeps a web process's
     from request to request (``CELERY_DB_REUSE_MAX`` stops Celery closing it around every task:
-    a new PostgreSQL connection cost every task about 3 ms): one older than ``CONN_MAX_AGE``,
+    a new PostgreSQL connection costs every task a few ms, docs/performance.md): one older than ``CONN_MAX_AGE``,
     or left broken by an error, is closed here, and a health check precedes its next use.
     Eager tasks (tests) run inside their caller's transaction: left alone."""
     if getattr(getattr(task, "request", None), "is_eager", False):

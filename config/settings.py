@@ -157,8 +157,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
         # kombu polls the folder, once a second by default: every task (a match, a chunk of a
-        # tournament) then waited half a second on average before a worker saw it. At 20 ms
-        # an idle worker spends about 1% of a core listing one small folder.
+        # tournament) then waited half a second on average before a worker saw it; at 20 ms
+        # an idle worker's listing of one small folder costs little (docs/performance.md).
         "polling_interval": env_float("BLUFF_BROKER_POLL_SECONDS", 0.02, minimum=0.001),
     }
 CELERY_TASK_SERIALIZER = "json"
@@ -300,8 +300,8 @@ SERIES_FORFEITS_TO_WITHDRAW = env_int("SERIES_FORFEITS_TO_WITHDRAW", 3, minimum=
 # season_end, a one-off night's starts_at (docs/api.md).
 SERIES_MAX_SCHEDULE_AHEAD_DAYS = env_int("SERIES_MAX_SCHEDULE_AHEAD_DAYS", 365, minimum=1)
 # Pending matches one play task claims and starts at once (their bookkeeping in one transaction).
-# 32: a chunk's own statements and its task cost ~10 ms, ~0.3 ms a match at 32; one and two
-# workers both ran faster than at 16 in bench/tournament.py.
+# 32: a chunk's own cost shared by enough matches; one and two workers both ran faster than at
+# 16 (docs/performance.md, bench/tournament.py).
 TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 32, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)

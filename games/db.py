@@ -2,10 +2,9 @@
 rows at once, and the hot paths' statements, as fast as the database allows.
 
 A batch of bot moves writes one call log row per move (and its match's log page). On
-PostgreSQL ``COPY ... FROM STDIN`` takes them 3-5x faster than ``bulk_create`` (Django builds an
-``INSERT ... UNNEST`` and adapts every value through the ORM: bench/bots.py measured ~6 ms
-against ~1.7 ms for 70 log rows), which is most of a batch's database time. Other databases
-get ``bulk_create``.
+PostgreSQL ``COPY ... FROM STDIN`` takes them several times faster than ``bulk_create`` (Django
+builds an ``INSERT ... UNNEST`` and adapts every value through the ORM), which is most of a
+batch's database time. Other databases get ``bulk_create``.
 
 :func:`update_rows` gives many rows different values in one ``UPDATE ... FROM UNNEST`` on
 PostgreSQL (a tournament chunk records its results: a round trip per match before), where Django's
@@ -16,7 +15,8 @@ once, so every statement is a round trip the match waits for) takes several stat
 here: :func:`insert_tree` (a new match, its seats and first log page), :func:`claim_match` (the
 task's lease and its first read) and :func:`update_then_insert` (a batch's guarded UPDATE and
 its log page); :func:`claim_unset` is the once-only claim of /start and /end (and, the first
-time, the webhook session's read of its bots). Each says what the ORM's statements cost. Other
+time, the webhook session's read of its bots). Each says which statements of the ORM's it
+saves; docs/performance.md has what they cost, measured and dated. Other
 databases get the ORM's statements (the claim: the same upsert, the read apart).
 :func:`poll_row` is a poll's one-row read of its seat and match (``games.selectors``), on
 every database.
@@ -107,10 +107,7 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
     """Set the match's ``lease_until`` to ``until`` if it is unset or before ``now``, and
     read the match and its seats (by number) as the claim left them, in one statement; None
     if the match is not there or someone else holds it. The ORM takes two statements (the
-    conditional UPDATE, then the seats with their match): 3.4, 4.3 and 5.5 ms against 1.4, 1.8
-    and 2.6 ms for this one in three runs (PostgreSQL 15 on loopback, the 2-core dev machine at
-    a load average of 4 to 8, medians of 2000 interleaved calls; a loaded machine makes every
-    round trip dearer)."""
+    conditional UPDATE, then the seats with their match)."""
     from .models import Match, Seat
 
     if connection.vendor != "postgresql":
@@ -162,8 +159,7 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     ``rows`` of ``child`` (as :func:`insert_rows` takes them), in one statement; whether the
     row was there. A batch of bot moves is stored so, guarded by the match's version and
     lease, with its log page. The ORM takes two statements (the guarded UPDATE, then the page
-    by COPY): 2.2, 3.3 and 4.0 ms against 1.8, 2.5 and 3.5 ms for this one (a 70-entry page,
-    each in its transaction; measured as for :func:`claim_match`)."""
+    by COPY)."""
     if connection.vendor != "postgresql":
         if not model.objects.filter(**filters).update(**values):
             return False
@@ -211,9 +207,7 @@ def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]
     key to the parent's, set to it here), and set every primary key, as ``bulk_create`` would:
     in one statement on PostgreSQL (a new match with its seats and first log page), so it needs
     no transaction of its own. Elsewhere ``bulk_create`` each, in a transaction. The ORM takes
-    five round trips (BEGIN, the match, its seats, its page by COPY, COMMIT): 2.2 ms against
-    1.5 ms for this one at a load average of 3.5, 27.8 against 10.1 ms at 9 to 11 (a match of 3
-    seats and its first page, measured as for :func:`claim_match`)."""
+    five round trips (BEGIN, the match, its seats, its page by COPY, COMMIT)."""
     lists = [list(group) for group in children if group]
     links = [next(f for f in type(group[0])._meta.concrete_fields
                   if f.is_relation and f.related_model is type(parent)) for group in lists]
@@ -276,9 +270,7 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
 
     ``read``: (a model, primary keys, one of its foreign keys): those rows, that relation
     loaded, by primary key, read in the same statement on PostgreSQL (a webhook session's
-    bots and their owners with its /start claim). The ORM's read is a statement of its own:
-    the two took 3.9 ms against 3.1 ms for this one (3 seats, at a load average of 4 to 5,
-    medians of 1000 interleaved calls)."""
+    bots and their owners with its /start claim). The ORM's read is a statement of its own."""
     meta = model._meta
     quote = connection.ops.quote_name
     table = quote(meta.db_table)
@@ -345,10 +337,9 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
 
 
 # The SQL of the poll key, built once per database vendor from the models' own table and column
-# names. Building the equivalent ORM query (a join, .values, .first) cost more than running it:
-# in-process on PostgreSQL ~1.1-1.8 ms against ~0.35 ms for this, most of a 304's own time; with
-# it bench/api.py had poll 304 at 0.71-0.86x the bare endpoint's throughput (0.55x before). One
-# row by primary key or by the (match, number) unique index; no state.
+# names. Building the equivalent ORM query (a join, .values, .first) cost more than running it,
+# most of a 304's own time (docs/performance.md). One row by primary key or by the (match,
+# number) unique index; no state.
 _POLL_SQL: dict[tuple[str, bool], str] = {}
 
 
@@ -396,8 +387,7 @@ def savepoint() -> Iterator[None]:
     PostgreSQL this one takes the SAVEPOINT alone (the COMMIT releases it) and a ROLLBACK TO
     only on an error. A batch of bot moves writes its sessions' records so (a failing one
     loses its own rows, never the moves): one round trip of the ten a webhook match's task
-    took. A transaction around an empty block: 0.135 ms against 0.092 ms with this one (at a
-    load average of 3, medians of 2000)."""
+    took."""
     if connection.vendor != "postgresql":
         with transaction.atomic():
             yield

@@ -3,9 +3,8 @@ as entries.
 
 Every save of a match (a person's action, a batch of bot moves, a match played to the end in
 one go) writes the entries it made as one :class:`~games.models.MatchLogPage` row: a JSON array
-in a text column, written by orjson. A row per entry cost far more than its content: a
-reference-bot match of ~120 entries took ~1.3 ms to write as rows (their jsonb, their index
-entries), ~0.35 ms as one page (bench/tournament.py); a text column because PostgreSQL parses
+in a text column, written by orjson. A row per entry cost far more than its content (their
+jsonb, their index entries: docs/performance.md); a text column because PostgreSQL parses
 and compresses a large jsonb value several times slower than text, and nobody queries inside
 the log with SQL; compressed with lz4 on PostgreSQL (migration 0010).
 

@@ -3,8 +3,8 @@
 Loaded states are kept by (match id, version, updated_at): every committed change bumps
 ``updated_at`` (and the version), so a key never names two different states and the cache cannot
 serve a stale one. Reads share one loaded State instead of fetching the JSON, loading it and
-re-checking invariants on every poll: bench/api.py measured poll 200 at ~1.5x the throughput
-with it (292 vs 196 req/s, p99 20 vs 27 ms). Bounded by ``BLUFF_STATE_CACHE_SIZE``.
+re-checking invariants on every poll (its measured gain: docs/performance.md). Bounded by
+``BLUFF_STATE_CACHE_SIZE``.
 
 Writers (the services) take a private copy (``load_state(..., for_update=True)``) and hand the
 state back with :func:`remember_state` once it is committed and will not change again.

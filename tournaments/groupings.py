@@ -29,9 +29,9 @@ from games.engine.rng import Rng
 Table = tuple[int, ...]
 
 #: Moves tried per participant and round, at most MOST_MOVES, and at most FIELD_MOVES divided
-#: by the participants: a 64-participant, 20-round schedule stays within a second (about
-#: 0.76 s of CPU with its start, ``bench/schedules.py``) while fields of 20 or fewer get
-#: their full share.
+#: by the participants: a 64-participant, 20-round schedule stays within a second
+#: (docs/performance.md, ``bench/schedules.py``) while fields of 20 or fewer get their full
+#: share.
 MOVES_PER_SLOT = 1000
 MOST_MOVES = 150_000
 FIELD_MOVES = 4_000_000

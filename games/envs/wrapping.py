@@ -5,8 +5,8 @@ PettingZoo's wrappers reach the environment's AEC fields (``agent_selection``, `
 per step cost more than a dice cup move in the engine (bench/envs.py). The subclasses here read
 those fields from the unwrapped environment at once, by properties; every check the wrappers
 make, and every other attribute, is still theirs. ``AssertOutOfBoundsWrapper`` asks the action
-space ``contains(action)`` every step, which gymnasium's ``Discrete`` answers in about 4 µs
-(it re-derives its dtype's range each time); :class:`ActionSpace` answers a plain ``int`` at
+space ``contains(action)`` every step, which gymnasium's ``Discrete`` answers slowly (it
+re-derives its dtype's range each time; docs/performance.md); :class:`ActionSpace` answers a plain ``int`` at
 once and anything else as gymnasium does.
 """
 

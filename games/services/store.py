@@ -254,8 +254,8 @@ def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]]
                                    if (moves := driver.take_moves())])
     # Matches over already (a tournament's or a league's bots played them here) are not
     # cached: their readers are web processes, not this one, and hundreds of them would only
-    # churn the cache (each holds its whole event log for the collector to walk: 0.6 ms a
-    # match of a 400-match tournament through one worker, bench/tournament.py).
+    # churn the cache (each holds its whole event log for the collector to walk;
+    # docs/performance.md).
     _after_commit(started, enqueue=True, started=True, remember=True, remember_over=False,
                   announce=announce)
 
