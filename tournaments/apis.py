@@ -468,13 +468,16 @@ class RatingLeaderboardApi(APIView):
         sigma = serializers.FloatField()
         ordinal = serializers.FloatField(help_text="mu - 3 sigma; the board is sorted by it.")
         matches = serializers.IntegerField(help_text="Rated matches (forfeits are not).")
+        last_played_at = serializers.DateTimeField(
+            help_text="When its latest rated match was recorded.")
 
     @extend_schema(
         tags=["tournaments"], operation_id="ratings_leaderboard",
         summary="A game's OpenSkill leaderboard over all its tournaments",
-        description="Every recorded tournament match of the game, in the order the tournaments "
-                    "were created; an entrant is a webhook bot, a person, or a reference bot "
-                    "(however often it was entered).",
+        description="Every recorded tournament match of the game, each applied as its result "
+                    "was recorded (a table kept up to date then, not recomputed per request); "
+                    "an entrant is a webhook bot, a person, or a reference bot (however often "
+                    "it was entered, under whatever label).",
         parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      description="Engine game id."), QuerySerializer],
         responses={200: OutputSerializer(many=True), 400: E400, 429: E429,

@@ -3,8 +3,10 @@
 A tournament's schedule is made once, when it is created (``tournaments.scheduling``), as one
 :class:`TournamentMatch` row per match to play; workers claim those rows with a conditional
 UPDATE and play them as ordinary ``games.Match`` rows, so every rule, failure policy, log and
-replay of matches applies unchanged. Standings and ratings are computed from the stored
-outcomes (``tournaments.selectors``), never kept as running totals that a crash could skew.
+replay of matches applies unchanged. Standings and a tournament's ratings are computed from
+the stored outcomes (``tournaments.selectors``); a game's leaderboard across tournaments
+(:class:`LeaderboardEntry`) is kept up to date in the very transaction that stores each
+outcome, so a crash loses both or neither (``tournaments.leaderboard`` can rebuild it).
 """
 
 from __future__ import annotations
@@ -287,3 +289,40 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"night {self.night_id} table {self.table} hand {self.number}"
+
+
+class LeaderboardEntry(models.Model):
+    """One entrant's rating on its game's leaderboard over every tournament: updated in the
+    transaction that records each of its results (``tournaments.leaderboard``), so a page or
+    the API reads it instead of replaying every match. An entrant is a webhook bot, a person
+    or one reference bot, however often entered and under whatever label."""
+
+    game = models.CharField(max_length=32)
+    kind = models.CharField(max_length=16, choices=Participant.Kind.choices)
+    ref = models.CharField(max_length=100, help_text="The webhook bot's id, the person's user "
+                                                     "id or the reference bot's name.")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField(help_text="mu - 3 sigma: the board is sorted by it.")
+    matches = models.PositiveIntegerField(default=0, help_text="Rated matches.")
+    last_played_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "kind", "ref"],
+                                               name="leaderboard_unique_entrant")]
+        indexes = [models.Index(fields=["game", "-ordinal"], name="leaderboard_by_ordinal")]
+
+    def __str__(self) -> str:
+        return f"{self.game} {self.kind} {self.ref}: {self.ordinal:.2f}"
+
+
+class RatingPoint(models.Model):
+    """An entrant's rating just after one of its rated matches: its rating over time."""
+
+    entry = models.ForeignKey(LeaderboardEntry, on_delete=models.CASCADE,
+                              related_name="points")
+    played_at = models.DateTimeField()
+    ordinal = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["entry", "played_at"], name="rating_point_by_time")]

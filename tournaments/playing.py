@@ -33,7 +33,7 @@ from games.models import Match, Seat
 from games.seats import get_seat_kind
 from games.services import matches_unseal
 
-from . import series
+from . import leaderboard, series
 from .formats import Format, Outcome, PlannedMatch, get_format
 from .models import Participant, Tournament, TournamentMatch
 from .standings import forfeit_result
@@ -154,6 +154,7 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
              "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores}
             for row in to_start], fields=["match_id", "lease_until", "status", "finished_at",
                                           "ranks", "scores"])
+        leaderboard.record(tournament_id=tournament_id, rows=to_start, played_at=now)
         _finish_if_done(tournament_id, now=now)
     return outcome
 
@@ -248,6 +249,7 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
         row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
         row.ranks, row.scores = match.result["ranks"], match.result["scores"]
         row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
+        leaderboard.record(tournament_id=row.tournament_id, rows=[row], played_at=now)
         forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
                         .values_list("number", flat=True))
         for number in forfeited:

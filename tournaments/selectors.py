@@ -23,7 +23,17 @@ from games.seats import bot_reference
 from . import league_rules
 from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
-from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
+from .models import (
+    Hand,
+    LeaderboardEntry,
+    League,
+    Member,
+    Night,
+    Participant,
+    RatingPoint,
+    Tournament,
+    TournamentMatch,
+)
 from .ratings import Rating, ratings
 from .standings import MatchResult, standings
 
@@ -139,41 +149,39 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
 
 
 def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
-    """OpenSkill ratings per entrant across every tournament of ``game``: all recorded
-    matches in the order the tournaments were created and their schedules, an entrant being a
-    webhook bot, a person, or one reference bot (however often it was entered). Raises
-    ``GameNotFound`` for a game the engine does not have."""
+    """A game's OpenSkill leaderboard across its tournaments, best ``ordinal`` first: read
+    from the table kept as results are recorded (``tournaments.leaderboard``), an entrant
+    being a webhook bot, a person, or one reference bot (however often it was entered), named
+    as its owner names it, never by an entrant's label. Raises ``GameNotFound`` for a game
+    the engine does not have."""
     if game not in game_ids():
         raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
-    people = Participant.objects.filter(tournament__game=game).select_related("user")
-    identity: dict[tuple[int, int], tuple[str, str]] = {}
-    for person in people:
-        key = (person.kind, str(person.user_id) if person.user_id else person.bot)
-        identity[(person.tournament_id, person.index)] = key
-    entrants = sorted(set(identity.values()))
-    # Named as the bot's owner (or the person) names it, never by an entrant's label.
-    names = dict(zip(entrants, seat_labels(
-        Sitter(kind, "", int(ref)) if kind == Participant.Kind.PLAYER and ref.isdigit()
-        else Sitter(kind, ref) for kind, ref in entrants)))
-    number = {key: n for n, key in enumerate(entrants)}
-    rows = (TournamentMatch.objects.filter(tournament__game=game,
-                                           status=TournamentMatch.Status.FINISHED)
-            .order_by("tournament_id", "number")
-            .values_list("tournament_id", "seats", "ranks", "scores", "forfeited"))
-    results = []
-    for tournament_id, seats, ranks, scores, forfeited in rows:
-        mapped = [number[identity[(tournament_id, p)]] for p in seats]
-        if len(set(mapped)) != len(mapped):
-            continue  # one reference bot entered twice at a table says nothing of its skill
-        results.append(MatchResult(tuple(mapped), tuple(ranks),
-                                   None if scores is None else tuple(scores), None,
-                                   frozenset(number[identity[(tournament_id, p)]]
-                                             for p in forfeited)))
-    board = sorted(ratings(results, len(entrants)), key=lambda r: r.ordinal, reverse=True)
-    return [{"rank": place, "kind": entrants[r.participant][0],
-             "name": names[entrants[r.participant]], "mu": r.mu, "sigma": r.sigma,
-             "ordinal": r.ordinal, "matches": r.matches}
-            for place, r in enumerate(board[:limit], start=1) if r.matches]
+    board = list(LeaderboardEntry.objects.filter(game=game, matches__gt=0)
+                 .order_by("-ordinal", "kind", "ref")[:limit])
+    names = seat_labels(_sitter(entry.kind, entry.ref) for entry in board)
+    return [{"rank": place, "kind": entry.kind, "name": name, "mu": entry.mu,
+             "sigma": entry.sigma, "ordinal": entry.ordinal, "matches": entry.matches,
+             "last_played_at": entry.last_played_at}
+            for place, (entry, name) in enumerate(zip(board, names), start=1)]
+
+
+def _sitter(kind: str, ref: str) -> Sitter:
+    """A board's entrant as ``games.names`` names it (a person is there by user id)."""
+    if kind == Participant.Kind.PLAYER and ref.isdigit():
+        return Sitter(kind, "", int(ref))
+    return Sitter(kind, ref)
+
+
+def rating_history(*, kind: str, ref: str) -> dict[str, list[tuple[datetime, float]]]:
+    """An entrant's rating (``ordinal``) after each of its rated tournament matches, oldest
+    first, by game: its rating over time."""
+    history: dict[str, list[tuple[datetime, float]]] = {}
+    points = (RatingPoint.objects.filter(entry__kind=kind, entry__ref=ref)
+              .order_by("entry__game", "played_at", "id")
+              .values_list("entry__game", "played_at", "ordinal"))
+    for game, at, ordinal in points:
+        history.setdefault(game, []).append((at, ordinal))
+    return history
 
 
 #: Nights whose hands count in the season: a cancelled one counts for nothing (docs/series.md).

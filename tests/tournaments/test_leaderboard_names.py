@@ -5,9 +5,10 @@ tournament API's ``name`` is the bot's own, its ``label`` beside it."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from bots.models import Bot
-from tournaments import selectors
+from tournaments import leaderboard, selectors
 from tournaments.models import Participant, Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +26,10 @@ def recorded(organiser, bot: Bot, label: str) -> Tournament:
                                name=label)
     Participant.objects.create(tournament=tournament, index=1, kind="reference",
                                bot="random", name="the house")
-    TournamentMatch.objects.create(tournament=tournament, number=0, round=0, deal=0, seed=1,
-                                   seats=[0, 1], status="finished", ranks=[1, 2], scores=[1, 0])
+    row = TournamentMatch.objects.create(tournament=tournament, number=0, round=0, deal=0,
+                                         seed=1, seats=[0, 1], status="finished", ranks=[1, 2],
+                                         scores=[1, 0], finished_at=timezone.now())
+    leaderboard.record(tournament_id=tournament.pk, rows=[row], played_at=row.finished_at)
     return tournament
 
 

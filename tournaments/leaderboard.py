@@ -1,0 +1,131 @@
+"""Each game's rating leaderboard across its tournaments, kept as a table
+(``LeaderboardEntry``, with a ``RatingPoint`` per rated match for the rating over time).
+
+A result is rated in the transaction that records it (``playing``), the entrants' rows locked
+in one order, so the board is never recomputed from every match on a request and two workers
+recording at once cannot lose an update. An entrant is a webhook bot, a person or one
+reference bot, whatever its label in each series: entering someone's bot under another label
+renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, as a
+tournament's own, ``tournaments.ratings``), each match applied in the order its result was
+recorded. Not rated, as in a tournament's ratings: forfeits, and a table where one reference
+bot sits twice (it says nothing of its skill). :func:`rebuild` replays every recorded result
+(the migration that made the table runs it; so can an operator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.apps import apps as installed_apps
+from django.db.models import F, Q
+from openskill.models import PlackettLuce
+
+from .models import LeaderboardEntry, Participant, RatingPoint, Tournament, TournamentMatch
+
+MODEL = PlackettLuce()
+Key = tuple[str, str]
+
+
+def entrant_key(participant: Any) -> Key:
+    """The entrant a participant is on its game's board: (kind, bot id, user id or reference
+    bot's name)."""
+    return (participant.kind, str(participant.user_id) if participant.user_id
+            else participant.bot)
+
+
+def record(*, tournament_id: int, rows: Iterable[TournamentMatch], played_at: datetime
+           ) -> int:
+    """Rate the finished ``rows`` of one tournament (in the order given) on its game's board:
+    call it in the transaction that records them. Returns how many were rated."""
+    rows = [row for row in rows if row.status == TournamentMatch.Status.FINISHED]
+    if not rows:
+        return 0
+    people = {p.index: entrant_key(p) for p in
+              Participant.objects.filter(tournament_id=tournament_id)}
+    game = Tournament.objects.values_list("game", flat=True).get(pk=tournament_id)
+    rated = [(row, [people[i] for i in row.seats]) for row in rows]
+    rated = [(row, keys) for row, keys in rated if _counts(row.ranks, row.forfeited, keys)]
+    if not rated:
+        return 0
+    entries = _locked(game, sorted({key for _, keys in rated for key in keys}))
+    points = []
+    for row, keys in rated:
+        _rate(entries, keys, row.ranks, played_at)
+        points += [RatingPoint(entry=entries[key], played_at=played_at,
+                               ordinal=entries[key].ordinal) for key in keys]
+    LeaderboardEntry.objects.bulk_update(
+        entries.values(), ["mu", "sigma", "ordinal", "matches", "last_played_at"])
+    RatingPoint.objects.bulk_create(points)
+    return len(rated)
+
+
+def _counts(ranks: Sequence[int] | None, forfeited: Sequence[int] | None,
+            keys: Sequence[Key]) -> bool:
+    return ranks is not None and not forfeited and len(set(keys)) == len(keys)
+
+
+def _locked(game: str, keys: Sequence[Key]) -> dict[Key, LeaderboardEntry]:
+    """The entrants' rows, made if new, locked in (kind, ref) order (no deadlock between
+    two recordings)."""
+    start = MODEL.rating()
+    LeaderboardEntry.objects.bulk_create(
+        [LeaderboardEntry(game=game, kind=kind, ref=ref, mu=start.mu, sigma=start.sigma,
+                          ordinal=start.ordinal()) for kind, ref in keys],
+        ignore_conflicts=True)
+    wanted = Q()
+    for kind, ref in keys:
+        wanted |= Q(kind=kind, ref=ref)
+    found = (LeaderboardEntry.objects.select_for_update().filter(wanted, game=game)
+             .order_by("kind", "ref"))
+    return {(entry.kind, entry.ref): entry for entry in found}
+
+
+def _rate(entries: Mapping[Key, Any], keys: Sequence[Key], ranks: Sequence[int],
+          played_at: datetime) -> None:
+    """Apply one match (its seats' entrants, its ranks) to ``entries``, changed in place."""
+    teams = [[MODEL.rating(mu=entries[key].mu, sigma=entries[key].sigma)] for key in keys]
+    for key, (rated,) in zip(keys, MODEL.rate(teams, ranks=list(ranks))):
+        entry = entries[key]
+        entry.mu, entry.sigma, entry.ordinal = rated.mu, rated.sigma, rated.ordinal()
+        entry.matches += 1
+        entry.last_played_at = max(played_at, entry.last_played_at or played_at)
+
+
+def rebuild(apps: Any = installed_apps) -> int:
+    """Make every game's board again from every recorded result, in the order they were
+    recorded (then schedule order). ``apps``: a migration's historical models. Returns the
+    matches rated."""
+    entry_model = apps.get_model("tournaments", "LeaderboardEntry")
+    point_model = apps.get_model("tournaments", "RatingPoint")
+    match_model = apps.get_model("tournaments", "TournamentMatch")
+    people = {(p.tournament_id, p.index): entrant_key(p)
+              for p in apps.get_model("tournaments", "Participant").objects.all()}
+    entry_model.objects.all().delete()
+    start = MODEL.rating()
+    entries: dict[tuple[str, Key], Any] = {}
+    timeline: list[tuple[tuple[str, Key], datetime, float]] = []
+    rows = (match_model.objects.filter(status="finished")
+            .order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
+            .values_list("tournament_id", "tournament__game", "seats", "ranks", "forfeited",
+                         "finished_at", "tournament__created_at"))
+    rated = 0
+    for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in rows:
+        keys = [people[(tournament_id, seat)] for seat in seats]
+        if not _counts(ranks, forfeited, keys):
+            continue
+        board = {}
+        for key in keys:
+            board[key] = entries.setdefault((game, key), entry_model(
+                game=game, kind=key[0], ref=key[1], mu=start.mu, sigma=start.sigma,
+                ordinal=start.ordinal()))
+        played_at = finished_at or created_at
+        _rate(board, keys, ranks, played_at)
+        timeline += [((game, key), played_at, board[key].ordinal) for key in keys]
+        rated += 1
+    entry_model.objects.bulk_create(entries.values())
+    point_model.objects.bulk_create(
+        [point_model(entry=entries[key], played_at=at, ordinal=ordinal)
+         for key, at, ordinal in timeline], batch_size=1000)
+    return rated
