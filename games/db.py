@@ -37,6 +37,7 @@ from typing import Any
 import orjson
 from django.db import connection, models, transaction
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 
@@ -153,15 +154,21 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
 
 def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
                        values: Mapping[str, Any], child: type[models.Model],
-                       rows: Sequence[Mapping[str, Any]]) -> bool:
+                       rows: Sequence[Mapping[str, Any]], *,
+                       still_ahead: str | None = None) -> bool:
     """Set ``values`` (attribute names) on the row of ``model`` that matches ``filters``
     (equalities, at most one row: they include its pk) and, only if there was one, insert
     ``rows`` of ``child`` (as :func:`insert_rows` takes them), in one statement; whether the
-    row was there. A batch of bot moves is stored so, guarded by the match's version and
-    lease, with its log page. The ORM takes two statements (the guarded UPDATE, then the page
-    by COPY)."""
+    row was there. ``still_ahead``: a datetime field of the row that must also still be in the
+    future by the database's clock when the statement reaches the row (``clock_timestamp()``,
+    however late the statement arrived), not only by the sender's. A batch of bot moves is
+    stored so, guarded by the match's version and lease, with its log page. The ORM takes two
+    statements (the guarded UPDATE, then the page by COPY)."""
     if connection.vendor != "postgresql":
-        if not model.objects.filter(**filters).update(**values):
+        found = model.objects.filter(**filters)
+        if still_ahead is not None:
+            found = found.filter(**{f"{still_ahead}__gt": Now()})
+        if not found.update(**values):
             return False
         insert_rows(child, rows)
         return True
@@ -178,6 +185,8 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
         field = meta.pk if name == "pk" else meta.get_field(name)
         conditions.append(f"{quote(field.column)} = %s")
         params.append(field.get_db_prep_value(value, connection, prepared=False))
+    if still_ahead is not None:
+        conditions.append(f"{quote(meta.get_field(still_ahead).column)} > clock_timestamp()")
     sql = (f"WITH changed AS (UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "
            f"WHERE {' AND '.join(conditions)} RETURNING 1)")
     if rows:

@@ -192,9 +192,13 @@ def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
              "lease_until": lease.until}
     fields = {field: getattr(match, field) for field in SAVED_FIELDS}
     fields["lease_until"] = renewed = None if release else lease.renewal()
-    # The moves' log page goes with the guarded UPDATE, in the same statement.
+    # The moves' log page goes with the guarded UPDATE, in the same statement. The lease must
+    # still hold when the database writes it, not only when it was sent: a host cut off just
+    # after sending comes back with it seconds later, maybe before anyone took the match over,
+    # and what it saw while cut off (its bots' timeouts) is not stored.
     page = [page_row(match.pk, driver.moves)] if driver.moves else []
-    if not update_then_insert(Match, guard, fields, MatchLogPage, page):
+    if not update_then_insert(Match, guard, fields, MatchLogPage, page,
+                              still_ahead="lease_until"):
         return False
     match.lease_until = renewed
     if release:  # lease.until stays what the row held, for release(rolled_back=True)

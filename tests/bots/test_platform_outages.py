@@ -5,6 +5,7 @@ test_worker_kills.py.)"""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -160,3 +161,39 @@ def test_a_lease_that_ran_out_stores_nothing_even_if_nobody_took_the_match(
                                     previous_to_act=[], base_version=match.version, lease=lease)
     assert Match.objects.get(pk=match.pk).version == match.version
     assert services.match_advance_automatic_seats(match_id=match.pk) > 0, "anyone's again"
+
+
+def test_a_batch_that_reaches_the_database_after_its_lease_ran_out_stores_nothing(
+        alice, open_ref_server, queued, settings, monkeypatch) -> None:
+    """A batch sent while its lease still held that reaches the database only after it ran
+    out (a link cut just after sending: the statement is retransmitted when the link comes
+    back, maybe before anyone took the match over) is refused by the database's clock: what
+    the worker saw while cut off (its bots' timeouts) is never stored."""
+    from django.db import transaction
+
+    from games.states import load_state
+
+    settings.BLUFF_ADVANCE_LEASE_SECONDS = 1
+    match = bot_due(alice, open_ref_server.base_url + "/random")
+    lease = Lease.claim(match.pk)
+    loaded = Match.objects.get(pk=match.pk)
+    driver = store.driver_for(loaded, load_state(loaded, for_update=True))
+    driver.run(max_steps=1)
+    assert lease.held_by_me(loaded), "sent while the lease holds"
+    real = store.update_then_insert
+
+    def on_a_cut_link(*args: Any, **kwargs: Any) -> bool:
+        while timezone.now() < lease.until + timedelta(seconds=0.2):
+            time.sleep(0.05)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "update_then_insert", on_a_cut_link)
+    with transaction.atomic():
+        assert not store.save_batch(loaded, driver, seats=list(loaded.seats.all()),
+                                    previous_to_act=[], base_version=match.version,
+                                    lease=lease), "it reached the database after the lease"
+    after = Match.objects.get(pk=match.pk)
+    assert (after.version, after.lease_until) == (match.version, lease.until), "nobody took it"
+    monkeypatch.setattr(store, "update_then_insert", real)
+    assert services.match_advance_automatic_seats(match_id=match.pk) > 0, "anyone's again"
+    assert consistent(match.pk).status == "finished"
