@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -41,6 +42,7 @@ class Workers:
         self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
                     "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
         self.processes: dict[str, subprocess.Popen] = {}
+        self.paths: dict[str, Path] = {}  # name -> its log
         from config.celery import purge_queues
 
         purge_queues()  # no other test's messages
@@ -60,8 +62,25 @@ class Workers:
                                                    "--without-heartbeat", "--hostname",
                                                    f"{queue}-{host or 'local'}@%h")],
                 cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        self.processes[name] = process
+        self.processes[name], self.paths[name] = process, path
         return process
+
+    def node(self, name: str) -> str:
+        """The Celery node name of the worker started as ``name`` (what ``--hostname`` made of
+        it), for remote control (``app.control.inspect(destination=...)``)."""
+        queue, _, host = name.partition("@")
+        return f"{queue}-{host or 'local'}@{socket.gethostname()}"
+
+    def wait_ready(self, timeout: float = 90) -> None:
+        """Wait until every worker started is connected to its broker and consuming (its log
+        says ``ready.``): a worker is a few seconds of imports and setup, more on a loaded
+        machine, and a test that needs each one to take part must not start without it."""
+        limit = time.monotonic() + timeout
+        for name, path in self.paths.items():
+            while " ready." not in path.read_text():
+                if self.processes[name].poll() is not None or time.monotonic() > limit:
+                    raise AssertionError(f"worker {name} did not get ready\n" + self.tails())
+                time.sleep(0.2)
 
     def start_beat(self) -> subprocess.Popen:
         """Celery beat, as `make run` starts it (its schedule file beside the logs); stopped
@@ -75,6 +94,7 @@ class Workers:
 
     def kill(self, name: str) -> None:
         process = self.processes.pop(name)
+        self.paths.pop(name, None)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
 
