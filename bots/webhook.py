@@ -271,4 +271,4 @@ def register() -> None:
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
                                 check_bot=check_webhook_bot, bot_is_id=True,
                                 bot_names=bot_names, bot_url=bot_page_url,
-                                bot_choices=bot_choices))
+                                bot_choices=bot_choices, label="webhook bot"))

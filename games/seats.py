@@ -148,6 +148,8 @@ class SeatKind:
     #: The bots of this kind ``user`` may seat in a match of ``game`` now, as ``(bot,
     #: label)`` pairs, for the pages' seat pickers (:func:`seat_choices`). ``None``: none.
     bot_choices: Callable[[str, Any], list[tuple[str, str]]] | None = None
+    #: What a seat of this kind is called ("webhook bot"); "" reads as its name.
+    label: str = ""
 
     @property
     def out_of_process(self) -> bool:
@@ -246,9 +248,9 @@ def seat_spec(value: str) -> JSON:
     return {"kind": kind, "bot": bot} if bot else {"kind": kind}
 
 
-register_seat_kind(SeatKind(name=PLAYER))
+register_seat_kind(SeatKind(name=PLAYER, label="polling player"))
 register_seat_kind(SeatKind(name=REFERENCE, automatic=ReferenceBotSeat(),
-                            check_bot=_check_reference_bot))
+                            check_bot=_check_reference_bot, label="reference bot"))
 
 __all__ = [
     "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "ReferenceBotSession",

@@ -31,7 +31,8 @@ from games.seats import bot_reference
 from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
 from . import selectors, services
-from .models import Participant, Tournament, TournamentMatch
+from .entrants import entrant_kinds
+from .models import Tournament, TournamentMatch
 
 E404 = error_response("No such tournament.", ("tournament_not_found", "No such tournament.", None))
 TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
@@ -93,12 +94,21 @@ class TournamentRatingSerializer(serializers.Serializer):
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the cautious estimate.")
 
 
+class EntrantKindField(serializers.ChoiceField):
+    """A participant's or member's kind: the seat kinds an entrant may be
+    (``entrants.entrant_kinds``), read anew each time the field is made (a serializer copies
+    its fields for each instance), so a kind an app registers is one too."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=entrant_kinds(), **kwargs)
+
+
 class TournamentParticipantSerializer(serializers.Serializer):
     index = serializers.IntegerField(help_text="0, 1, 2 ... in the order entered; standings "
                                                "and match seats refer to it.")
     name = entrant_name_field()
     label = entrant_label_field()
-    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    kind = EntrantKindField()
     bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
                                                               "number) or the reference bot's "
                                                               "name.")
@@ -170,7 +180,7 @@ def _detail(tournament_id: int) -> dict[str, Any]:
 class TournamentParticipantSpecSerializer(serializers.Serializer):
     """One entrant of a new tournament."""
 
-    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    kind = EntrantKindField()
     bot = fields.BotReferenceField(required=False, max_length=100,
                                    help_text="webhook: the bot id (a number or a string); "
                                              "reference: the reference bot's name "
@@ -326,7 +336,7 @@ class TournamentStandingsApi(APIView):
         participant = serializers.IntegerField(help_text="The participant's index.")
         name = entrant_name_field()
         label = entrant_label_field()
-        kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+        kind = EntrantKindField()
         bot = fields.BotReferenceField(allow_null=True)
         user = serializers.CharField(allow_null=True)
         matches = serializers.IntegerField(help_text="Recorded, forfeits included.")
@@ -462,7 +472,7 @@ class RatingLeaderboardApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         rank = serializers.IntegerField()
-        kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+        kind = EntrantKindField()
         name = entrant_name_field()
         mu = serializers.FloatField()
         sigma = serializers.FloatField()

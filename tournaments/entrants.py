@@ -1,5 +1,6 @@
-"""Who takes part in a tournament or a league, and at what table: a webhook bot, a reference
-bot or a person polling the API, from the spec an organiser gives, the games seat spec it sits
+"""Who takes part in a tournament or a league, and at what table: a person polling the API or
+a bot of any seat kind that names one (a webhook bot, a reference bot: the seat-kind registry's,
+:func:`entrant_kinds`), from the spec an organiser gives, the games seat spec it sits
 in, and the game, table size and options checked by the engine."""
 
 from __future__ import annotations
@@ -12,9 +13,18 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from games.engine import BadOptions, get_game
 from games.engine.base import players_range
-from games.seats import PLAYER, get_seat_kind
+from games.seats import PLAYER, REFERENCE, get_seat_kind, seat_kinds
 
 from .models import Participant
+
+
+def entrant_kinds() -> list[tuple[str, str]]:
+    """The seat kinds an entrant may be, as ``(name, label)``, from the seat-kind registry
+    (``games.seats``): a person (``player``) and every kind whose seats name a bot it checks
+    (``SeatKind.check_bot``: reference bots, webhook bots, any kind an app registers)."""
+    kinds = [get_seat_kind(name) for name in seat_kinds()]
+    return [(kind.name, kind.label or kind.name) for kind in kinds
+            if kind.name == PLAYER or kind.check_bot is not None]
 
 
 def entrant_fields(game: str, spec: Mapping[str, Any],
@@ -24,7 +34,7 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
     "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, optional ``name``).
     Raises ``ValueError`` with the reason a spec cannot take part (the bot's own check)."""
     kind = spec.get("kind")
-    if kind == Participant.Kind.PLAYER:
+    if kind == PLAYER:
         username = spec.get("user")
         user = get_user_model().objects.filter(username=username).first() \
             if isinstance(username, str) else None
@@ -32,8 +42,9 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
             raise ValueError(f"no user {username!r}")
         return {"kind": kind, "bot": "", "user": user,
                 "name": spec.get("name") or user.get_username()}
-    if kind not in (Participant.Kind.WEBHOOK, Participant.Kind.REFERENCE):
-        raise ValueError(f"kind must be webhook, reference or player, not {kind!r}")
+    kinds = [name for name, _ in entrant_kinds()]
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {', '.join(kinds)}, not {kind!r}")
     bot = str(spec.get("bot") or "")
     try:
         get_seat_kind(kind).check_bot(game, bot, organiser)
@@ -50,7 +61,7 @@ def entered_twice(entrants: Sequence[Any]) -> tuple[Any, Any] | None:
     seen: dict[tuple[str, str, Any], Any] = {}
     for entrant in entrants:
         key = (entrant.kind, entrant.bot, entrant.user_id)
-        if key in seen and entrant.kind != Participant.Kind.REFERENCE:
+        if key in seen and entrant.kind != REFERENCE:
             return seen[key], entrant
         seen.setdefault(key, entrant)
     return None
@@ -58,7 +69,7 @@ def entered_twice(entrants: Sequence[Any]) -> tuple[Any, Any] | None:
 
 def seat_spec(participant: Participant | Any) -> dict[str, Any]:
     """The games seat spec of a participant or league member."""
-    if participant.kind == Participant.Kind.PLAYER:
+    if participant.kind == PLAYER:
         return {"kind": PLAYER}
     return {"kind": participant.kind, "bot": participant.bot}
 

@@ -38,13 +38,14 @@ from . import leagues, selectors
 from .apis import (
     MAX_MOVE_TIME_LIMIT,
     MAX_SEED,
+    EntrantKindField,
     Pagination,
     TournamentParticipantSpecSerializer,
     TournamentRatingSerializer,
     entrant_label_field,
     entrant_name_field,
 )
-from .models import Hand, League, Member, Night, Participant
+from .models import Hand, League, Member, Night
 
 E404 = error_response("No such league (or member).",
               ("league_not_found", "No such league.", None),
@@ -97,7 +98,7 @@ class LeagueMemberSerializer(serializers.Serializer):
                                                "order, tables and season table refer to it.")
     name = entrant_name_field()
     label = entrant_label_field()
-    kind = serializers.ChoiceField(choices=Participant.Kind.choices)
+    kind = EntrantKindField()
     bot = fields.BotReferenceField(allow_null=True, help_text="The webhook bot's id (a "
                                                               "number) or the reference bot's "
                                                               "name.")
