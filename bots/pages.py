@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.forms import show_refusal
-from games.links import SeriesLink
+from games.links import SeriesLink, rating_history
 from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
@@ -109,7 +109,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     rows = match_rows(seat.match for seat in seats)
     context: dict[str, Any] = {
         "bot": bot, "owner": owner, "stats": selectors.bot_stats(bot=bot),
-        "chart": latency_chart(bot),
+        "chart": latency_chart(bot), "ratings": rating_charts(bot),
         "matches": [{"seat": seat, "rank": selectors.seat_rank(seat), **row}
                     for seat, row in zip(seats, rows)],
     }
@@ -241,6 +241,20 @@ def strikes_per_day(bot: Bot) -> dict[str, Any]:
     return {"reasons": reasons,
             "rows": [{"day": day, "counts": [by_day[day].get(r, 0) for r in reasons]}
                      for day in sorted(by_day, reverse=True)]}
+
+
+def rating_charts(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's leaderboard rating (mu - 3 sigma) after each of its rated matches, one
+    chart per game (``games.links.rating_history``: the series apps rate it), oldest left."""
+    charts = []
+    for game, points in sorted(rating_history("webhook", str(bot.pk)).items()):
+        chart = line_chart({"rating": [ordinal for _, ordinal in points]},
+                           width=CHART_W, height=CHART_H)
+        if chart:
+            charts.append({"game": game, "chart": chart, "count": len(points),
+                           "first": points[0][0], "last": points[-1][0],
+                           "now": points[-1][1]})
+    return charts
 
 
 def latency_chart(bot: Bot) -> dict[str, Any] | None:

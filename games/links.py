@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 
@@ -61,5 +62,25 @@ def series_of(user: Any) -> list[SeriesLink]:
     return [link for of_person in _PERSON_SERIES.values() for link in of_person(user)]
 
 
-__all__ = ["SeriesLink", "register_person_series", "register_series_links", "series_links",
-           "series_of"]
+#: Given a seat kind and bot (as a seat names it: "webhook", "7"), its rating after each of
+#: its rated matches, oldest first, by game.
+RatingHistory = Callable[[str, str], dict[str, list[tuple[datetime, float]]]]
+_RATING_HISTORY: dict[str, RatingHistory] = {}
+
+
+def register_rating_history(name: str, history: RatingHistory) -> None:
+    """Show an app's ratings of a bot over time on the bot's page; again replaces it."""
+    _RATING_HISTORY[name] = history
+
+
+def rating_history(kind: str, bot: str) -> dict[str, list[tuple[datetime, float]]]:
+    """Every registered app's ratings of the bot over time, by game."""
+    found: dict[str, list[tuple[datetime, float]]] = {}
+    for history in _RATING_HISTORY.values():
+        for game, points in history(kind, bot).items():
+            found.setdefault(game, []).extend(points)
+    return found
+
+
+__all__ = ["SeriesLink", "rating_history", "register_person_series",
+           "register_rating_history", "register_series_links", "series_links", "series_of"]

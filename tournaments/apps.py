@@ -15,11 +15,18 @@ class TournamentsConfig(AppConfig):
         match_finished.connect(series.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
         # A match's pages link it to its tournament or league night (games.links).
-        from games.links import register_person_series, register_series_links
+        from games.links import (
+            register_person_series,
+            register_rating_history,
+            register_series_links,
+        )
 
-        from . import pages
+        from . import pages, selectors
 
         register_series_links(playing.SERIES, pages.tournament_match_links)
         register_series_links(nights.SERIES, pages.league_hand_links)
         # A person's page lists the tournaments and leagues they play in or organise.
         register_person_series("tournaments", pages.person_series)
+        # A bot's page draws its leaderboard rating over time.
+        register_rating_history("tournaments", lambda kind, bot: selectors.rating_history(
+            kind=kind, ref=bot))

@@ -172,14 +172,19 @@ def _sitter(kind: str, ref: str) -> Sitter:
     return Sitter(kind, ref)
 
 
+#: At most this many of an entrant's latest rating points are read (a page's chart).
+RATING_POINTS_SHOWN = 500
+
+
 def rating_history(*, kind: str, ref: str) -> dict[str, list[tuple[datetime, float]]]:
-    """An entrant's rating (``ordinal``) after each of its rated tournament matches, oldest
-    first, by game: its rating over time."""
+    """An entrant's leaderboard rating (``ordinal``) after each of its latest rated
+    tournament matches (``RATING_POINTS_SHOWN`` in all), oldest first, by game: its rating
+    over time. One query."""
     history: dict[str, list[tuple[datetime, float]]] = {}
     points = (RatingPoint.objects.filter(entry__kind=kind, entry__ref=ref)
-              .order_by("entry__game", "played_at", "id")
-              .values_list("entry__game", "played_at", "ordinal"))
-    for game, at, ordinal in points:
+              .order_by("-played_at", "-id")
+              .values_list("entry__game", "played_at", "ordinal")[:RATING_POINTS_SHOWN])
+    for game, at, ordinal in reversed(points):
         history.setdefault(game, []).append((at, ordinal))
     return history
 

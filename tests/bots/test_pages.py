@@ -118,7 +118,7 @@ def test_the_public_bot_page_names_every_seat_and_costs_few_queries(
         Seat.objects.create(match=match, number=0, kind="webhook", bot_name=str(bot.pk))
         Seat.objects.create(match=match, number=1, kind="player", user=alice)
         BotSeat.objects.create(match=match, number=0, bot=bot)
-    with django_assert_max_num_queries(15):  # 14: a constant number, whatever the matches
+    with django_assert_max_num_queries(15):  # 15 (its rating over time one): whatever the matches
         html = web.get(f"/bots/{bot.pk}/").content.decode()
     assert html.count("<strong>sly (dev)</strong> · alice") == 15
     assert html.count('href="/matches/') >= 15

@@ -1,10 +1,13 @@
 """The ratings leaderboard names a bot as its owner does: entering another person's bot under
 a new label ("bob stole this") renames it neither on the board nor in ``/api/ratings/``; the
-tournament API's ``name`` is the bot's own, its ``label`` beside it."""
+tournament API's ``name`` is the bot's own, its ``label`` beside it; the bot's page draws its
+rating over time."""
 
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bots.models import Bot
@@ -74,3 +77,30 @@ def test_the_tournament_api_names_the_bot_and_gives_the_label_beside_it(alice, b
     Bot.objects.filter(pk=bot.pk).update(name="renamed_bot")
     again = anon_api.get(f"/api/tournaments/{tournament.pk}/standings/").json()
     assert again[0]["name"] == "renamed_bot (alice)", "the owner's name, as it is now"
+
+
+def test_the_bot_page_draws_its_rating_over_time_in_the_same_queries(alice, bob,
+                                                                     client) -> None:
+    bot = Bot.objects.create(owner=alice, name="dice_bot", url="https://bot.example/",
+                             secret="whsec_x", handshake_ok=True, games=["dice_cup"])
+    assert "No rated tournament match yet." in client.get(f"/bots/{bot.pk}/").content.decode()
+    recorded(alice, bot, "dice_bot")
+    recorded(bob, bot, "bob stole this")
+
+    def page() -> tuple[str, int]:
+        with CaptureQueriesContext(connection) as captured:
+            html = client.get(f"/bots/{bot.pk}/").content.decode()
+        return html, len(captured)
+
+    html, few = page()
+    chart = html.split("<h2>Rating over time</h2>")[1].split("<h2>")[0]
+    assert 'href="/games/dice_cup/">dice_cup</a>' in chart and "2 rated tournament" in chart
+    assert chart.count("<polyline") == 1, "one line per game"
+    points = chart.split('points="')[1].split('"')[0].split()
+    assert len(points) == 2 and float(points[1].split(",")[1]) < float(points[0].split(",")[1]), \
+        "two wins: the rating goes up (up is a smaller y)"
+    ordinal = selectors.ratings_leaderboard(game="dice_cup")[0]["ordinal"]
+    assert f"{ordinal:.2f} now" in chart
+    for _ in range(5):
+        recorded(bob, bot, "again")
+    assert page()[1] == few, "the same queries for 2 and 7 rated matches"
