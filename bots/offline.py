@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from games.driver import ACTION, DEFAULT, MatchDriver, Move
+from games.driver import EntryKind, MatchDriver, Move
 from games.engine import State, get_game
 from games.seats import REFERENCE, SeatAnswer, SeatKind, SeatSession, Table, TableSeat
 
@@ -198,7 +198,7 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
         moves += step
         if streak is not None:
             for move in step:
-                if move.kind in (ACTION, DEFAULT) and move.seat in endpoints:
+                if move.kind in (EntryKind.ACTION, EntryKind.DEFAULT) and move.seat in endpoints:
                     streak.note(move)
             stopped = streak.why() if streak.reached else None
         if driver.version == version and not state.is_over:  # would loop forever
@@ -219,12 +219,12 @@ def _report(state: State, seats: Sequence[SeatSpec], moves: Sequence[Move],
                        forfeited=n in driver.forfeited) for n, s in enumerate(seats)]
     report = MatchReport(state=state, seats=stats, aborted=aborted)
     for move in moves:
-        if move.kind not in (ACTION, DEFAULT) or move.seat is None:
+        if move.kind not in (EntryKind.ACTION, EntryKind.DEFAULT) or move.seat is None:
             continue
         seat = stats[move.seat]
         seat.moves += 1
         source = "bot" if seat.webhook else "reference"
-        if move.kind == DEFAULT:
+        if move.kind == EntryKind.DEFAULT:
             source = "default"
             seat.defaults += 1
             if move.strike:

@@ -31,6 +31,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from .engine import IllegalAction, State
@@ -40,12 +41,18 @@ log = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
 
-# Log entry kinds (``games.log`` stores these strings).
-START = "start"
-ACTION = "action"
-DEFAULT = "default"
-TIMEOUT = "timeout"
-RESIGN = "resign"
+class EntryKind(StrEnum):
+    """What made a log entry (``games.log`` stores the value; the API shows it)."""
+
+    START = "start"  # the deal
+    ACTION = "action"  # a seat's own action
+    DEFAULT = "default"  # the game's default action, played for a seat (forfeited, or failed)
+    TIMEOUT = "timeout"  # the default action of a seat past its deadline
+    RESIGN = "resign"  # a resignation or a forfeit: the seat is out, nothing applied
+
+
+#: The kinds of entry whose action the engine applied.
+APPLIED = frozenset({EntryKind.ACTION, EntryKind.DEFAULT, EntryKind.TIMEOUT})
 
 #: Strike reasons the driver gives itself (a seat kind names its own, e.g. ``http_status``).
 ILLEGAL_ACTION = "illegal_action"
@@ -59,8 +66,8 @@ _NO_ANSWER = SeatAnswer(detail="platform error: no answer")
 class Entry:
     """What every entry of the match log holds (``games.log`` stores them).
 
-    ``n``: 0, 1, 2, ... without gaps, the match version after the entry; ``kind``: START,
-    ACTION, DEFAULT, TIMEOUT or RESIGN; ``events``: the engine events it produced, each seat's
+    ``n``: 0, 1, 2, ... without gaps, the match version after the entry; ``kind``: its
+    :class:`EntryKind`; ``events``: the engine events it produced, each seat's
     private part under ``private[str(seat)]``; ``event_count``: engine events up to and
     including it.
     """
@@ -69,7 +76,7 @@ class Entry:
     # the driver's own time per move. Nothing changes an entry once made.
 
     n: int
-    kind: str
+    kind: EntryKind
     seat: int | None
     action: JSON | None
     events: list[JSON]
@@ -89,6 +96,19 @@ class Move(Entry):
     turn: int = 0
     strike: str | None = None
     detail: str = ""
+
+
+def replay(state: State, entries: Iterable[Any]) -> State:
+    """``state`` (a new match) after ``entries`` of its log, in order (anything with ``kind``,
+    ``seat`` and ``action``: the driver's entries, ``games.log``'s): each applied action again,
+    each resignation's forfeit. The one replay of a logged match (the replay page); the
+    engine's ``games.engine.play.replay`` takes plain actions, with no resignations."""
+    for entry in entries:
+        if entry.kind in APPLIED:
+            state.apply(entry.seat, entry.action)
+        elif entry.kind == EntryKind.RESIGN:
+            state.forfeit(entry.seat, (entry.action or {}).get("reason", "resigned"))
+    return state
 
 
 class MatchDriver:
@@ -150,10 +170,10 @@ class MatchDriver:
 
     def start(self) -> None:
         """The log's first entry (the deal): no version change."""
-        self._log(START, None, None, since=0)
+        self._log(EntryKind.START, None, None, since=0)
 
-    def act(self, seat: int, action: JSON, *, kind: str = ACTION, strike: str | None = None,
-            detail: str = "") -> None:
+    def act(self, seat: int, action: JSON, *, kind: EntryKind = EntryKind.ACTION,
+            strike: str | None = None, detail: str = "") -> None:
         """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed)."""
         state = self.state
         since, turn = state.event_count, state.moves
@@ -177,7 +197,7 @@ class MatchDriver:
         self.version += 1
         if not set(state.to_act()) <= before:
             self.step_version = self.version
-        self._log(RESIGN, seat, {"type": "resign", "reason": reason}, since=since)
+        self._log(EntryKind.RESIGN, seat, {"type": "resign", "reason": reason}, since=since)
 
     def decide(self, seat: int, answer: SeatAnswer) -> bool:
         """Apply an automatic seat's answer under the failure policy; False if the seat is not
@@ -203,7 +223,7 @@ class MatchDriver:
                     strike, detail = answer.strike or ILLEGAL_ACTION, str(exc)
         else:
             strike, detail = answer.strike, answer.detail
-        self.act(seat, self.state.default_action(seat), kind=DEFAULT, strike=strike,
+        self.act(seat, self.state.default_action(seat), kind=EntryKind.DEFAULT, strike=strike,
                  detail=detail)
         if strike:
             self._strike(seat, forfeit_reason="strikes")
@@ -215,7 +235,7 @@ class MatchDriver:
     def miss_deadline(self, seat: int) -> None:
         """``seat`` let its deadline pass: the default action and a strike."""
         state = self.state
-        self.act(seat, state.default_action(seat), kind=TIMEOUT, strike=MISSED_DEADLINE,
+        self.act(seat, state.default_action(seat), kind=EntryKind.TIMEOUT, strike=MISSED_DEADLINE,
                  detail="the deadline passed")
         self._strike(seat, forfeit_reason="timeouts")
 
@@ -259,7 +279,7 @@ class MatchDriver:
                     continue
                 kind = kinds[seat]
                 if seat in forfeited:
-                    self.act(seat, state.default_action(seat), kind=DEFAULT)
+                    self.act(seat, state.default_action(seat), kind=EntryKind.DEFAULT)
                 elif kind.automatic is not None and kind.inline:
                     self._take_answer(seat, self._ask_kind(seats[seat].kind, (seat,))[seat])
                 else:
@@ -326,7 +346,7 @@ class MatchDriver:
     def _kind(self, name: str) -> SeatKind:
         return self._kinds.get(name) or get_seat_kind(name)
 
-    def _log(self, kind: str, seat: int | None, action: JSON | None, *, since: int,
+    def _log(self, kind: EntryKind, seat: int | None, action: JSON | None, *, since: int,
              turn: int | None = None, strike: str | None = None, detail: str = "") -> None:
         state = self.state
         self._moves.append(Move(n=self.version, kind=kind, seat=seat, action=action,
@@ -336,5 +356,5 @@ class MatchDriver:
                                 detail=detail))
 
 
-__all__ = ["ACTION", "DEFAULT", "ILLEGAL_ACTION", "MISSED_DEADLINE", "RESIGN", "START",
-           "TIMEOUT", "Entry", "MatchDriver", "Move"]
+__all__ = ["APPLIED", "ILLEGAL_ACTION", "MISSED_DEADLINE", "Entry", "EntryKind", "MatchDriver",
+           "Move", "replay"]

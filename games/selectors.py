@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from . import db, log
+from .driver import replay
 from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
 from .log import LogEntry
@@ -277,9 +278,4 @@ def match_state_at(*, match: Match, turn: int) -> tuple[State, list[LogEntry]]:
     state = get_game(match.game).new_match(players=match.players, seed=match.seed,
                                            options=match.options)
     entries = list(log.entries(match.pk, until=turn))
-    for entry in entries:
-        if entry.kind in ("action", "timeout", "default"):
-            state.apply(entry.seat, entry.action)
-        elif entry.kind == "resign":
-            state.forfeit(entry.seat, (entry.action or {}).get("reason", "resigned"))
-    return state, entries
+    return replay(state, entries), entries

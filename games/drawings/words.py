@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..driver import EntryKind
+
 JSON = dict[str, Any]
 
 
@@ -131,14 +133,14 @@ def action_text(game: str, action: JSON, names: Sequence[str] = ()) -> str:
 def entry_text(game: str, kind: str, seat: int | None, action: JSON | None,
                names: Sequence[str]) -> str:
     """A log entry as the move list says it; ``action`` None where it may not be shown."""
-    if kind == "start":
+    if kind == EntryKind.START:
         return "the deal"
     who = _seat(names, seat) if seat is not None else "the table"
     said = action_text(game, action, names) if isinstance(action, dict) else None
-    if kind == "resign":
+    if kind == EntryKind.RESIGN:
         return f"{who} resigned"
-    if kind == "timeout":
+    if kind == EntryKind.TIMEOUT:
         return f"{who} ran out of time: {said}" if said else f"{who} ran out of time"
-    if kind == "default":
+    if kind == EntryKind.DEFAULT:
         return f"{who} was played for: {said}" if said else f"{who} was played for"
     return f"{who} {said}" if said else f"{who} moved"

@@ -52,7 +52,8 @@ def random_playout(state: State, rng: Rng) -> list[tuple[int, JSON]]:
 
 def replay(game_id: str, players: int, seed: int, options: JSON | None,
            actions: Sequence[tuple[int, JSON]]) -> State:
-    """Rebuild a match from its seed and recorded actions (G-1)."""
+    """Rebuild a match from its seed and recorded actions (G-1). A platform match's log, with
+    its resignations and forfeits, is replayed by ``games.driver.replay``."""
     state = get_game(game_id).new_match(players=players, seed=seed, options=options)
     for seat, action in actions:
         state.apply(seat, action)

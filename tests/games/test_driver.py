@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.driver import DEFAULT, RESIGN, TIMEOUT, MatchDriver
+from games.driver import APPLIED, EntryKind, MatchDriver, replay
 from games.engine import State, get_game
 from games.seats import SeatAnswer, SeatKind, SeatSession, Table, TableSeat
 
@@ -64,9 +64,9 @@ def test_a_legal_answer_is_applied_and_logged() -> None:
 
 
 @pytest.mark.parametrize("answer, kind, strike", [
-    (SeatAnswer(action={"type": "no such action"}), DEFAULT, "illegal_action"),
-    (SeatAnswer(strike="http_status", detail="HTTP 500"), DEFAULT, "http_status"),
-    (SeatAnswer(detail="platform error: our bug"), DEFAULT, None),
+    (SeatAnswer(action={"type": "no such action"}), EntryKind.DEFAULT, "illegal_action"),
+    (SeatAnswer(strike="http_status", detail="HTTP 500"), EntryKind.DEFAULT, "http_status"),
+    (SeatAnswer(detail="platform error: our bug"), EntryKind.DEFAULT, None),
 ])
 def test_a_failed_answer_gets_the_default_action_and_a_strike_when_the_seat_is_at_fault(
         answer: SeatAnswer, kind: str, strike: str | None) -> None:
@@ -85,7 +85,7 @@ def test_the_strike_limit_forfeits_and_a_forfeited_seat_is_not_asked_again() -> 
                      strike_limit=2)
     play_out(d)
     assert d.strikes[0] == 2 and d.forfeited == {0}
-    resign = [m for m in d.moves if m.kind == RESIGN]
+    resign = [m for m in d.moves if m.kind == EntryKind.RESIGN]
     assert [(m.seat, m.action["reason"]) for m in resign] == [(0, "strikes")]
     assert len(seat.asked) == 2, "asked twice, then defaults without asking"
     assert d.state.result()["ranks"][0] == 2
@@ -112,7 +112,7 @@ def test_only_polling_seats_have_a_deadline_an_automatic_seat_is_never_struck_by
     d, _ = driver([OUT, "player"], game="dot", strike_limit=0)
     assert sorted(d.state.to_act()) == [0, 1] and d.polling_due() == [1]
     assert d.expire() == 1
-    assert [(m.kind, m.seat, m.strike) for m in d.moves] == [(TIMEOUT, 1, "timeout")]
+    assert [(m.kind, m.seat, m.strike) for m in d.moves] == [(EntryKind.TIMEOUT, 1, "timeout")]
     assert d.strikes == [0, 1] and d.state.to_act() == [0]
 
 
@@ -121,8 +121,8 @@ def test_a_missed_deadline_is_a_timeout_strike_and_forfeits_as_timeouts() -> Non
     seat = d.state.to_act()[0]
     assert d.expire() == 1
     timeout, resign = d.moves
-    assert timeout.kind == TIMEOUT and timeout.strike == "timeout" and timeout.seat == seat
-    assert resign.kind == RESIGN and resign.action == {"type": "resign", "reason": "timeouts"}
+    assert timeout.kind == EntryKind.TIMEOUT and timeout.strike == "timeout" and timeout.seat == seat
+    assert resign.kind == EntryKind.RESIGN and resign.action == {"type": "resign", "reason": "timeouts"}
     assert d.version == 2
 
 
@@ -132,7 +132,7 @@ def test_settle_plays_forfeited_seats_and_reference_bots_until_a_player_is_due()
     d.settle()
     assert d.state.is_over, "nobody left to wait for"
     kinds = {(m.seat, m.kind) for m in d.moves}
-    assert (0, DEFAULT) in kinds and (1, "action") in kinds and (2, "action") in kinds
+    assert (0, EntryKind.DEFAULT) in kinds and (1, "action") in kinds and (2, "action") in kinds
 
 
 def test_a_kind_that_raises_is_a_platform_failure_never_a_strike() -> None:
@@ -144,7 +144,7 @@ def test_a_kind_that_raises_is_a_platform_failure_never_a_strike() -> None:
     answers = d.ask(due)
     assert "bug in a kind" in answers[due[0]].detail and answers[due[0]].strike is None
     d.submit(answers)
-    assert d.strikes == [0, 0] and d.moves[0].kind == DEFAULT
+    assert d.strikes == [0, 0] and d.moves[0].kind == EntryKind.DEFAULT
 
 
 def test_a_reference_bot_that_fails_is_a_platform_failure(monkeypatch) -> None:
@@ -153,7 +153,7 @@ def test_a_reference_bot_that_fails_is_a_platform_failure(monkeypatch) -> None:
     d, _ = driver(["reference", "player"])
     d.settle()
     first = d.moves[0]
-    assert first.kind == DEFAULT and first.strike is None and "platform error" in first.detail
+    assert first.kind == EntryKind.DEFAULT and first.strike is None and "platform error" in first.detail
 
 
 def test_a_step_goes_on_while_the_seats_left_are_fewer() -> None:
@@ -177,3 +177,20 @@ def test_run_stops_at_a_polling_seat_and_at_its_budget() -> None:
     assert d2.run(max_steps=3) == (3, 3) and len(d2.take_moves()) == 3
     assert d2.run(max_moves=2)[0] == 2, "stops once the batch has enough entries"
     assert len(d2.moves) == 2
+
+
+def test_replay_rebuilds_a_match_from_its_entries_forfeits_included() -> None:
+    d, _ = driver([OUT, "reference"], lambda s, n: SeatAnswer(strike="timeout"),
+                  strike_limit=2, seed=4)
+    play_out(d)
+    assert any(m.kind == EntryKind.RESIGN for m in d.moves)
+    fresh = get_game("dice_cup").new_match(players=2, seed=4)
+    again = replay(fresh, d.moves)
+    assert again.result() == d.state.result() and again.is_over
+    assert again.forfeited == d.state.forfeited == [0] and again.dump() == d.state.dump()
+    # Without the forfeit (actions alone, as games.engine.play.replay takes them) it differs.
+    actions_only = get_game("dice_cup").new_match(players=2, seed=4)
+    for move in d.moves:
+        if move.kind in APPLIED:
+            actions_only.apply(move.seat, move.action)
+    assert actions_only.forfeited == []
