@@ -129,7 +129,7 @@ STATIC_URL = "static/"
 FORM_RENDERER = "config.forms.FormRenderer"
 # The site's sign-in page (people; programs use API tokens).
 LOGIN_URL = "sign-in"
-LOGIN_REDIRECT_URL = "my-bots"
+LOGIN_REDIRECT_URL = "my-matches"  # /me/: what waits on you first, then your series
 LOGOUT_REDIRECT_URL = "home"
 STATICFILES_DIRS = [BASE_DIR / "config" / "static"]  # the site's stylesheet (no build step)
 #: The rules pages render docs/rules/<game>.md.

@@ -122,4 +122,4 @@ def sign_in(driver: Any, base: str, username: str) -> None:
     driver.find_element(By.NAME, "username").send_keys(username)
     driver.find_element(By.NAME, "password").send_keys(PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "form.form button[type=submit]").click()
-    wait_for(lambda: "/bots/" in driver.current_url)
+    wait_for(lambda: driver.current_url.endswith("/me/"))

@@ -15,10 +15,35 @@
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
       body: JSON.stringify(body || {}) });
   }
+  // What has the keyboard's focus in the seat, by a name that survives a redraw (its id,
+  // name or action), so that a redraw gives the focus back to the same control.
+  var KEYS = ["id", "name", "data-action", "data-join", "data-card", "data-built"];
+  function focused() {
+    var el = document.activeElement;
+    if (!el || el === box || !box.contains(el)) { return null; }
+    for (var i = 0; i < KEYS.length; i++) {
+      if (el.hasAttribute(KEYS[i])) {
+        return "[" + KEYS[i] + '="' + CSS.escape(el.getAttribute(KEYS[i])) + '"]';
+      }
+    }
+    return null;
+  }
   function redraw() {
     return fetch("?partial=1", { credentials: "same-origin", cache: "no-store" })
       .then(function (answer) { return answer.text(); })
-      .then(function (html) { box.innerHTML = html; });
+      .then(function (html) {
+        var selector = focused();
+        box.innerHTML = html;
+        var again = selector && box.querySelector(selector);
+        if (again) { again.focus(); }
+      });
+  }
+  // The seat as the page shows it already: a poll answer at this version and status changes
+  // nothing on screen (the first poll, which has no ETag yet, most often).
+  function shown(body) {
+    var frame = box.querySelector(".seat-frame");
+    return frame && frame.dataset.version === String(body.version) &&
+      frame.dataset.status === body.status;
   }
   function failed(answer) {
     return answer.json().then(function (body) {
@@ -122,7 +147,9 @@
       .then(function (answer) {
         if (answer.status === 200) {
           etag = answer.headers.get("ETag");
-          return redraw().then(poll);
+          return answer.json().then(function (body) {
+            return shown(body) ? null : redraw();
+          }).then(poll);
         }
         window.setTimeout(poll, answer.status === 304 ? 0 : 3000);
       })

@@ -52,8 +52,9 @@ def test_a_person_signs_up_and_lands_on_their_bots(web) -> None:
 def test_my_bots_needs_signing_in(web, bot) -> None:
     answer = web.get("/bots/")
     assert answer.status_code == 302 and answer["Location"].startswith("/sign-in/")
-    assert web.post("/sign-in/", {"username": "dev", "password": "pw-123-long-enough"}
-                       ).status_code == 302
+    signed_in = web.post("/sign-in/", {"username": "dev", "password": "pw-123-long-enough"})
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/me/", \
+        "signing in lands on what waits on you"
     assert f'href="/bots/{bot.pk}/"' in web.get("/bots/").content.decode()
 
 

@@ -40,7 +40,8 @@ def fill(driver: Any, values: dict[str, str]) -> None:
 def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
     """Press Tab until the first shown element matching ``selector`` has the focus (it is
     reachable by keyboard); return it. (A button folded away in a closed ``<details>`` is not
-    shown, and no key reaches it until it is unfolded.)"""
+    shown, and no key reaches it until it is unfolded.) A target that a live page redraws
+    meanwhile raises ``StaleElementReferenceException``."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -49,6 +50,7 @@ def tab_to(driver: Any, selector: str, presses: int = 80) -> Any:
     for _ in range(presses):
         if driver.switch_to.active_element == target:
             return target
+        target.is_enabled()  # raises StaleElementReferenceException once the page redrew it
         driver.switch_to.active_element.send_keys(Keys.TAB)
     raise AssertionError(f"{selector} not reached by {presses} Tab presses")
 
@@ -247,6 +249,14 @@ def stale(element: Any) -> bool:
     return False
 
 
+def seat_polls_answered(driver: Any) -> int:
+    """How many of the page's polls of its seat (GET /api/matches/N/seats/S/) were answered."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(function (e) {"
+        " return /\\/api\\/matches\\/\\d+\\/seats\\/\\d+\\/\\?wait=/.test(e.name) && e.responseEnd > 0;"
+        " }).length")
+
+
 def set_value(driver: Any, name: str, value: str) -> None:
     """A date or time input's value as the browser's picker would set it (typing into one
     depends on the browser's locale)."""
@@ -371,7 +381,8 @@ def test_a_dtc_offer_is_built_by_clicking_cards_in_the_hand(
     sign_in(browser, live_server.url, "alice")
     browser.get(f"{live_server.url}/matches/{match.pk}/play/")
     first = browser.find_element(By.CSS_SELECTOR, ".seat-frame")
-    wait_for(lambda: stale(first))  # the first poll's answer always redraws the seat
+    wait_for(lambda: seat_polls_answered(browser) >= 2)
+    assert not stale(first), "a poll at the version shown does not redraw the seat"
     builder = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "[data-builder]"))[0]
     play = builder.find_element(By.CSS_SELECTOR, "[data-built]")
     for pressed in builder.find_elements(By.CSS_SELECTOR, '[aria-pressed="true"]'):
