@@ -1,7 +1,7 @@
 """The pages used as a person uses them, in Debian's headless Chromium driven by Selenium
 (its own chromedriver; nothing downloaded): sign in, take a seat and play one full match of
 every game to the end by clicks (choosing among what the page offers: buttons, a long list
-filtered by typing, or what a built group's controls are set to; simultaneous steps included), step the replay with the keyboard, and no
+filtered by typing, or what a built group's controls are set to; simultaneous steps included), step the replay with the keyboard, click its move list and autoplay it, and no
 page logs a console error. Screenshots of the signed-in pages go to screenshots/ in BLUFF_VAR_DIR."""
 
 from __future__ import annotations
@@ -173,6 +173,62 @@ def test_twenty_quick_presses_land_on_turn_twenty(live_server, browser,
     turn, box, current = shown()
     assert (turn, box) == ("20", "20") and browser.current_url.endswith("?turn=20")
     assert current == log_text(match, 20), "the move list marks turn 20"
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
+def test_the_move_list_is_clicked_and_autoplay_runs_at_the_speed_chosen(
+        live_server, browser, django_user_model) -> None:
+    """A move in the list goes to its turn; ▷ play steps on by itself, faster at a faster
+    speed, and stops at the last turn of a finished match; a key pauses it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                  seats=[{"kind": "reference", "bot": "heuristic"},
+                                         {"kind": "reference", "bot": "random"}])
+    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+
+    def turn() -> int:
+        return int(browser.execute_script(
+            "return document.querySelector('#frame .frame').dataset.turn"))
+
+    browser.execute_script("document.querySelector('#moves a[data-turn=\"12\"]')"
+                           ".scrollIntoView({block: 'center'})")
+    browser.find_element(By.CSS_SELECTOR, '#moves a[data-turn="12"]').click()
+    wait_for(lambda: turn() == 12)
+    assert browser.current_url.endswith("?turn=12")
+    assert browser.find_element(By.CSS_SELECTOR, "#moves a.current").text == \
+        log_text(match, 12), "the move clicked is the current one"
+
+    def wanted() -> int:  # the turn box: set at once, whatever frame is still on its way
+        return int(browser.execute_script(
+            "return document.querySelector('nav.replay input[name=turn]').value"))
+
+    play = browser.find_element(By.CSS_SELECTOR, "nav.replay button[data-play]")
+    Select(browser.find_element(By.CSS_SELECTOR, "select[data-speed]")).select_by_value("1")
+    play.click()
+    time.sleep(2.5)
+    slow = wanted() - 12
+    assert 1 <= slow <= 3, f"1 turn/s: {slow} turns in 2.5 s"
+    Select(browser.find_element(By.CSS_SELECTOR, "select[data-speed]")).select_by_value("10")
+    start = wanted()
+    time.sleep(1.5)
+    fast = wanted() - start
+    assert fast >= 2 * slow, f"10 turns/s goes faster: {fast} turns in 1.5 s"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    wait_for(lambda: play.text == "▷ play")  # a key pauses it
+    paused = wanted()
+    time.sleep(0.6)
+    assert wanted() == paused, "paused: no further turn"
+    wait_for(lambda: turn() == paused)
+    play.click()
+    wait_for(lambda: turn() == match.version, timeout=15)
+    time.sleep(0.5)
+    assert turn() == match.version and play.text == "▷ play", "stopped at the last turn"
     errors = console_errors(browser)
     assert not errors, errors
 
