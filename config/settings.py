@@ -305,6 +305,11 @@ SERIES_MAX_SCHEDULE_AHEAD_DAYS = env_int("SERIES_MAX_SCHEDULE_AHEAD_DAYS", 365, 
 TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 32, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
+# How long recording a finished match (and the reaper's finishing check) waits for a lock
+# another transaction holds before leaving it to the reaper's next run: a worker host cut off
+# inside a transaction holds its locks until PostgreSQL ends its session
+# (DATABASE_IDLE_IN_TRANSACTION_SECONDS), and no other host's worker waits that long for it.
+TOURNAMENT_RECORD_LOCK_SECONDS = env_int("TOURNAMENT_RECORD_LOCK_SECONDS", 5, minimum=1)
 
 # ---- Leagues (tournaments/leagues.py) --------------------------------------------------------
 LEAGUE_MAX_MEMBERS = env_int("LEAGUE_MAX_MEMBERS", 128, minimum=2)

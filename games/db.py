@@ -415,6 +415,25 @@ def savepoint() -> Iterator[None]:
 _SAVEPOINTS = itertools.count()
 
 
+def wait_for_locks_at_most(seconds: float) -> None:
+    """For the rest of the current transaction, wait at most ``seconds`` for any lock
+    (PostgreSQL's ``lock_timeout``, set for this transaction only: ``set_config(..., true)``,
+    which a transaction pooler keeps too), then fail with :func:`lock_not_available`. A
+    transaction left open by a host that went silent (cut off inside it) holds its row locks
+    until PostgreSQL ends its session; a caller that has something better to do than wait for
+    that says so here. Nothing elsewhere (SQLite locks the whole file and has its own
+    timeout)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)",
+                           [f"{max(1, round(seconds * 1000))}ms"])
+
+
+def lock_not_available(error: BaseException) -> bool:
+    """Whether a database error is a lock wait that :func:`wait_for_locks_at_most` cut short."""
+    return getattr(error.__cause__, "sqlstate", None) == "55P03"
+
+
 def _instance(model: type[models.Model], fields: Sequence[models.Field],
               values: Sequence[Any]) -> models.Model:
     """A model instance from a row of ``fields``' columns, converted as the ORM would."""

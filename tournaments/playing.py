@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games.db import update_rows
+from games.db import lock_not_available, update_rows, wait_for_locks_at_most
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import get_seat_kind
@@ -238,23 +238,45 @@ def _record_forfeit(row: TournamentMatch, withdrawn: Sequence[int], *, now: date
 def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bool:
     """Record a finished games match as its tournament match's outcome (once: the row is
     locked and must still be running). Withdraws participants who keep forfeiting, and
-    finishes the tournament if it was its last match. False if there was nothing to record."""
+    finishes the tournament if it was its last match. False if there was nothing to record,
+    or not now: a lock it needs (the entrants' leaderboard rows, the tournament's row) was held
+    longer than ``TOURNAMENT_RECORD_LOCK_SECONDS`` by another transaction, as by a worker host
+    cut off inside one (a chunk's last statements); it stays finished and unrecorded, and the
+    reaper records it once that transaction has ended. So a worker whose match just finished
+    never waits for a host that went silent."""
     now = now or timezone.now()
-    with transaction.atomic():
-        found = series.locked_for_recording(
-            TournamentMatch.objects.filter(status=TournamentMatch.Status.RUNNING), match_id)
-        if found is None:
-            return False
-        row, match = found
-        row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
-        row.ranks, row.scores = match.result["ranks"], match.result["scores"]
-        row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
-        leaderboard.record(tournament_id=row.tournament_id, rows=[row], played_at=now)
-        forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
-                        .values_list("number", flat=True))
-        for number in forfeited:
-            _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
-        _finish_if_done(row.tournament_id, now=now)
+    # Only as a transaction of its own: the bound lasts until the transaction ends, and a
+    # caller's own transaction keeps its own rules.
+    bounded = not transaction.get_connection().in_atomic_block
+    try:
+        with transaction.atomic():
+            if bounded:
+                wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
+            return _record(match_id, now=now)
+    except OperationalError as exc:
+        if not lock_not_available(exc):
+            raise
+        log.warning("match %s: not recorded yet: a lock it needs is held by another "
+                    "transaction (the reaper records it later)", match_id)
+        return False
+
+
+def _record(match_id: int, *, now: datetime) -> bool:
+    """:func:`tournament_match_record`'s transaction."""
+    found = series.locked_for_recording(
+        TournamentMatch.objects.filter(status=TournamentMatch.Status.RUNNING), match_id)
+    if found is None:
+        return False
+    row, match = found
+    row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
+    row.ranks, row.scores = match.result["ranks"], match.result["scores"]
+    row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
+    leaderboard.record(tournament_id=row.tournament_id, rows=[row], played_at=now)
+    forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
+                    .values_list("number", flat=True))
+    for number in forfeited:
+        _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
+    _finish_if_done(row.tournament_id, now=now)
     return True
 
 
@@ -352,7 +374,15 @@ def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
         fixed += tournament_dispatch(tournament_id=tournament_id, now=now)
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
             "pk", flat=True):
-        fixed += _finish_if_done(pk, now=now)
+        try:
+            with transaction.atomic():
+                # Not held up by a transaction a silent host left open on the tournament's
+                # row: the next run looks again.
+                wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
+                fixed += _finish_if_done(pk, now=now)
+        except OperationalError as exc:
+            if not lock_not_available(exc):
+                raise
     return fixed
 
 

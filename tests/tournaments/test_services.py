@@ -162,6 +162,66 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     assert [t for t, _ in inline_tasks] == ["tournaments.play_matches"]
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize("held", ["the tournament's row", "the entrants' leaderboard rows"])
+def test_recording_does_not_wait_for_a_silent_transaction_holding_its_locks(
+        alice, inline_tasks, settings, held) -> None:
+    """A worker host cut off inside a transaction (a chunk's last statements: its results
+    rated, the tournament's row locked for the finishing check) holds those row locks until
+    PostgreSQL ends its session. Recording another match that needs them gives up after
+    TOURNAMENT_RECORD_LOCK_SECONDS instead of waiting that long (the worker goes on), the match
+    stays finished and unrecorded, and the reaper records it once the locks are free."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from tournaments.models import LeaderboardEntry
+
+    settings.TOURNAMENT_RECORD_LOCK_SECONDS = 1
+    tournament = create(alice, participants=refs(2))
+    row = TournamentMatch.objects.get(tournament=tournament)
+    # The worker recorded nothing yet (its match just finished):
+    TournamentMatch.objects.filter(pk=row.pk).update(status="running", ranks=None)
+    Tournament.objects.filter(pk=tournament.pk).update(status="running", finished_at=None)
+    locked, let_go, errors = threading.Event(), threading.Event(), []
+
+    def silent_host() -> None:
+        try:
+            with transaction.atomic():
+                if held == "the tournament's row":
+                    list(Tournament.objects.select_for_update().filter(pk=tournament.pk))
+                else:
+                    assert list(LeaderboardEntry.objects.select_for_update()
+                                .filter(game="dice_cup"))
+                locked.set()
+                let_go.wait(30)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+        finally:
+            locked.set()
+            connection.close()
+
+    holder = threading.Thread(target=silent_host)
+    holder.start()
+    try:
+        assert locked.wait(20)
+        started = time.monotonic()
+        assert not playing.tournament_match_record(match_id=row.match_id)
+        waited = time.monotonic() - started
+        assert waited < 3, f"waited {waited:.1f} s for a transaction that went silent"
+        assert TournamentMatch.objects.get(pk=row.pk).status == "running", "left for later"
+        assert playing.tournaments_reap() == 0, "the reaper cannot either while it lasts"
+    finally:
+        let_go.set()
+        holder.join(20)
+    assert not errors, errors
+    assert playing.tournaments_reap() >= 1
+    row.refresh_from_db()
+    assert row.status == "finished" and row.ranks == row.match.result["ranks"]
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+
+
 def test_standings_certainty_and_ratings_come_from_the_recorded_results(alice,
                                                                         inline_tasks) -> None:
     from tournaments import selectors
