@@ -63,13 +63,18 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 
 def league_list(request: HttpRequest) -> HttpResponse:
-    """Every league, newest first, filtered by game, paginated, each with its weekly night."""
-    query = _listing(request, ())
-    page = Paginator(selectors.league_list(game=query["game"] or None),
+    """Every league, newest first, filtered by game and state (its season to come, under
+    way or over), paginated, each with its weekly night."""
+    query = _listing(request, tuple(selectors.LEAGUE_STATES))
+    now = timezone.now()
+    page = Paginator(selectors.league_list(game=query["game"] or None,
+                                           state=query["status"] or None, now=now),
                      PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "tournaments/leagues.html", {
         "page": page, "query": query, "games": game_ids(),
-        "rows": [{"league": league, "weekly": weekly_night(league)}
+        "states": selectors.LEAGUE_STATES.items(),
+        "rows": [{"league": league, "weekly": weekly_night(league),
+                  "state": selectors.LEAGUE_STATES[selectors.league_state(league, now)]}
                  for league in page.object_list],
         "filters": urlencode({k: v for k, v in query.items() if v}),
     })

@@ -296,13 +296,35 @@ def league_get(*, league_id: int) -> League:
     return league
 
 
-def league_list(*, game: str | None = None) -> QuerySet[League]:
-    """Leagues, newest first, filtered by game; each with ``member_count`` (present members)."""
+#: A league's state, from its season: to come, under way, or over.
+LEAGUE_STATES = {"upcoming": "season to come", "running": "in season",
+                 "finished": "season over"}
+
+
+def league_state(league: League, now: datetime | None = None) -> str:
+    """``upcoming``, ``running`` or ``finished`` (``LEAGUE_STATES``), by its season."""
+    now = now or timezone.now()
+    if league.season_start > now:
+        return "upcoming"
+    return "finished" if league.season_end < now else "running"
+
+
+def league_list(*, game: str | None = None, state: str | None = None,
+                now: datetime | None = None) -> QuerySet[League]:
+    """Leagues, newest first, filtered by game and by state (``LEAGUE_STATES``: by their
+    season, now); each with ``member_count`` (present members)."""
+    now = now or timezone.now()
     qs = (League.objects.select_related("organiser")
           .annotate(member_count=Count("members", filter=Q(members__left_at__isnull=True)))
           .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
     if game:
         qs = qs.filter(game=game)
+    if state == "upcoming":
+        qs = qs.filter(season_start__gt=now)
+    elif state == "running":
+        qs = qs.filter(season_start__lte=now, season_end__gte=now)
+    elif state == "finished":
+        qs = qs.filter(season_end__lt=now)
     return qs
 
 

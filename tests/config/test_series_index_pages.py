@@ -46,6 +46,29 @@ def test_the_league_list_shows_each_weekly_night(client, site) -> None:
     assert "0 leagues" in client.get("/leagues/?game=dot").content.decode()
 
 
+def test_the_league_list_filters_by_state(client, alice) -> None:
+    now = timezone.now()
+    for name, start, end in (("to come", 2, 9), ("under way", -2, 9), ("over", -9, -2)):
+        League.objects.create(name=name, game="dice_cup", organiser=alice, table_size=2,
+                              strike_limit=3, move_time_limit=5, seed=1,
+                              season_start=now + timedelta(days=start),
+                              season_end=now + timedelta(days=end))
+
+    def listed(query: str) -> list[str]:
+        html = client.get("/leagues/" + query).content.decode()
+        return [name for name in ("to come", "under way", "over") if f">{name}</a>" in html]
+
+    assert listed("") == ["to come", "under way", "over"]
+    assert listed("?status=upcoming") == ["to come"]
+    assert listed("?status=running&game=dice_cup") == ["under way"]
+    assert listed("?status=finished") == ["over"]
+    assert listed("?status=nonsense") == ["to come", "under way", "over"], "ignored"
+    html = client.get("/leagues/").content.decode()
+    assert '<option value="finished">season over</option>' in html
+    row = html.split(">over</a>")[1].split("</tr>")[0]
+    assert "<td>season over</td>" in row, "each row says its state"
+
+
 @pytest.mark.parametrize("url", ["/tournaments/", "/leagues/"])
 def test_a_series_list_costs_the_same_queries_for_many(client, alice, url,
                                                        django_assert_max_num_queries) -> None:
