@@ -233,6 +233,48 @@ def test_the_move_list_is_clicked_and_autoplay_runs_at_the_speed_chosen(
     assert not errors, errors
 
 
+def test_a_deadline_shows_its_date_and_time_in_the_viewers_zone_counting_down(
+        live_server, browser, django_user_model) -> None:
+    """Seen from Tokyo (the browser's zone, set through DevTools), the next move's deadline
+    reads with its weekday, date, year and time there, its zone named, and how long is left,
+    counting down; the server's UTC text stays on hover."""
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from django.utils import timezone
+
+    from games.models import Match
+
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    bob = django_user_model.objects.create_user("bob", password=PASSWORD)
+    match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=5,
+                                  seats=[{"kind": "player"}, {"kind": "player"}])
+    services.match_join(match_id=match.pk, user=bob)
+    due = (timezone.now() + timedelta(hours=20)).replace(microsecond=0)
+    Match.objects.filter(pk=match.pk).update(deadline=due)  # tomorrow, as likely as not
+    browser.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+    try:
+        browser.get(f"{live_server.url}/matches/{match.pk}/")
+        clock = browser.find_element("css selector", "[data-deadline] time")
+        wait_for(lambda: "(in " in clock.text)
+        there = due.astimezone(ZoneInfo("Asia/Tokyo"))
+        text = clock.text  # e.g. "Thu, Dec 3, 2026, 12:35:52 PM GMT+9 (in 19 h 59 min 58 s)"
+        assert re.search(rf"\b{there.day}\b", text) and str(there.year) in text, text
+        twelve = there.hour % 12 or 12
+        hours = {f"{there.hour:02d}:", f"{twelve}:", f"{twelve:02d}:"}  # 24 h or 12 h clock
+        assert any(f"{hour}{there:%M}:{there:%S}" in text for hour in hours), \
+            f"Tokyo's time of day, not UTC's: {text}"
+        assert "GMT+9" in text or "JST" in text, f"the viewer's zone named: {text}"
+        assert re.search(r"\(in 19 h \d+ min \d+ s\)", text), text
+        assert "UTC" in clock.get_attribute("title"), "the server's time on hover"
+        first = clock.text
+        wait_for(lambda: clock.text != first, timeout=3)  # it counts down
+    finally:
+        browser.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
 def log_text(match: Any, turn: int) -> str:
     from games.drawings.words import entry_text
     from games.names import seat_labels
