@@ -17,7 +17,8 @@ from games.engine import game_ids, get_game
 from games.pages import rules_html
 from tests.browser import SCREENSHOTS
 from tests.helpers.tasks import hold_tasks
-from tournaments import services
+from tournaments import selectors, services
+from tournaments.pages import entrant_names
 
 from .conftest import REFS
 
@@ -76,6 +77,13 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
     for ref in REFS:
         assert ref["name"] in html
     assert len(re.findall(r'href="/matches/\d+/"', html)) == 6, "each match's replay"
+    names = entrant_names(selectors.tournament_participants(tournament=cup))
+    for row in cup.matches.all():
+        winners = ", ".join(names[seat] for seat, rank in zip(row.seats, row.ranks) if rank == 1)
+        table = html.split("<h2>Matches</h2>")[1]
+        shown = table.split(f'<tr><td class="num">{row.number + 1}</td>')[1].split("</tr>")[0]
+        assert f"<td>finished</td><td>{winners}</td>" in shown, "each match's result"
+    assert "Won by" in html
     assert "424242424242" not in html, "no seed on a page"
     assert client.get("/tournaments/999999/").status_code == 404
 
