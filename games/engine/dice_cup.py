@@ -28,6 +28,7 @@ middle or the seat holding chip ``c``; chips are therefore conserved by construc
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -56,8 +57,13 @@ TURN_CAP = 500
 #: At most 3 moves per turn (call, answer, give), so the engine-wide move cap never binds first.
 MOVES_PER_TURN = 3
 
-CALL, ANSWER, GIVE, OVER = "call", "answer", "give", "over"
-_PHASES = (CALL, ANSWER, GIVE, OVER)
+class Phase(StrEnum):
+    """The step of a turn (DC-2, DC-3): the state's ``phase``, its value in views and JSON."""
+
+    CALL = "call"
+    ANSWER = "answer"
+    GIVE = "give"
+    OVER = "over"
 
 _CALL_KEYS = frozenset(("type", "target", "number"))
 _TRADE_KEYS = frozenset(("type", "give", "take"))
@@ -172,7 +178,7 @@ class DiceCupState(State):
         super().__init__(players=players, seed=seed, options=options)
         self.owner: list[int] = [MIDDLE] * 16
         self.roller = 0
-        self.phase = CALL
+        self.phase = Phase.CALL
         self.dice: list[int] = [1, 1, 1]
         self.revealed = False
         self.target = -1
@@ -196,7 +202,7 @@ class DiceCupState(State):
     def _roll(self) -> None:
         self.dice = roll_dice(self.rng)
         self.revealed = False
-        self.phase = CALL
+        self.phase = Phase.CALL
         self._legal = None
         # G-3: the dice go to the roller alone.
         self.emit("roll", private={self.roller: {"dice": list(self.dice)}}, seat=self.roller)
@@ -232,7 +238,7 @@ class DiceCupState(State):
             if reason == "turn_cap":
                 # G-7: the engine-wide "move_cap" event, counting the move being applied.
                 self.emit("move_cap", moves=self.moves + 1, turns=self.turn)
-            self.phase = OVER
+            self.phase = Phase.OVER
             self.end_reason = reason
             self.emit("game_over", reason=reason, turns=self.turn)
             return
@@ -243,9 +249,9 @@ class DiceCupState(State):
 
     def to_act(self) -> list[int]:
         phase = self.phase
-        if phase is CALL or phase is GIVE:
+        if phase is Phase.CALL or phase is Phase.GIVE:
             return [self.roller]
-        if phase is ANSWER:
+        if phase is Phase.ANSWER:
             return [self.target]
         return []
 
@@ -258,9 +264,9 @@ class DiceCupState(State):
         ascending. The call step returns a lazy :class:`CallActions` sequence; the others a
         list. Both are cached per position: do not mutate them."""
         phase = self.phase
-        if phase is OVER:
+        if phase is Phase.OVER:
             return []
-        asked = self.target if phase is ANSWER else self.roller
+        asked = self.target if phase is Phase.ANSWER else self.roller
         if seat != asked:
             return []
         legal = self._legal
@@ -271,12 +277,12 @@ class DiceCupState(State):
     def _compute_legal(self) -> Any:
         phase = self.phase
         owner = self.owner
-        if phase is ANSWER:
+        if phase is Phase.ANSWER:
             return _ANSWERS
         roller = self.roller
-        if phase is GIVE:
+        if phase is Phase.GIVE:
             return [{"type": "give", "chip": i + 3} for i, o in enumerate(owner) if o == roller]
-        # CALL phase. DC-2: the middle, or chips in front of the chosen target.
+        # The call phase. DC-2: the middle, or chips in front of the chosen target.
         n = self.players
         middle = [c for c, o in zip(CHIPS, owner) if o == MIDDLE]
         targets = [(roller + k) % n for k in range(1, n)]
@@ -314,7 +320,7 @@ class DiceCupState(State):
         kind = action.get("type")
         phase = self.phase
         keys = action.keys()
-        if phase is CALL:
+        if phase is Phase.CALL:
             if kind == "call":
                 if keys != _CALL_KEYS:
                     raise IllegalAction(
@@ -339,14 +345,14 @@ class DiceCupState(State):
                 return self._check_trade(seat, action, keys)
             raise IllegalAction(f"the roller must \"call\" (or \"trade\" with doubles), "
                                 f"not {kind!r}")
-        if phase is ANSWER:
+        if phase is Phase.ANSWER:
             if kind == "truth" or kind == "bluff":
                 if keys != _TYPE_ONLY:
                     raise IllegalAction(f'an answer is just {{"type": "{kind}"}}, '
                                         f"with no other keys")
                 return (1, kind == "truth")
             raise IllegalAction(f'the target must answer "truth" or "bluff", not {kind!r}')
-        if phase is GIVE:
+        if phase is Phase.GIVE:
             if kind != "give":
                 raise IllegalAction(f"the roller must \"give\" the target one of its chips "
                                     f"(DC-3), not {kind!r}")
@@ -400,7 +406,7 @@ class DiceCupState(State):
         self.number = number
         # DC-3 needs to know whether the chip was in front of the target at the start of turn.
         self.from_target = self.owner[number - 3] == target
-        self.phase = ANSWER
+        self.phase = Phase.ANSWER
         self._legal = None
         self.emit("call", seat=seat, target=target, number=number)
 
@@ -429,7 +435,7 @@ class DiceCupState(State):
             self.emit("score", seat=seat, chip=number, source=source)
         elif roller in self.owner:
             # DC-3: the target keeps its chip; the roller now chooses one of its own to give.
-            self.phase = GIVE
+            self.phase = Phase.GIVE
             self._legal = None
             self.last = last
             return
@@ -459,7 +465,7 @@ class DiceCupState(State):
         phase = self.phase
         show_dice = self.revealed or (seat == self.roller and seat is not None)
         call = None
-        if phase is ANSWER or phase is GIVE:
+        if phase is Phase.ANSWER or phase is Phase.GIVE:
             call = {"target": self.target, "number": self.number,
                     "from_target": self.from_target}
         return {
@@ -489,14 +495,14 @@ class DiceCupState(State):
     def _end_at_move_cap(self) -> None:
         # G-7: stop where it stands. (Never reached in practice: the 500-turn cap ends the
         # match first, see MOVES_PER_TURN.) A pending call is dropped unresolved.
-        self.phase = OVER
+        self.phase = Phase.OVER
         self.end_reason = "move_cap"
         self.target, self.number, self.from_target = -1, 0, False
         self._legal = None
 
     @property
     def is_over(self) -> bool:
-        return self.phase is OVER
+        return self.phase is Phase.OVER
 
     def default_action(self, seat: int) -> JSON:
         """The documented timeout action (always legal):
@@ -509,9 +515,9 @@ class DiceCupState(State):
         """
         if seat not in self.to_act():
             raise IllegalAction(f"seat {seat} is not asked to act now")
-        if self.phase is ANSWER:
+        if self.phase is Phase.ANSWER:
             return dict(_TRUTH)
-        if self.phase is GIVE:
+        if self.phase is Phase.GIVE:
             chips = self.chips_of(seat)
             return {"type": "give", "chip": min(chips, key=lambda c: (POINTS[c], c))}
         target = (seat + 1) % self.players
@@ -540,10 +546,10 @@ class DiceCupState(State):
         }
 
     def load(self, data: JSON) -> None:
-        phase = data["phase"]
-        if phase not in _PHASES:
-            raise ValueError(f"unknown phase {phase!r}")
-        self.phase = _PHASES[_PHASES.index(phase)]  # the interned constant (``is`` checks)
+        try:
+            self.phase = Phase(data["phase"])
+        except ValueError:
+            raise ValueError(f"unknown phase {data['phase']!r}") from None
         self.owner = list(data["owner"])
         self.roller = data["roller"]
         self.dice = list(data["dice"])
@@ -584,7 +590,7 @@ class DiceCupState(State):
         if not (sum(map(sum, self.honesty)) == sum(map(sum, self.answers))):
             raise CorruptState("the honesty table and the answers count different calls")
         phase = self.phase
-        if phase is OVER:
+        if phase is Phase.OVER:
             if not (self.end_reason in ("middle_empty", "target_points", "turn_cap",
                                        "move_cap")):
                 raise CorruptState("bad end reason")
@@ -599,7 +605,7 @@ class DiceCupState(State):
         if goal is not None:
             if not all(self.points(s) < goal for s in range(n)):
                 raise CorruptState("target_points was reached")
-        if phase is CALL:
+        if phase is Phase.CALL:
             if not (not self.revealed and self.target == -1 and self.number == 0):
                 raise CorruptState(
                     "a call (target, number or revealed roll) before the roller called")
@@ -609,13 +615,13 @@ class DiceCupState(State):
         if not (3 <= self.number <= 18):
             raise CorruptState("bad called number")
         where = owner[self.number - 3]
-        if phase is ANSWER:
+        if phase is Phase.ANSWER:
             if self.revealed:
                 raise CorruptState("the roll is revealed before the target answered")
             # DC-2: the called chip is in the middle or in front of the target.
             if not (where == (self.target if self.from_target else MIDDLE)):
                 raise CorruptState("bad called chip")
-        else:  # GIVE (DC-3): not tricked on the target's own chip, roller has chips.
+        else:  # the give phase (DC-3): not tricked on the target's own chip, roller has chips.
             if not (self.revealed and self.from_target and where == self.target):
                 raise CorruptState("a give (DC-3) needs a revealed lie on the target's own chip")
             if not (self.roller in owner):
@@ -663,9 +669,9 @@ class HeuristicBot(Bot):
     def choose(self, view: JSON, legal: Any) -> JSON:
         legal = list(legal)
         phase = view["phase"]
-        if phase == ANSWER:
+        if phase == Phase.ANSWER:
             return self._answer(view)
-        if phase == GIVE:
+        if phase == Phase.GIVE:
             return min(legal, key=lambda a: (POINTS[a["chip"]], a["chip"]))
         return self._call(view, legal)
 

@@ -24,6 +24,7 @@ revealed draw cards (hand + draw pile) is public too, as it is deducible from th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from itertools import combinations
 from typing import Any
 
@@ -53,6 +54,16 @@ DISCARDS = {1: 1, 2: 2}  # DOT-4: cards each seat removes from the other's pool 
 ROUNDS = 3
 WIN_TOKENS = 5  # DOT-5
 MOVE_CAP = 10  # 6 commits + 4 discards: the longest possible match (G-7)
+
+
+class Phase(StrEnum):
+    """The step of a round: the state's ``phase``, its value in views and
+    JSON."""
+
+    COMMIT = "commit"
+    DISCARD = "discard"
+    OVER = "over"
+
 
 _COMBOS6 = tuple(combinations(range(6), 3))  # 20 three-card subsets of 6 cards, lexicographic
 _DOTS: dict[str, tuple[int, int, int]] = {}
@@ -261,7 +272,7 @@ class DotState(State):
         deck = deck_keys(self.options)
         self.full = deck  # the 15 draw cards of each seat (sorted); both decks are equal
         self.rnd = 0
-        self.phase = "commit"
+        self.phase = Phase.COMMIT
         self.decks: list[list[str]] = []
         for _ in range(2):  # G-1: each draw deck shuffled by the match RNG
             d = list(deck)
@@ -295,7 +306,7 @@ class DotState(State):
             d = self.decks[p]
             self.hands[p] = sorted(d[:HAND_SIZE])
             del d[:HAND_SIZE]
-        self.phase = "commit"
+        self.phase = Phase.COMMIT
         self.queue = []
         self.order = None
         self._to_act = [0, 1]
@@ -371,7 +382,7 @@ class DotState(State):
         self.order = [first, 1 - first, reason]
         self.queue = [[first, n], [1 - first, n]]
         self.emit("discard_order", order=[first, 1 - first], by=reason)
-        self.phase = "discard"
+        self.phase = Phase.DISCARD
         self._next_discard()
 
     def _next_discard(self) -> None:
@@ -387,7 +398,7 @@ class DotState(State):
         self._start_round()
 
     def _finish(self, reason: str) -> None:
-        self.phase = "over"
+        self.phase = Phase.OVER
         self._to_act = []
         self._legal = None
         self.queue = []
@@ -401,12 +412,12 @@ class DotState(State):
 
     @property
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
 
     def legal_actions(self, seat: int) -> Sequence[JSON]:
         if seat not in self._to_act:
             return []
-        if self.phase == "commit":
+        if self.phase == Phase.COMMIT:
             legal = self._legal
             if legal is None:
                 legal = self._legal = [None, None]
@@ -421,7 +432,7 @@ class DotState(State):
 
     def _check(self, seat: int, action: JSON) -> Any:
         kind = action.get("type")
-        if self.phase == "commit":
+        if self.phase == Phase.COMMIT:
             if kind != "commit":
                 raise IllegalAction(
                     f"round {self.rnd}: play your cards with a 'commit' action, not {kind!r}")
@@ -518,7 +529,7 @@ class DotState(State):
             "last_round": _deep(self.last),
             "winner": self.winner,
         }
-        if self.phase == "discard":
+        if self.phase == Phase.DISCARD:
             seat_to, n = self.queue[0]
             out["discard"] = {"seat": seat_to, "pool": 1 - seat_to, "count": n,
                               "order": self.order[:2], "by": self.order[2]}
@@ -560,7 +571,7 @@ class DotState(State):
 
     def load(self, data: JSON) -> None:
         self.rnd = data["round"]
-        self.phase = data["phase"]
+        self.phase = Phase(data["phase"])
         self.full = data["full"]
         self.decks = data["decks"]
         self.hands = data["hands"]
@@ -580,8 +591,8 @@ class DotState(State):
         self._legal = None
 
     def check_invariants(self) -> None:
-        if not (self.phase in ("commit", "discard", "over")):
-            raise CorruptState(self.phase)
+        if self.phase not in set(Phase):
+            raise CorruptState(f"unknown phase {self.phase!r}")
         if not (1 <= self.rnd <= ROUNDS):
             raise CorruptState(self.rnd)
         if not (self.full == deck_keys(self.options)):
@@ -601,14 +612,14 @@ class DotState(State):
                 raise CorruptState("the deck does not hold what is left to draw this round")
             # Hands are held from the draw to the reveal (only a move-cap end can stop there).
             holding = self.hands[p] != []
-            if not (holding == (self.phase == "commit") or self.phase == "over"):
+            if not (holding == (self.phase == Phase.COMMIT) or self.phase == Phase.OVER):
                 raise CorruptState("a hand held outside the commit phase, or none in it")
             if not (len(self.hands[p]) in (0, HAND_SIZE)):
                 raise CorruptState("a hand of neither 0 nor HAND_SIZE cards")
             if not (len(self.stars[p]) == ROUNDS - self.rnd + holding):
                 raise CorruptState("the stars left do not match the rounds left")
             c = self.commits[p]
-            if self.phase == "commit":
+            if self.phase == Phase.COMMIT:
                 if not ((c is None) == (p in self._to_act)):
                     raise CorruptState(
                         "a seat asked to commit has committed, or one not asked has not")
@@ -634,18 +645,18 @@ class DotState(State):
                 raise CorruptState("a negative token count")
         totals = [sum(t) for t in self.tokens]
         if self.winner is not None:
-            if not (self.phase == "over" and totals[self.winner] >= WIN_TOKENS):
+            if not (self.phase == Phase.OVER and totals[self.winner] >= WIN_TOKENS):
                 raise CorruptState("a winner before the match is over, or with too few tokens")
-        if self.phase != "over":
+        if self.phase != Phase.OVER:
             if not (max(totals) < WIN_TOKENS):
                 raise CorruptState("a seat has WIN_TOKENS tokens but the match goes on")
-        if self.phase == "discard":
+        if self.phase == Phase.DISCARD:
             if not (self.rnd in DISCARDS and self.queue and self._to_act == [self.queue[0][0]]):
                 raise CorruptState(
                     "a discard outside a discard round, or asked of another seat than the next")
             if not (1 <= self.queue[0][1] <= len(self.pools[1 - self.queue[0][0]])):
                 raise CorruptState("a discard of more cards than the other pool holds, or of none")
-        elif self.phase == "commit":
+        elif self.phase == Phase.COMMIT:
             if not (self._to_act == [p for p in (0, 1) if self.commits[p] is None]):
                 raise CorruptState("the seats asked to commit are not those that have not")
             if not self._to_act:
@@ -708,7 +719,7 @@ class DotHeuristicBot(Bot):
     def choose(self, view: JSON, legal: Sequence[JSON]) -> JSON:
         if len(legal) == 1:
             return legal[0]
-        if view["phase"] == "commit":
+        if view["phase"] == Phase.COMMIT:
             return self._commit(view, legal)
         return self._discard(view, legal)
 

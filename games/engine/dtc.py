@@ -23,6 +23,7 @@ in O(ranks) without enumerating anything.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from enum import StrEnum
 from typing import Any
 
 from .base import (
@@ -52,7 +53,12 @@ HAND_SIZE = 6  # DTC-5 refill target and the deal size
 _BATCH_LIMIT = 1 << 56  # draws sharing one rng.below(): rejection chance stays below 2**-8
 VALUES = 6
 
-PHASE_OFFER, PHASE_RESPOND, PHASE_OVER = "offer", "respond", "over"
+class Phase(StrEnum):
+    """The step of a turn: the state's ``phase``, its value in views and JSON."""
+
+    OFFER = "offer"
+    RESPOND = "respond"
+    OVER = "over"
 _TOP_KEYS = frozenset(("type", "cards", "value", "count"))
 _BARE_KEYS = frozenset(("type",))
 
@@ -339,7 +345,7 @@ class DtcState(State):
         self.sizes = [HAND_SIZE] * n
         self.penalty = [[0] * RANKS for _ in range(n)]
         self.first = self.rng.below(n)  # G-1: a random first player
-        self.phase = PHASE_OFFER
+        self.phase = Phase.OFFER
         self.turn = self.first
         self.offer: list[int] | None = None  # cards of the pending offer
         self.giver = -1
@@ -381,18 +387,18 @@ class DtcState(State):
     # ---- turn structure ----------------------------------------------------------------
 
     def to_act(self) -> list[int]:
-        return [] if self.phase == PHASE_OVER else [self.turn]
+        return [] if self.phase == Phase.OVER else [self.turn]
 
     @property
     def is_over(self) -> bool:
-        return self.phase == PHASE_OVER
+        return self.phase == Phase.OVER
 
     def legal_actions(self, seat: int) -> Sequence[JSON]:
-        if self.phase == PHASE_OVER or seat != self.turn:
+        if self.phase == Phase.OVER or seat != self.turn:
             return []
         legal = self._legal
         if legal is None:
-            if self.phase == PHASE_OFFER:
+            if self.phase == Phase.OFFER:
                 legal = OfferList(self.hands[seat], *offer_bounds(self.beat))
             elif self._can_accept():
                 legal = [{"type": "accept"}, {"type": "call"}]
@@ -409,7 +415,7 @@ class DtcState(State):
 
     def _check(self, seat: int, action: JSON) -> Any:
         kind = action.get("type")
-        if self.phase == PHASE_RESPOND:
+        if self.phase == Phase.RESPOND:
             if kind not in ("accept", "call"):
                 raise IllegalAction(
                     f"you were offered cards: answer with type 'accept' or 'call', not {kind!r}")
@@ -506,7 +512,7 @@ class DtcState(State):
         self.giver = seat
         self.claim = (count, value)
         self.beat = None
-        self.phase = PHASE_RESPOND
+        self.phase = Phase.RESPOND
         self.turn = (seat + 1) % self.players  # G-2: the offer goes to the left
         self.emit("offer", private={seat: private}, seat=seat, to=self.turn, count=count,
                   value=value, drew=draw, pile=self.pile_size)
@@ -524,7 +530,7 @@ class DtcState(State):
         self.offer = None
         self.giver = -1
         self.claim = None
-        self.phase = PHASE_OFFER
+        self.phase = Phase.OFFER
         self.turn = seat
 
     def _call(self, seat: int) -> None:
@@ -553,13 +559,13 @@ class DtcState(State):
         for step in range(n):
             s = (taker + step) % n
             if self.sizes[s]:
-                self.phase = PHASE_OFFER
+                self.phase = Phase.OFFER
                 self.turn = s
                 return
         self._end("no_cards")  # DTC-6: nobody has cards
 
     def _end(self, reason: str) -> None:
-        self.phase = PHASE_OVER
+        self.phase = Phase.OVER
         self.turn = -1
         self.ended = reason
         self.emit("end", reason=reason, scores=self._outcome()[0])
@@ -593,7 +599,7 @@ class DtcState(State):
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction(f"seat {seat} is not asked to act now")
-        if self.phase == PHASE_RESPOND:
+        if self.phase == Phase.RESPOND:
             return {"type": "call"}
         return legal[0]
 
@@ -668,9 +674,10 @@ class DtcState(State):
         self.pile = counts(pile)
         self.pile_size = sum(self.pile)
         self.first = int(data["first"])
-        self.phase = data["phase"]
-        if self.phase not in (PHASE_OFFER, PHASE_RESPOND, PHASE_OVER):
-            raise ValueError(f"unknown phase {self.phase!r}")
+        try:
+            self.phase = Phase(data["phase"])
+        except ValueError:
+            raise ValueError(f"unknown phase {data['phase']!r}") from None
         self.turn = int(data["turn"])
         offer = data["offer"]
         if offer is None:
@@ -720,12 +727,12 @@ class DtcState(State):
             raise CorruptState(f"cards not conserved (DTC-1): {total}")
         if not (0 <= self.first < n):
             raise CorruptState("the first player is not a seat")
-        if self.phase == PHASE_RESPOND:
+        if self.phase == Phase.RESPOND:
             if not (self.offer is not None and self.beat is None):
                 raise CorruptState("a response with no offer to answer, or with an offer to beat")
             if not (self.turn == (self.giver + 1) % n):
                 raise CorruptState("the responder is not the seat after the giver")
-        elif self.phase == PHASE_OFFER:
+        elif self.phase == Phase.OFFER:
             if not (self.offer is None and 0 <= self.turn < n):
                 raise CorruptState("an offer turn with an offer already made, or on no seat")
             if not (self.sizes[self.turn] >= 1):
@@ -739,7 +746,7 @@ class DtcState(State):
         else:
             if not (self.offer is None and self.beat is None and self.ended):
                 raise CorruptState("a finished match with an offer, or not marked ended")
-        if self.phase != PHASE_OVER:
+        if self.phase != Phase.OVER:
             if self.ended:
                 raise CorruptState("marked ended while the match runs")
 
@@ -790,7 +797,7 @@ class DtcHeuristicBot(Bot):
     call_threshold_can_raise = 0.2
 
     def choose(self, view: JSON, legal: Sequence[JSON]) -> JSON:
-        if view["phase"] == PHASE_RESPOND:
+        if view["phase"] == Phase.RESPOND:
             return self._respond(view, legal)
         action = self._offer(view, legal)
         return action if action in legal else legal[0]

@@ -21,6 +21,7 @@ Settled here: the snap step comes *before* the power step (see the docs).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any
 
 from .base import (
@@ -61,9 +62,17 @@ POINTS = [_points(c) for c in range(DECK_SIZE)]
 ACE, JACK, QUEEN = 1, 11, 12
 POWER_NAMES = {ACE: "ace", JACK: "jack", QUEEN: "queen"}
 
-# Phases
-TURN, HELD, SNAP, POWER, OVER = 0, 1, 2, 3, 4
-PHASES = ("turn", "held", "snap", "power", "over")
+
+class Phase(StrEnum):
+    """The step of a turn: the state's ``phase``, its value in views and JSON."""
+
+    TURN = "turn"
+    HELD = "held"
+    SNAP = "snap"
+    POWER = "power"
+    OVER = "over"
+
+
 # Where the held card came from
 FROM_PILE, FROM_DISCARD = 1, 2
 FROM_NAMES = {0: None, FROM_PILE: "pile", FROM_DISCARD: "discard"}
@@ -227,7 +236,7 @@ class DutchState(State):
         self.nxt = [0] * n
         self.pile: list[int] = []
         self.disc: list[int] = []
-        self.phase = TURN
+        self.phase = Phase.TURN
         self.cur = 0
         self.held = -1
         self.held_src = 0
@@ -271,7 +280,7 @@ class DutchState(State):
         self.answers = [None] * n
         self.power = 0
         self.cur = first
-        self.phase = TURN
+        self.phase = Phase.TURN
         self._ta = [first]
         self._legal = {}
         self.emit("round_start", round=self.round + 1, first_player=first, pile=len(self.pile),
@@ -284,7 +293,7 @@ class DutchState(State):
 
     @property
     def is_over(self) -> bool:
-        return self.phase == OVER
+        return self.phase == Phase.OVER
 
     def legal_actions(self, seat: int) -> Sequence[JSON]:
         legal = self._legal.get(seat)
@@ -296,21 +305,21 @@ class DutchState(State):
         if seat not in self._ta:
             return []
         phase = self.phase
-        if phase == TURN:
+        if phase == Phase.TURN:
             out = [{"type": "draw"}]
             if self.disc and not self.dead_top:  # DU-3; a mistaken snap cannot be recovered
                 out.append({"type": "take"})
             out.append({"type": "done"})  # DU-6
             return out
-        if phase == HELD:
+        if phase == Phase.HELD:
             out = [{"type": "discard"}] if self.held_src == FROM_PILE else []  # DU-3
             out += [{"type": "replace", "slot": {"seat": seat, "slot": i}} for i in self.sid[seat]]
             return out
-        if phase == SNAP:
+        if phase == Phase.SNAP:
             # DU-5 / G-5: every own slot is legal, whatever the seat knows.
             return [{"type": "pass"}] + [{"type": "snap", "slot": {"seat": seat, "slot": i}}
                                          for i in self.sid[seat]]
-        # POWER (DU-4)
+        # The power phase (DU-4)
         head: list[JSON] = [{"type": "no_power"}]
         power = self.power
         if power == QUEEN:
@@ -338,13 +347,13 @@ class DutchState(State):
         card (a card taken from the discard goes into the first slot), pass on a snap, and use
         no power: the most neutral choices, which leave the seat's cards unchanged."""
         phase = self.phase
-        if phase == TURN:
+        if phase == Phase.TURN:
             return {"type": "draw"}
-        if phase == HELD:
+        if phase == Phase.HELD:
             if self.held_src == FROM_PILE:
                 return {"type": "discard"}
             return {"type": "replace", "slot": {"seat": seat, "slot": self.sid[seat][0]}}
-        if phase == SNAP:
+        if phase == Phase.SNAP:
             return {"type": "pass"}
         return {"type": "no_power"}
 
@@ -388,7 +397,7 @@ class DutchState(State):
         if not isinstance(t, str):
             raise IllegalAction(f"an action needs a string \"type\", not {t!r}")
         phase = self.phase
-        if phase == TURN:
+        if phase == Phase.TURN:
             if t not in _TURN_ACTIONS:
                 raise IllegalAction(f"at the start of your turn: \"draw\", \"take\" (the top"
                                     f" discard) or \"done\" (J'ai terminé), not {t!r}")
@@ -401,7 +410,7 @@ class DutchState(State):
                 raise IllegalAction("the top discard was thrown by a wrong snap: cards thrown"
                                     " by mistake cannot be recovered (rulebook; settled here)")
             return (t,)
-        if phase == HELD:
+        if phase == Phase.HELD:
             if t == "discard":
                 if len(action) != 1:
                     self._keys(action, t)
@@ -415,7 +424,7 @@ class DutchState(State):
                 return (t, self._handle(action["slot"], "replace slot", seat)[1])
             raise IllegalAction(f"with a card in hand: \"discard\" it or \"replace\" one of your"
                                 f" slots with it, not {t!r}")
-        if phase == SNAP:
+        if phase == Phase.SNAP:
             if t == "pass":
                 if len(action) != 1:
                     self._keys(action, t)
@@ -426,7 +435,7 @@ class DutchState(State):
                 s, idx = self._handle(action["slot"], "snap slot", seat)
                 return (t, self.sid[s][idx])
             raise IllegalAction(f"DU-5: \"snap\" one of your slots or \"pass\", not {t!r}")
-        # POWER
+        # The power phase
         power = self.power
         if t == "no_power":
             if len(action) != 1:
@@ -473,11 +482,11 @@ class DutchState(State):
         kind = parsed[0]
         if kind == "draw":
             card = self._pop_pile()  # never None: a turn starts only with a non-empty pile
-            self.held, self.held_src, self.phase = card, FROM_PILE, HELD
+            self.held, self.held_src, self.phase = card, FROM_PILE, Phase.HELD
             self.emit("draw", private={seat: {"card": NAME[card]}}, seat=seat)
         elif kind == "take":
             card = self.disc.pop()
-            self.held, self.held_src, self.phase = card, FROM_DISCARD, HELD
+            self.held, self.held_src, self.phase = card, FROM_DISCARD, Phase.HELD
             self.emit("take", seat=seat, card=NAME[card])
         elif kind == "done":
             self.done[seat] = True
@@ -578,7 +587,7 @@ class DutchState(State):
             if not done[s] and cd[s]:
                 asked.append(s)
         if asked:
-            self.phase = SNAP
+            self.phase = Phase.SNAP
             self.asked = asked
             self._ta = asked[:]
         else:
@@ -633,7 +642,7 @@ class DutchState(State):
         else:
             usable = False
         if usable:
-            self.phase = POWER
+            self.phase = Phase.POWER
             self.power = power
             self._ta = [self.cur]
         else:
@@ -661,7 +670,7 @@ class DutchState(State):
                 self._end_round()
                 return
             self.cur = p
-            self.phase = TURN
+            self.phase = Phase.TURN
             self._ta = [p]
             return
 
@@ -683,14 +692,14 @@ class DutchState(State):
             self._deal()
 
     def _finish(self) -> None:
-        self.phase = OVER
+        self.phase = Phase.OVER
         self._ta = []
         self._legal = {}
         self.emit("match_end", totals=list(self.totals))
 
     def _end_at_move_cap(self) -> None:
         """G-7: the round in progress is scored with the cards as they lie, then the match ends."""
-        if self.phase != OVER:
+        if self.phase != Phase.OVER:
             self._score_round(partial=True)
             self.round += 1
             self._finish()
@@ -719,7 +728,7 @@ class DutchState(State):
             "rounds": self.n_rounds,
             "initial_peek": self.peek,
             "first_player": (self.first0 + min(self.round, self.n_rounds - 1)) % n,
-            "phase": PHASES[self.phase],
+            "phase": self.phase,
             "current": self.cur,
             "hands": hands,
             "pile": len(self.pile),
@@ -731,7 +740,7 @@ class DutchState(State):
             "totals": list(self.totals),
             "history": [list(h) for h in self.history],
         }
-        if self.phase == SNAP:
+        if self.phase == Phase.SNAP:
             card = self.snap_card
             snap: JSON = {"card": NAME[card], "rank": card_rank(NAME[card]),
                           "discarder": self.cur, "asked": list(self.asked)}
@@ -740,7 +749,7 @@ class DutchState(State):
                 snap["my_answer"] = ({"type": "pass"} if ans < 0 else
                                      {"type": "snap", "slot": {"seat": seat, "slot": ans}})
             out["snap"] = snap
-        if self.phase == POWER:
+        if self.phase == Phase.POWER:
             out["power"] = POWER_NAMES[self.power]
             out["power_card"] = NAME[self.snap_card]
         return out
@@ -752,7 +761,7 @@ class DutchState(State):
         return {
             "round": self.round,
             "first0": self.first0,
-            "phase": PHASES[self.phase],
+            "phase": self.phase,
             "cur": self.cur,
             "slots": [[[self.sid[s][i], self.cd[s][i], self.km[s][i]]
                        for i in range(len(self.sid[s]))] for s in range(n)],
@@ -777,7 +786,7 @@ class DutchState(State):
         self._init_fields()
         self.round = data["round"]
         self.first0 = data["first0"]
-        self.phase = PHASES.index(data["phase"])
+        self.phase = Phase(data["phase"])
         self.cur = data["cur"]
         slots = data["slots"]
         if len(slots) != n:
@@ -799,9 +808,9 @@ class DutchState(State):
         self.first_done = data["first_done"]
         self.totals = list(data["totals"])
         self.history = [list(h) for h in data["history"]]
-        if self.phase == OVER:
+        if self.phase == Phase.OVER:
             self._ta = []
-        elif self.phase == SNAP:
+        elif self.phase == Phase.SNAP:
             self._ta = [s for s in self.asked if self.answers[s] is None]
         else:
             self._ta = [self.cur]
@@ -847,7 +856,7 @@ class DutchState(State):
             if any(self.done):
                 raise CorruptState("a done seat must be recorded as first_done")
         phase = self.phase
-        if phase == OVER:
+        if phase == Phase.OVER:
             if not (self.round == self.n_rounds or self.moves >= self.game.move_cap(
                 n, self.options)):
                 raise CorruptState("match over too early")
@@ -856,17 +865,17 @@ class DutchState(State):
             raise CorruptState("a round past the last while the match runs")
         if self.done[self.cur]:
             raise CorruptState("the player on turn has not said done")
-        if phase == HELD:
+        if phase == Phase.HELD:
             if not (self.held >= 0 and self.held_src in (FROM_PILE, FROM_DISCARD)):
                 raise CorruptState(
                     "the held phase without a held card, or with no pile it came from")
         else:
             if not (self.held == -1 and self.held_src == 0):
                 raise CorruptState("a held card outside the held phase")
-        if phase in (SNAP, POWER):
+        if phase in (Phase.SNAP, Phase.POWER):
             if not (0 <= self.snap_card < DECK_SIZE):
                 raise CorruptState("a snap or power phase without the discarded card")
-        if phase == SNAP:
+        if phase == Phase.SNAP:
             if not (self.asked and self.cur not in self.asked):
                 raise CorruptState("a snap step asking nobody, or the player on turn")
             if not any(self.answers[s] is None for s in self.asked):
@@ -882,13 +891,13 @@ class DutchState(State):
         else:
             if not (not self.asked and all(a is None for a in self.answers)):
                 raise CorruptState("seats asked, or answers kept, outside a snap step")
-        if phase == POWER:
+        if phase == Phase.POWER:
             if not (self.power in POWER_NAMES):
                 raise CorruptState("the power phase without a power")
         else:
             if not (self.power == 0):
                 raise CorruptState("a power outside the power phase")
-        if phase == TURN:
+        if phase == Phase.TURN:
             if not self.cd[self.cur]:
                 raise CorruptState("a turn starts only with cards (DU-6)")
             if not self.pile:
@@ -924,7 +933,7 @@ class DutchState(State):
             new.held = pool[k]
             k += 1
         new.pile = pool[k:]
-        if new.phase == SNAP:
+        if new.phase == Phase.SNAP:
             for s in new.asked:
                 if s != seat and new.answers[s] is not None:
                     options = [-1] + new.sid[s]

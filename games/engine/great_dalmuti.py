@@ -15,6 +15,7 @@ a revolution, then tricks (GD-6, GD-7) until one player still has cards (GD-8).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any
 
 from .base import (
@@ -41,7 +42,14 @@ MERCHANT = "Merchant"
 LESSER_PEON = "Lesser Peon"
 GREATER_PEON = "Greater Peon"
 
-PHASES = ("revolution", "taxation", "play", "over")
+
+class Phase(StrEnum):
+    """The step of a hand: the state's ``phase``, its value in views and JSON."""
+
+    REVOLUTION = "revolution"
+    TAXATION = "taxation"
+    PLAY = "play"
+    OVER = "over"
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,7 +249,7 @@ class GreatDalmutiState(State):
         self.floors: list[list[int]] = []  # [knower, holder, worst rank given as tax]
         self.exchanges: list[JSON] = []    # public record of this hand's exchanges
         self.my_exchange: list[list[JSON]] = [[] for _ in range(n)]  # private records
-        self.phase = "revolution"
+        self.phase = Phase.REVOLUTION
         self.waiting = list(range(n))  # GD-5: every seat answers, so being asked says nothing
         self.sealed: list[Any] = [None] * n
         self._cache: dict[int, Sequence[JSON]] = {}
@@ -253,13 +261,13 @@ class GreatDalmutiState(State):
     # ---- whose turn, legal actions -------------------------------------------------------
 
     def to_act(self) -> list[int]:
-        if self.phase == "play":
+        if self.phase == Phase.PLAY:
             return [self.turn]
         return list(self.waiting)
 
     @property
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
 
     def _may_declare(self, seat: int) -> bool:
         """GD-5: only a holder of both Jesters may declare; in an automatic first-deal
@@ -283,7 +291,7 @@ class GreatDalmutiState(State):
         if cached is not None:
             return cached
         phase = self.phase
-        if phase == "play":
+        if phase == Phase.PLAY:
             out = self._play_actions(seat) if seat == self.turn else []
         elif seat not in self.waiting:
             out = []
@@ -295,11 +303,11 @@ class GreatDalmutiState(State):
     def _step_actions(self, seat: int) -> list[JSON]:
         """The answers of ``seat`` in the current sealed step (whether or not it answered)."""
         phase = self.phase
-        if phase == "revolution":
+        if phase == Phase.REVOLUTION:
             out = [{"type": "no"}]
             if self._may_declare(seat):
                 out.append({"type": "declare"})
-        elif phase == "taxation":
+        elif phase == Phase.TAXATION:
             pos = self.pos[seat]
             if pos < 2:
                 out = [{"type": "give_back", "cards": c}
@@ -396,7 +404,7 @@ class GreatDalmutiState(State):
         if not isinstance(kind, str):
             raise IllegalAction(f'an action needs a string "type", not {kind!r}')
         phase = self.phase
-        if phase == "play":
+        if phase == Phase.PLAY:
             if kind == "play":
                 rank, nat, jesters = self._parse_set(seat, action.get("cards"))
                 top = self.top
@@ -416,7 +424,7 @@ class GreatDalmutiState(State):
                     raise IllegalAction("the leader may not pass (GD-6)")
                 return ("pass",)
             raise IllegalAction(f'unknown action type {kind!r} now (expected "play" or "pass")')
-        if phase == "revolution":
+        if phase == Phase.REVOLUTION:
             if kind == "no":
                 return ["no"]
             if kind == "declare":
@@ -428,7 +436,7 @@ class GreatDalmutiState(State):
                                         " Greater Peon may call a greater revolution (GD-5)")
                 return ["declare"]
             raise IllegalAction(f'unknown action type {kind!r} now (expected "no" or "declare")')
-        if phase == "taxation":
+        if phase == Phase.TAXATION:
             pos = self.pos[seat]
             if pos < 2:
                 if kind != "give_back":
@@ -457,7 +465,7 @@ class GreatDalmutiState(State):
 
     def _apply(self, seat: int, parsed: Any) -> None:
         self._cache = {}
-        if self.phase == "play":
+        if self.phase == Phase.PLAY:
             if parsed[0] == "play":
                 self._play(seat, parsed[1], parsed[2], parsed[3])
             else:
@@ -469,7 +477,7 @@ class GreatDalmutiState(State):
         self.emit("answered", seat=seat)
         if self.waiting:
             return
-        if self.phase == "revolution":
+        if self.phase == Phase.REVOLUTION:
             self._resolve_revolution()
         else:
             self._resolve_taxation()
@@ -496,7 +504,7 @@ class GreatDalmutiState(State):
         if declarer is not None or self.automatic_revolution:
             self._start_play()
             return
-        self.phase = "taxation"
+        self.phase = Phase.TAXATION
         waiting = [self.order[0], self.order[1]]
         if self.options["merchant_exchange"] and n >= 6:
             waiting.append(self.order[2])  # GD-11: the highest Merchant
@@ -589,7 +597,7 @@ class GreatDalmutiState(State):
         raise AssertionError("unreachable")
 
     def _start_play(self) -> None:
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.waiting = []
         self.turn = self.order[0]  # GD-5/GD-6: the (possibly new) Greater Dalmuti leads
         self.top = None
@@ -675,7 +683,7 @@ class GreatDalmutiState(State):
             self._start_hand(list(self.out))
 
     def _finish(self, reason: str) -> None:
-        self.phase = "over"
+        self.phase = Phase.OVER
         self.turn = None
         self.waiting = []
         self.sealed = [None] * self.players
@@ -708,14 +716,14 @@ class GreatDalmutiState(State):
         or its Jesters alone if it holds nothing else."""
         phase = self.phase
         hand = self.hands[seat]
-        if phase == "revolution":
+        if phase == Phase.REVOLUTION:
             return {"type": "no"}
-        if phase == "taxation":
+        if phase == Phase.TAXATION:
             pos = self.pos[seat]
             if pos >= 2:
                 return {"type": "decline"}
             return {"type": "give_back", "cards": worst_cards(counts_json(hand), 2 - pos)}
-        if phase == "play" and seat == self.turn:
+        if phase == Phase.PLAY and seat == self.turn:
             if self.top is not None:
                 return {"type": "pass"}
             for r in range(12, 0, -1):
@@ -755,7 +763,7 @@ class GreatDalmutiState(State):
             "automatic_revolution": self.automatic_revolution,
             "exchanges": [dict(x) for x in self.exchanges],
             "answered": sorted(
-                s for s in range(n) if self.phase in ("revolution", "taxation")
+                s for s in range(n) if self.phase in (Phase.REVOLUTION, Phase.TAXATION)
                 and s not in self.waiting and self._asked_in_step(s)),
         }
         if seat is not None:
@@ -768,9 +776,9 @@ class GreatDalmutiState(State):
         return out
 
     def _asked_in_step(self, seat: int) -> bool:
-        if self.phase == "revolution":
+        if self.phase == Phase.REVOLUTION:
             return True
-        if self.phase == "taxation":
+        if self.phase == Phase.TAXATION:
             return self.pos[seat] < 2 or (self.pos[seat] == 2 and self.options["merchant_exchange"]
                                           and self.players >= 6)
         return False
@@ -823,14 +831,14 @@ class GreatDalmutiState(State):
         self.floors = data["floors"]
         self.exchanges = data["exchanges"]
         self.my_exchange = data["my_exchange"]
-        self.phase = data["phase"]
+        self.phase = Phase(data["phase"])
         self.waiting = data["waiting"]
         self.sealed = data["sealed"]
         self._cache = {}
 
     def check_invariants(self) -> None:
         n = self.players
-        if not (self.phase in PHASES):
+        if self.phase not in set(Phase):
             raise CorruptState(f"unknown phase {self.phase!r}")
         if not (self.deck == deck_counts(n, self.options["stripped_deck"])):
             raise CorruptState("wrong deck")
@@ -862,7 +870,7 @@ class GreatDalmutiState(State):
         empty = [s for s in range(n) if not self.sizes[s]]
         if not (len(self.sealed) == n and len(self.my_exchange) == n):
             raise CorruptState("sealed answers and exchanges need one entry per seat")
-        if self.phase in ("revolution", "taxation"):
+        if self.phase in (Phase.REVOLUTION, Phase.TAXATION):
             if not (not empty and not self.out and self.turn is None and self.top is None):
                 raise CorruptState(
                     "a sealed step after the play began (a seat out, a turn or a top set)")
@@ -877,7 +885,7 @@ class GreatDalmutiState(State):
                         "a seat waited for has answered, or one that answered is waited for")
             if any(any(pb) for pb in self.played_by):
                 raise CorruptState("a card is marked played before the play began")
-        elif self.phase == "play":
+        elif self.phase == Phase.PLAY:
             if not (sorted(empty) == sorted(self.out)):
                 raise CorruptState("players out must hold no cards")
             if not (self.active == n - len(self.out) >= 2):

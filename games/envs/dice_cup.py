@@ -16,11 +16,11 @@ from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import Any
 
-from games.engine.dice_cup import CHIPS, POINTS
+from games.engine.dice_cup import CHIPS, POINTS, Phase
 
 from .base import JSON, FlatCodec
 
-PHASES = ("call", "answer", "give", "over")
+PHASES = tuple(Phase)  # the engine's, in its order
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 _MAX_GIVE = max(POINTS.values())  # every chip is worth 1+ points, so at most 5 are given
 

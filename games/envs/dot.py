@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from games.engine.dot import STARS, deck_keys
+from games.engine.dot import STARS, Phase, deck_keys
 
 from .base import JSON, FlatCodec
 
-PHASES = ("commit", "discard", "over")
+PHASES = tuple(Phase)  # the engine's, in its order
 
 
 def _choices(cards: list[str], size: int) -> list[tuple[str, ...]]:

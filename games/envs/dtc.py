@@ -16,7 +16,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from games.engine.dtc import KEYS, VALUES, offer_bounds
+from games.engine.dtc import KEYS, VALUES, Phase, offer_bounds
 
 from .base import JSON, Codec
 
@@ -24,7 +24,7 @@ ADD = 0
 CLAIM = len(KEYS)
 ACCEPT = CLAIM + VALUES
 CALL = ACCEPT + 1
-PHASES = ("offer", "respond", "over")
+PHASES = tuple(Phase)  # the engine's, in its order
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 _EMPTY = (0,) * len(KEYS)
 #: A counts-per-rank dict with all seven keys (a view's hand, a penalty pile) in rank order.

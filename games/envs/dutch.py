@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from games.engine.dutch import DECK_SIZE, NAME, RANK_NAMES
+from games.engine.dutch import DECK_SIZE, NAME, RANK_NAMES, Phase
 
 from .base import JSON, FlatCodec
 
 SLOTS = DECK_SIZE  # no seat can hold more slots than there are cards
 SIMPLE = ("draw", "take", "done", "discard", "pass", "no_power")
-PHASES = ("turn", "held", "snap", "power", "over")
+PHASES = tuple(Phase)  # the engine's, in its order
 POWERS = ("ace", "jack", "queen")
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 POWER_AT = {power: i for i, power in enumerate(POWERS)}

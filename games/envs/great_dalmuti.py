@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from games.engine.great_dalmuti import Phase
+
 from .base import JSON, FlatCodec
 
 RANK_KEYS = tuple(str(r) for r in range(1, 13)) + ("jester",)
 RANK_OF = {key: r for r, key in enumerate(RANK_KEYS, start=1)}
 JESTER = 13
-PHASES = ("revolution", "taxation", "play", "over")
+PHASES = tuple(Phase)  # the engine's, in its order
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 
 

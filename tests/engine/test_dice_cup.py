@@ -11,17 +11,14 @@ import pytest
 
 from games.engine import BadOptions, CorruptState, IllegalAction, Rng, get_game
 from games.engine.dice_cup import (
-    ANSWER,
-    CALL,
     GAME,
-    GIVE,
     MIDDLE,
-    OVER,
     POINTS,
     TURN_CAP,
     WAYS_3D6,
     DiceCupState,
     HeuristicBot,
+    Phase,
     has_doubles,
 )
 from games.engine.play import play_bots, random_playout
@@ -87,7 +84,7 @@ def test_dc_1_setup_sixteen_chips_in_the_middle():
     assert view["middle"] == list(range(3, 19))
     assert view["chips"] == [[], [], [], []]
     assert view["points"] == [0, 0, 0, 0]
-    assert view["phase"] == CALL and view["turn"] == 0
+    assert view["phase"] == Phase.CALL and view["turn"] == 0
 
 
 # ---- G-1 / G-2: seeded randomness, clockwise play -------------------------------------------
@@ -114,7 +111,7 @@ def test_g_2_turn_passes_clockwise():
     state = make(players=3, roller=2, dice=(1, 1, 2))
     call(state, 0, 4)
     answer(state, "truth")  # sum 4 is true, believed: not tricked, seat 0 scores 4
-    assert state.roller == 0 and state.phase == CALL and state.owner[4 - 3] == 0
+    assert state.roller == 0 and state.phase == Phase.CALL and state.owner[4 - 3] == 0
 
 
 # ---- Rulebook "Score the Chip" --------------------------------------------------------------
@@ -156,7 +153,7 @@ def test_dc_2_a_chip_in_front_of_a_player_requires_that_player_as_target():
     assert {"type": "call", "target": 2, "number": 9} in state.legal_actions(0)
     assert {"type": "call", "target": 1, "number": 9} not in state.legal_actions(0)
     call(state, 2, 9)
-    assert state.phase == ANSWER and state.from_target
+    assert state.phase == Phase.ANSWER and state.from_target
 
 
 def test_dc_2_never_a_chip_in_front_of_the_roller():
@@ -191,14 +188,14 @@ def test_dc_3_roller_gives_one_chip_of_its_choice_and_target_keeps_its_chip():
     state = make(players=4, chips={17: 3, 9: 1, 16: 1}, roller=1, dice=(2, 2, 6))
     call(state, 3, 17)
     answer(state, "bluff")  # bluff caught: not tricked, chip was in front of the target
-    assert state.phase == GIVE and state.to_act() == [1]
+    assert state.phase == Phase.GIVE and state.to_act() == [1]
     assert state.legal_actions(1) == [{"type": "give", "chip": 9}, {"type": "give", "chip": 16}]
     assert state.legal_actions(3) == []
     with pytest.raises(IllegalAction):
         state.apply(1, {"type": "give", "chip": 17})  # not the roller's
     state.apply(1, {"type": "give", "chip": 16})
     assert state.owner[17 - 3] == 3 and state.owner[16 - 3] == 3 and state.owner[9 - 3] == 1
-    assert state.roller == 2 and state.phase == CALL
+    assert state.roller == 2 and state.phase == Phase.CALL
     assert state.last["gave"] == 16
 
 
@@ -206,14 +203,14 @@ def test_dc_3_applies_to_a_true_call_believed_too():
     state = make(players=2, chips={10: 1, 4: 0}, roller=0, dice=(3, 3, 4))
     call(state, 1, 10)
     answer(state, "truth")  # true and believed: not tricked
-    assert state.phase == GIVE and state.owner[10 - 3] == 1
+    assert state.phase == Phase.GIVE and state.owner[10 - 3] == 1
 
 
 def test_dc_3_roller_with_no_chips_gives_nothing():
     state = make(players=3, chips={17: 2}, roller=0, dice=(2, 2, 6))
     call(state, 2, 17)
     answer(state, "bluff")
-    assert state.phase == CALL and state.roller == 1  # no give step
+    assert state.phase == Phase.CALL and state.roller == 1  # no give step
     assert state.owner[17 - 3] == 2
     give = [e for e in state.events_since(0) if e["type"] == "give"][-1]
     assert give["chip"] is None and give["seat"] == 0 and give["target"] == 2
@@ -223,7 +220,7 @@ def test_dc_3_middle_chip_not_tricked_goes_to_target_without_a_give():
     state = make(players=3, chips={9: 0}, roller=0, dice=(2, 2, 6))
     call(state, 2, 18)
     answer(state, "bluff")
-    assert state.owner[18 - 3] == 2 and state.owner[9 - 3] == 0 and state.phase == CALL
+    assert state.owner[18 - 3] == 2 and state.owner[9 - 3] == 0 and state.phase == Phase.CALL
 
 
 # ---- DC-4: doubles and trades --------------------------------------------------------------
@@ -365,9 +362,9 @@ def test_dc_5_trades_keep_a_match_going_until_the_turn_cap():
     assert not state.is_over and state.turn == 499
     seat = state.to_act()[0]
     state.apply(seat, state.legal_actions(seat)[0])
-    if state.phase == ANSWER:
+    if state.phase == Phase.ANSWER:
         state.apply(state.target, {"type": "truth"})
-    if state.phase == GIVE:
+    if state.phase == Phase.GIVE:
         state.apply(state.roller, state.legal_actions(state.roller)[0])
     assert state.is_over and state.turn == 500
 
@@ -433,7 +430,7 @@ def test_resample_keeps_revealed_dice_in_the_give_step():
     state = make(players=2, chips={3: 0, 4: 1}, roller=0, dice=(1, 2, 3))
     call(state, 1, 4)
     answer(state, "bluff")
-    assert state.phase == GIVE
+    assert state.phase == Phase.GIVE
     for seat in (None, 0, 1):
         copy = state.resample(seat, seed=11)
         assert copy.dice == [1, 2, 3] and copy.view(seat) == state.view(seat)
@@ -553,7 +550,7 @@ def test_round_trip_in_every_phase():
             call(state, 1, 4)
         elif step == 1:
             answer(state, "bluff")
-            assert state.phase == GIVE
+            assert state.phase == Phase.GIVE
 
 
 @pytest.mark.parametrize("patch", [
@@ -635,7 +632,7 @@ def test_registered_with_both_reference_bots():
     assert game is GAME and DiceCupState.game is GAME
     assert set(game.bots) == {"random", "heuristic"}
     assert game.min_players == 2 and game.max_players == 6 and game.default_players == 4
-    assert OVER == "over"
+    assert Phase.OVER == "over"
 
 
 def test_lazy_call_actions_behave_like_the_complete_list():

@@ -11,17 +11,17 @@ import pytest
 
 from games import log
 from games.engine import get_game
+from games.engine.dutch import Phase
 from games.models import AppliedAction, Match
 from games.selectors import load_state
 from tests.helpers.matches import act, poll, url
 
 pytestmark = pytest.mark.django_db
 
-SNAP = 2  # games.engine.dutch.SNAP
 
 
 def _dutch_snap(state: Any) -> bool:
-    return state.phase == SNAP and len(state.to_act()) > 1
+    return state.phase == Phase.SNAP and len(state.to_act()) > 1
 
 
 CASES = [
