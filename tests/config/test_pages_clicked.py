@@ -1,8 +1,10 @@
 """The pages used as a person uses them, in Debian's headless Chromium driven by Selenium
 (its own chromedriver; nothing downloaded): sign in, take a seat and play one full match of
 every game to the end by clicks (choosing among what the page offers: buttons, a long list
-filtered by typing, or what a built group's controls are set to; simultaneous steps included), step the replay with the keyboard, click its move list and autoplay it, and no
-page logs a console error. Screenshots of the signed-in pages go to screenshots/ in BLUFF_VAR_DIR."""
+filtered by typing, or what a built group's controls are set to; simultaneous steps
+included), step the replay with the keyboard, click its move list and autoplay it, follow a
+running match, read a deadline in the viewer's zone, and no page logs a console error.
+Screenshots of the signed-in pages go to screenshots/ in BLUFF_VAR_DIR."""
 
 from __future__ import annotations
 
