@@ -161,9 +161,10 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
                        timeout_ms: int = 1000, strike_limit: int | None = 5,
                        streak: FailureStreak | None = None) -> MatchReport:
     """Play a whole match: /start to every webhook seat, steps until over, /end to every one
-    not forfeited. ``strike_limit`` None: never forfeit. ``streak``: stop early (no /end, the
-    match is not over) once it is reached, with ``stopped`` set. Never raises because of a bot;
-    if the engine itself fails, returns the report with ``aborted`` set."""
+    (forfeited too, as in a real match: ``Table.notified_seats``). ``strike_limit`` None: never
+    forfeit. ``streak``: stop early (no /end, the match is not over) once it is reached, with
+    ``stopped`` set. Never raises because of a bot; if the engine itself fails, returns the
+    report with ``aborted`` set."""
     game = get_game(game_id)
     state = game.new_match(players=len(seats), seed=seed, options=options)
     if match_id is None:  # an integer, as real matches have: a JavaScript-safe random one
@@ -182,7 +183,8 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
                   strike_limit=strike_limit or 0)
     kinds = {WEBHOOK: SeatKind(WEBHOOK, automatic=_OfflineWebhookKind(session), inline=False)}
     driver = MatchDriver(state, table, kinds=kinds)
-    session.notify(state, list(endpoints), "start")
+    notified = [n for n in table.notified_seats(WEBHOOK) if n in endpoints]
+    session.notify(state, notified, "start")
     aborted = stopped = None
     moves: list[Move] = []
     while not state.is_over and stopped is None:
@@ -206,7 +208,7 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
             break
     moves += driver.take_moves()
     if stopped is None:
-        session.notify(state, [n for n in endpoints if n not in driver.forfeited], "end")
+        session.notify(state, notified, "end")
     report = _report(state, seats, moves, session.caller.take_records(), driver, aborted)
     report.stopped = stopped
     return report

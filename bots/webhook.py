@@ -111,12 +111,11 @@ class WebhookSession(SeatSession):
     def __init__(self, table: Table) -> None:
         self.table = table
         ids: dict[int, int] = {}
-        for seat in table.seats:
-            if seat.kind == WEBHOOK:
-                try:
-                    ids[seat.number] = int(seat.bot)
-                except ValueError:
-                    continue
+        for number in table.notified_seats(WEBHOOK):
+            try:
+                ids[number] = int(table.seats[number].bot)
+            except ValueError:
+                continue
         self._bot_ids = ids
         self._bots: dict[int, Bot | None] | None = None
         self._info: protocol.MatchInfo | None = None

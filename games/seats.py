@@ -63,6 +63,12 @@ class Table:
     def players(self) -> int:
         return len(self.seats)
 
+    def notified_seats(self, kind: str) -> list[int]:
+        """The seats of ``kind`` told that the match starts and that it ended (a webhook bot's
+        /start and /end): every one, forfeited or not (a forfeited seat still learns how the
+        match ended). The one rule for real matches and offline play alike."""
+        return [seat.number for seat in self.seats if seat.kind == kind]
+
 
 @dataclass(frozen=True, slots=True)
 class SeatAnswer:

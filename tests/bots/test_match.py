@@ -79,6 +79,7 @@ def test_slow_bot_times_out_then_forfeits_at_the_strike_limit(client, fake_bot, 
     assert report.state.result()["ranks"][0] == 3  # forfeited: ranked last
     # After the forfeit the seat is not called any more: defaults without waiting.
     assert bot.calls["/move"] == 2 and stats.defaults == stats.moves  # two timeouts, not one per move
+    assert bot.calls["/start"] == bot.calls["/end"] == 1, "told the end, as in a real match"
 
 
 def test_connection_refused_is_a_strike_and_the_match_completes(client, refused_url,
