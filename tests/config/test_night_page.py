@@ -71,15 +71,22 @@ def test_a_night_page_costs_the_same_queries_for_many_hands(client, site) -> Non
     assert 'id="table-2-hand-20"' in html
 
 
-def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, site,
-                                                                        alice) -> None:
+def two_member_league(organiser) -> League:
+    """A dice_cup league of two reference bots, its season under way, no night yet."""
     now = timezone.now()
-    club = League.objects.create(name="Soon club", game="dice_cup", organiser=alice,
+    club = League.objects.create(name="Soon club", game="dice_cup", organiser=organiser,
                                  table_size=2, strike_limit=3, move_time_limit=5, seed=9,
                                  season_start=now, season_end=now + timedelta(days=9))
     for index, name in enumerate(("ann", "ben")):
         Member.objects.create(league=club, index=index, kind="reference", bot="random",
                               name=name)
+    return club
+
+
+def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, site,
+                                                                        alice) -> None:
+    now = timezone.now()
+    club = two_member_league(alice)
     soon = Night.objects.create(league=club, number=1, starts_at=now + timedelta(minutes=10))
     page = client.get(f"/leagues/{club.pk}/nights/1/").content.decode()
     assert '<script src="/static/htmx.min.js" defer></script>' in page
@@ -106,12 +113,7 @@ def test_a_scheduled_night_polls_until_it_runs_and_a_finished_one_stops(client, 
 def test_a_league_page_fetches_its_live_part_while_a_night_is_to_come(client, site,
                                                                       alice) -> None:
     now = timezone.now()
-    club = League.objects.create(name="Later club", game="dice_cup", organiser=alice,
-                                 table_size=2, strike_limit=3, move_time_limit=5, seed=9,
-                                 season_start=now, season_end=now + timedelta(days=9))
-    for index, name in enumerate(("ann", "ben")):
-        Member.objects.create(league=club, index=index, kind="reference", bot="random",
-                              name=name)
+    club = two_member_league(alice)
     later = Night.objects.create(league=club, number=1, starts_at=now + timedelta(days=2))
     client.force_login(alice)
     page = client.get(f"/leagues/{club.pk}/").content.decode()
