@@ -20,9 +20,10 @@ from games.models import Match
 from games.services import NewMatch, matches_create
 
 from . import protocol
+from .addresses import BadBotURL, check_url
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
-from .net import BadBotURL, Call, Reply, bot_client, check_url
+from .net import Call, Reply, bot_client
 from .selectors import bot_get_owned, bot_previous_secret
 from .signing import new_secret
 
