@@ -18,7 +18,15 @@ from bots.models import Bot, BotSeat
 from games import services
 from games.models import Match, Seat
 from games.states import load_state
-from tournaments.models import Hand, League, Member, Night
+from tournaments.models import (
+    Hand,
+    League,
+    Member,
+    Night,
+    Participant,
+    Tournament,
+    TournamentMatch,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +127,24 @@ def hand_of_a_night(match: Match, *people: Any) -> League:
     return club
 
 
+def match_of_a_tournament(match: Match, *people: Any) -> Tournament:
+    """A running tournament whose one running match is ``match``, its players entrants."""
+    cup = Tournament.objects.create(name="cup", game=match.game, organiser=people[0],
+                                    status="running", started_at=timezone.now(),
+                                    table_size=len(people), meetings=1, strike_limit=3,
+                                    move_time_limit=5, seed=4,
+                                    balance={"pair_meetings_min": 1, "pair_meetings_max": 1,
+                                             "seat_spread": 0, "matches_min": 1,
+                                             "matches_max": 1})
+    for index, person in enumerate(people):
+        Participant.objects.create(tournament=cup, index=index, kind="player", user=person,
+                                   name=person.get_username())
+    TournamentMatch.objects.create(tournament=cup, number=0, round=0, deal=0, seed=4,
+                                   seats=list(range(len(people))), status="running",
+                                   match=match)
+    return cup
+
+
 def test_the_new_pages_do_not_change_when_hidden_information_is_redrawn(alice, bob,
                                                                        dice_bot) -> None:
     # A seed long enough never to be part of a time or an id by chance (77 was, in a
@@ -131,13 +157,16 @@ def test_the_new_pages_do_not_change_when_hidden_information_is_redrawn(alice, b
     match.refresh_from_db()
     assert match.status == "running"
     club = hand_of_a_night(match, alice, bob)  # the match is a league hand: on its night's page
+    cup = match_of_a_tournament(match, alice, bob)  # and a running tournament's: on its page
     pages = [f"/leagues/{club.pk}/nights/1/", f"/leagues/{club.pk}/nights/1/?part=live",
              f"/leagues/{club.pk}/", f"/leagues/{club.pk}/?part=live", "/matches/",
              "/matches/?game=dice_cup", "/games/dice_cup/", "/tournaments/", "/leagues/",
+             f"/tournaments/{cup.pk}/", f"/tournaments/{cup.pk}/?part=live",
              f"/bots/{dice_bot.pk}/", f"/matches/{match.pk}/", f"/matches/{match.pk}/?partial=1",
              f"/matches/{match.pk}/?partial=moves"]
     web = Client()
     seen = {url: web.get(url).content.decode() for url in pages}
+    assert f'href="/matches/{match.pk}/"' in seen[f"/tournaments/{cup.pk}/?part=live"]
     state = load_state(match)
     original, differs = match.state, False
     for seed in range(5):
