@@ -3,14 +3,16 @@ done (lila's Swiss, FIDE's idea). No Django.
 
 Each round: entrants are ranked by score (match points, a bye counting as a win), then entry
 order. With an odd count the lowest-ranked entrant who has not had a bye sits this round out
-(a bye). The rest are paired top down, each with the nearest-ranked entrant it has not met;
-a rematch only where none can be avoided (the fewest the search finds). Then partners are
-exchanged between two pairs while that leaves fewer pairs of two entrants due the same seat
-(both took the first seat more often than the second so far, or both the second) and no wider
-score gaps, or keeps one from sitting in one seat three times more than in the other; never so that the next round could no longer avoid rematches (not in
-a Swiss as long as a round robin, where avoiding rematches leaves no room). In each pair the
-entrant who took the first seat less often so far takes it (then: the one who sat second last
-time, then the higher-ranked), so seats alternate.
+(a bye). The rest are paired top down, each with the nearest-ranked entrant it may meet: not
+one it has met (a rematch only where none can be avoided, the fewest the search finds), and
+not one that would take either past ``MOST_SEAT_BALANCE`` (first seats minus second seats;
+always possible, :func:`_search`). Then partners are exchanged between two pairs while that
+leaves fewer pairs of two entrants due the same seat (both took the first seat more often than
+the second so far, or both the second) and no wider score gaps; never so that the next round
+could no longer avoid rematches. In each pair the entrant who took the first seat less often
+so far takes it (then: the one who sat second last time, then the higher-ranked), so seats
+alternate. In a Swiss as long as a round robin, where avoiding rematches leaves no room, the
+pairs are only the fewest rematches, seated so.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from .base import Format, Outcome, PlannedMatch, derived_seed, register
 
 #: Pairing steps one round may try before it accepts one more rematch (keeps 64 entrants quick).
 SEARCH_BUDGET = 20_000
-#: An entrant's first seats minus its second seats stays within this, where the pairs allow.
+#: An entrant's first seats minus its second seats never passes this in a Swiss shorter than a
+#: round robin (the exchanges aim at one).
 MOST_SEAT_BALANCE = 2
 
 
@@ -85,9 +88,9 @@ class Swiss(Format):
             ranked.remove(bye[0])
         groups = {points: g for g, points in enumerate(sorted(set(score), reverse=True))}
         group = [groups[points] for points in score]
-        pairs = _pairs(ranked, met)
-        if self.rounds < self.participants - 1 + self.participants % 2:
-            # Not as long as a round robin, where avoiding rematches leaves no room for seats.
+        as_long_as_a_round_robin = self.rounds >= self.participants - 1 + self.participants % 2
+        pairs = _pairs(ranked, met, None if as_long_as_a_round_robin else first_seats)
+        if not as_long_as_a_round_robin:  # where avoiding rematches leaves no room for seats
             pairs = _fewer_clashes(pairs, met, group, first_seats, self.participants,
                                    another_round=round_index + 1 < self.rounds)
         rank = {p: i for i, p in enumerate(ranked)}
@@ -102,33 +105,63 @@ class Swiss(Format):
         return matches, bye
 
 
-def _pairs(ranked: Sequence[int], met: set[frozenset[int]]) -> list[tuple[int, int]]:
-    """Pairs of ``ranked`` (best first), each with the nearest unmet entrant: depth first, the
-    fewest rematches the budget lets it find."""
-    for rematches in range(len(ranked) // 2 + 1):
-        budget = [SEARCH_BUDGET]
-        found = _search(list(ranked), met, rematches, budget)
-        if found is not None:
-            return found
+def _pairs(ranked: Sequence[int], met: set[frozenset[int]],
+           balance: Sequence[int] | None) -> list[tuple[int, int]]:
+    """Pairs of ``ranked`` (best first), each with the nearest entrant it may meet: depth
+    first, the fewest rematches the budget lets it find, none that would take anyone's seat
+    balance past ``MOST_SEAT_BALANCE`` if ``balance`` is given (:func:`_search`: always
+    possible from balances within it)."""
+    for bound in (balance, None) if balance is not None else (None,):
+        for rematches in range(len(ranked) // 2 + 1):
+            budget = [SEARCH_BUDGET]
+            found = _search(list(ranked), met, rematches, budget, bound)
+            if found is not None:
+                return found
     raise AssertionError("pairing with every rematch allowed cannot fail")
 
 
 def _search(left: list[int], met: set[frozenset[int]], rematches: int,
-            budget: list[int]) -> list[tuple[int, int]] | None:
+            budget: list[int], balance: Sequence[int] | None = None
+            ) -> list[tuple[int, int]] | None:
+    """Pairs of ``left``, each top one with the nearest it may meet, depth first, with at most
+    ``rematches`` rematches and, if ``balance`` is given, no two entrants both at
+    ``MOST_SEAT_BALANCE`` or more, or both at minus that or less (the one of them to take the
+    seat it is due past would pass it); None if there are none or ``budget`` runs out first.
+
+    Such pairs exist exactly while neither kind is more than half of ``left`` (all that is
+    forbidden is a pair within one kind), and a branch is dropped as soon as one is. A round
+    starts so when every balance is within the bound: the balances add up to zero, so those
+    at the bound on one side are no more than those below zero on the other (sitting out
+    included), and no more than half. With every rematch allowed, a partner that works always
+    exists and each that does not is dropped at its first step, so that search is not
+    bounded by the budget."""
     if not left:
         return []
     budget[0] -= 1
     if budget[0] < 0 and rematches < len(left) // 2:
         return None
+    if balance is not None:
+        high = sum(balance[p] >= MOST_SEAT_BALANCE for p in left)
+        low = sum(balance[p] <= -MOST_SEAT_BALANCE for p in left)
+        if 2 * max(high, low) > len(left):
+            return None
     top, rest = left[0], left[1:]
     for i, other in enumerate(rest):
+        if balance is not None and _past_bound(balance[top], balance[other]):
+            continue
         again = frozenset((top, other)) in met
         if again and not rematches:
             continue
-        tail = _search(rest[:i] + rest[i + 1:], met, rematches - again, budget)
+        tail = _search(rest[:i] + rest[i + 1:], met, rematches - again, budget, balance)
         if tail is not None:
             return [(top, other), *tail]
     return None
+
+
+def _past_bound(a: int, b: int) -> bool:
+    """Two entrants that cannot meet without one passing ``MOST_SEAT_BALANCE``: both at it
+    (or past) on the same side."""
+    return _clash(a, b) and min(abs(a), abs(b)) >= MOST_SEAT_BALANCE
 
 
 def _clash(a: int, b: int) -> bool:
@@ -139,10 +172,10 @@ def _clash(a: int, b: int) -> bool:
 def _fewer_clashes(pairs: list[tuple[int, int]], met: set[frozenset[int]], group: Sequence[int],
                    balance: Sequence[int], participants: int,
                    another_round: bool) -> list[tuple[int, int]]:
-    """``pairs`` with partners exchanged between two pairs while that makes fewer rematches or
-    pairs past ``MOST_SEAT_BALANCE`` (the search may have run out of budget before it found
-    such a pairing), or, with neither more and no wider score gaps, fewer pairs due the same
-    seat; never so that ``another_round`` could no longer be paired without a rematch when it
+    """``pairs`` with partners exchanged between two pairs while that makes none past
+    ``MOST_SEAT_BALANCE`` and fewer rematches (the search may have run out of budget before
+    it found such a pairing), or, with neither more and no wider score gaps, fewer pairs due
+    the same seat; never so that ``another_round`` could no longer be paired without a rematch when it
     could (:func:`_pairable`)."""
     def pairable(pairs: list[tuple[int, int]]) -> bool:
         return not another_round or _pairable(participants,
@@ -151,12 +184,11 @@ def _fewer_clashes(pairs: list[tuple[int, int]], met: set[frozenset[int]], group
     def cost(*pairs: tuple[int, int]) -> tuple[tuple[int, int], int, int]:
         rematches = hard = gaps = clashes = 0
         for a, b in pairs:
-            clash = _clash(balance[a], balance[b])
             rematches += frozenset((a, b)) in met
-            hard += clash and min(abs(balance[a]), abs(balance[b])) >= MOST_SEAT_BALANCE
+            hard += _past_bound(balance[a], balance[b])
             gaps += abs(group[a] - group[b])
-            clashes += clash
-        return (rematches, hard), gaps, clashes
+            clashes += _clash(balance[a], balance[b])
+        return (hard, rematches), gaps, clashes
 
     pairs = list(pairs)
     keep_pairable = pairable(pairs)
