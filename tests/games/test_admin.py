@@ -68,3 +68,17 @@ def test_what_the_engine_decides_is_read_only(admin_client, running) -> None:
     page = admin_client.get(f"/admin/games/seat/{seat.pk}/change/").content
     for field in ("user", "strikes", "forfeited", "match", "kind"):
         assert f'name="{field}"'.encode() not in page, field
+
+
+def test_admin_lists_and_read_only_logs(duel, client, django_user_model) -> None:
+    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw")
+    client.force_login(admin)
+    for page in ("match", "seat", "matchlogpage", "appliedaction"):
+        response = client.get(f"/admin/games/{page}/")
+        assert response.status_code == 200, page
+    assert client.get(f"/admin/games/match/{duel.pk}/change/").status_code == 200
+    assert client.get("/admin/games/match/?status__exact=running&game=dice_cup").status_code == 200
+    first = MatchLogPage.objects.filter(match=duel).first()
+    assert client.get(f"/admin/games/matchlogpage/{first.pk}/change/").status_code == 200
+    assert client.get("/admin/games/matchlogpage/add/").status_code == 403
+    assert client.post(f"/admin/games/matchlogpage/{first.pk}/delete/").status_code == 403

@@ -1,0 +1,62 @@
+"""games.tasks: the deadline sweep and its beat schedule; out-of-process seats act in a task
+queued on commit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from games import services, tasks
+from games.models import Match
+from games.seats import SeatAnswer, SeatSession, Table
+from tests.helpers.matches import act, out_of_process_kind, poll, to_move
+
+pytestmark = pytest.mark.django_db
+
+
+def test_expire_deadlines_task_and_beat_schedule(duel) -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["games-expire-deadlines"]
+    assert entry["task"] == tasks.expire_deadlines.name == "games.expire_deadlines"
+    Match.objects.filter(pk=duel.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert tasks.expire_deadlines.apply().get() == 1
+    assert tasks.expire_deadlines.apply().get() == 0
+
+
+class EchoSeat(SeatSession):
+    """A stand-in for an out-of-process seat (e.g. a webhook bot): picks the last action."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def session(self, table: Table) -> EchoSeat:
+        return self
+
+    def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
+        self.asked.append(version)
+        return {n: SeatAnswer(action=state.legal_actions(n)[-1]) for n in seats}
+
+
+@pytest.fixture
+def echo_kind() -> Any:
+    yield from out_of_process_kind("echo", EchoSeat())
+
+
+def test_out_of_process_seats_act_in_a_task_queued_on_commit(alice, alice_api, echo_kind,
+                                                             django_capture_on_commit_callbacks,
+                                                             monkeypatch) -> None:
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.advance_automatic_seats, "delay", queued.append)
+    match = services.match_create(game="dice_cup", created_by=alice, seed=1, join=True,
+                                  seats=[{"kind": "player"}, {"kind": "echo", "bot": "x"}])
+    version, legal = to_move(alice_api, match, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = act(alice_api, match, 0, version, legal[0]).json()
+    assert queued == [match.pk] and answer["version"] == version + 1, "not inside the request"
+    moved = tasks.advance_automatic_seats.apply(args=[match.pk]).get()
+    assert moved >= 1 and echo_kind.asked[0] == version + 1 and len(echo_kind.asked) == moved
+    assert tasks.advance_automatic_seats.apply(args=[match.pk]).get() == 0, "idempotent"
+    assert poll(alice_api, match, 0).json()["your_turn"]
