@@ -103,7 +103,6 @@ def test_a_bug_under_api_is_a_json_500(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "a bug" not in body["detail"], "internals are not shown"
 
 
-
 def test_docs_state_the_body_limits() -> None:
     from config.parsers import MAX_JSON_DEPTH
 
@@ -125,3 +124,24 @@ def test_an_unknown_game_in_a_lists_filter_is_invalid_naming_the_games(url: str)
     body = _assert_error(APIClient().get(url, {"game": "chess"}), 400, "invalid")
     assert body["fields"]["game"] == [f"no game 'chess' (have: {', '.join(game_ids())})"]
     assert APIClient().get(url, {"game": "dot"}).status_code == 200
+
+
+@pytest.mark.parametrize("method, path", [
+    ("get", "/api/matches/abc/"),
+    ("get", "/api/matches/1/seats/x/"),
+    ("post", "/api/matches/abc/seats/0/actions/"),
+    ("get", "/api/nothing-here/"),
+    ("delete", "/api/matches/1/log/extra"),
+    ("get", "/api/"),
+])
+def test_unknown_api_urls_get_a_json_404(anon_api, alice_api, method, path) -> None:
+    for client in (anon_api, alice_api):
+        response = getattr(client, method)(path)
+        assert response.status_code == 404
+        assert response["Content-Type"].startswith("application/json")
+        assert response.json()["code"] == "not_found" and path in response.json()["detail"]
+
+
+def test_a_missing_trailing_slash_gets_a_hint(anon_api) -> None:
+    response = anon_api.get("/api/matches/1")  # whether match 1 exists or not
+    assert response.status_code == 404 and "did you mean" in response.json()["detail"]

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError
+from django.test import Client
+
+from games import services
+from games.apis import accounts
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +61,27 @@ def test_malformed_bodies_are_400_never_500(alice_api, body: bytes) -> None:
         response = alice_api.post(path, body, content_type="application/json")
         assert response.status_code == 400, (path, body, response.content)
         assert response.json()["code"] in ("parse_error", "invalid")
+
+
+def test_a_username_race_is_a_400_not_a_500(anon_api, alice, monkeypatch) -> None:
+    # The race: the other request created "alice" after this one checked the name was free.
+    monkeypatch.setattr(accounts.SignUpApi.InputSerializer, "validate_username",
+                        lambda self, value: value)
+    response = anon_api.post("/api/auth/signup/", {"username": "alice",
+                                                   "password": "a long passphrase"},
+                             format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid" and "username" in response.json()["fields"]
+
+
+def test_signing_up_is_one_transaction(monkeypatch) -> None:
+    def no_token(**kwargs):
+        get_user_model().objects.create_user(username=kwargs["username"])
+        raise IntegrityError("token key collision")
+
+    monkeypatch.setattr(services, "user_sign_up", no_token)
+    response = Client(raise_request_exception=False).post(
+        "/api/auth/signup/", {"username": "zoe", "password": "a long passphrase"},
+        content_type="application/json")
+    assert response.status_code in (400, 500)
+    assert not get_user_model().objects.filter(username="zoe").exists(), "rolled back"

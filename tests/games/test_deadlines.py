@@ -4,7 +4,6 @@ strike, too many forfeit the seat, a simultaneous step keeps its deadline."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from django.conf import settings
@@ -13,13 +12,9 @@ from django.utils import timezone
 from games import services
 from games.log import entries
 from games.models import Match, Seat
-from tests.helpers.matches import act, poll, replay_log, to_move
+from tests.helpers.matches import act, later, poll, replay_log, to_move
 
 pytestmark = pytest.mark.django_db
-
-
-def later(match: Match, seconds: int = 1) -> Any:
-    return Match.objects.get(pk=match.pk).deadline + timedelta(seconds=seconds)
 
 
 def test_deadline_is_set_from_the_move_time_limit(make_match, alice, bob) -> None:

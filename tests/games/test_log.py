@@ -9,6 +9,7 @@ import pytest
 
 from games import log, selectors, services
 from games.models import Match, MatchLogPage
+from tests.helpers.matches import act, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +88,25 @@ def test_on_postgresql_pages_are_compressed_with_lz4() -> None:
         cursor.execute("SELECT attcompression FROM pg_attribute WHERE attrelid = "
                        "'games_matchlogpage'::regclass AND attname = 'entries'")
         assert cursor.fetchone()[0] == "l"
+
+
+def test_the_stored_state_has_no_event_log_and_events_come_from_the_log(duel, alice_api,
+                                                                        bob_api) -> None:
+    version, legal = to_move(alice_api, duel, 0)
+    act(alice_api, duel, 0, version, legal[0])
+    match = Match.objects.get(pk=duel.pk)
+    assert match.state["events"] == []
+    entries = list(log.entries(match.pk))
+    assert match.state["events_offset"] == entries[-1].event_count
+    assert entries[-1].event_count == sum(len(e.events) for e in entries)
+    # Polled events, with each seat's own private details only, equal the engine's.
+    from games.engine import get_game
+
+    state = get_game("dice_cup").new_match(players=2, seed=duel.seed, options=duel.options)
+    state.apply(0, legal[0])
+    for seat, client in ((0, alice_api), (1, bob_api)):
+        for since in (0, 2, state.event_count - 1, state.event_count + 3):
+            got = poll(client, duel, seat, events_since=since).json()["events"]
+            assert got == state.events_since(since, seat), (seat, since)
+    public = bob_api.get(url(duel, "view"), {"events_since": 1}).json()["events"]
+    assert public == state.events_since(1)

@@ -400,3 +400,36 @@ def test_log_is_public_while_running_and_complete_with_the_seed_once_over(duel, 
     assert lines[0]["type"] == "match" and lines[0]["seed"] == str(duel.seed)
     assert [line["n"] for line in lines[1:]] == [e["n"] for e in done["entries"]]
     assert anon_api.get("/api/matches/999999/log.jsonl").status_code == 404
+
+
+def test_the_match_list_does_not_query_per_row(make_match, make_user, anon_api,
+                                               django_assert_max_num_queries) -> None:
+    for i in range(6):
+        make_match("dice_cup", [make_user(f"creator{i}"), None])
+    # count, page of matches (with creators), seats, seats' users
+    with django_assert_max_num_queries(4):
+        response = anon_api.get("/api/matches/")
+    assert response.status_code == 200 and len(response.json()["results"]) == 6
+    assert {m["created_by"] for m in response.json()["results"]} == {
+        f"creator{i}" for i in range(6)}
+
+
+def test_a_player_may_leave_before_the_start(make_match, alice, bob, alice_api, bob_api,
+                                             charlie_api, anon_api) -> None:
+    match = make_match("dice_cup", [alice, None, None])
+    assert bob_api.post(url(match, "join"), {"seat": 1}, format="json").status_code == 200
+    etag = anon_api.get(url(match, "view")).headers["ETag"]
+    assert anon_api.post(url(match, "leave")).status_code == 401
+    outsider = charlie_api.post(url(match, "leave"))
+    assert outsider.status_code == 409 and outsider.json()["code"] == "not_seated"
+    left = bob_api.post(url(match, "leave"))
+    assert left.status_code == 200, left.json()
+    assert left.json()["your_seats"] == [] and left.json()["seats"][1]["open"]
+    assert anon_api.get(url(match, "view"), HTTP_IF_NONE_MATCH=etag).status_code == 200
+    assert bob_api.post(url(match, "leave")).json()["code"] == "not_seated"
+    # The freed seat can be taken again; once the match runs, leaving is resigning.
+    assert charlie_api.post(url(match, "join"), {"seat": 1}, format="json").status_code == 200
+    assert bob_api.post(url(match, "join"), format="json").json()["status"] == "running"
+    late = bob_api.post(url(match, "leave"))
+    assert late.status_code == 409 and late.json()["code"] == "match_not_open"
+    assert alice_api.post(url(999999, "leave")).json()["code"] == "match_not_found"

@@ -10,7 +10,7 @@ import pytest
 from games import selectors, services
 from games.models import Match, Seat
 from games.states import load_state
-from tests.helpers.matches import act, poll, to_move, url
+from tests.helpers.matches import act, make_alice_move_while_waiting, poll, to_move, url
 
 pytestmark = pytest.mark.django_db
 
@@ -142,3 +142,46 @@ def test_schema_documents_the_public_long_poll_and_the_strike_limit(anon_api) ->
     create = components["MatchListCreateInputRequest"]["properties"]["strike_limit"]
     assert create["minimum"] == 0 and "0 = never" in create["description"]
     assert "strike_limit" in components["MatchOutput"]["required"]
+
+
+def test_wait_after_a_version_returns_as_soon_as_the_match_moves(duel, alice, bob_api,
+                                                                 monkeypatch) -> None:
+    make_alice_move_while_waiting(monkeypatch, duel.pk, alice)
+    response = poll(bob_api, duel, 1, wait=5, after=0)
+    assert response.status_code == 200
+    assert response.json()["version"] == 1 and response.json()["your_turn"]
+
+
+def test_wait_after_a_version_is_bounded_and_then_answers_the_current_view(
+        duel, bob_api, monkeypatch, settings) -> None:
+    settings.BLUFF_POLL_MAX_WAIT = 2
+    slept: list[float] = []
+    monkeypatch.setattr(selectors, "sleep", slept.append)
+    clock = iter(range(1000))
+    monkeypatch.setattr(selectors.time, "monotonic", lambda: next(clock) * 0.2)
+    response = poll(bob_api, duel, 1, wait=60, after=0)
+    assert response.status_code == 200 and response.json()["version"] == 0
+    assert slept and sum(slept) <= 2.0, "the wait is capped by BLUFF_POLL_MAX_WAIT"
+
+
+def test_wait_after_an_older_version_answers_at_once(duel, alice_api, bob_api,
+                                                     monkeypatch) -> None:
+    version, legal = to_move(alice_api, duel, 0)
+    act(alice_api, duel, 0, version, legal[0])
+    monkeypatch.setattr(selectors, "sleep", lambda s: pytest.fail("must not wait"))
+    assert poll(bob_api, duel, 1, wait=30, after=0).json()["version"] == 1
+
+
+def test_wait_after_wakes_when_an_open_match_starts(make_match, alice, bob, alice_api,
+                                                    monkeypatch) -> None:
+    match = make_match("dice_cup", [alice, None])
+    monkeypatch.setattr(selectors, "sleep",
+                        lambda s: services.match_join(match_id=match.pk, user=bob))
+    body = poll(alice_api, match, 0, wait=5, after=0).json()
+    assert body["status"] == "running" and body["version"] == 0
+
+
+@pytest.mark.parametrize("after", ["x", -1])
+def test_after_must_be_a_version(duel, alice_api, after) -> None:
+    response = poll(alice_api, duel, 0, wait=1, after=after)
+    assert response.status_code == 400 and response.json()["code"] == "invalid"

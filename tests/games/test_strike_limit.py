@@ -10,7 +10,7 @@ import pytest
 from games import log, services
 from games.models import Match, Seat
 from games.seats import SeatAnswer, SeatSession, Table
-from tests.helpers.matches import out_of_process_kind, url
+from tests.helpers.matches import later, out_of_process_kind, url
 
 pytestmark = pytest.mark.django_db
 
@@ -38,8 +38,6 @@ def test_strike_limit_is_validated(alice_api, value) -> None:
 
 
 def _expire_all(match: Match, seat: int, rounds: int) -> Seat:
-    from .test_deadlines_and_tasks import later
-
     for _ in range(rounds):
         current = Match.objects.get(pk=match.pk)
         if current.status != "running" or Seat.objects.get(match=match, number=seat).forfeited:

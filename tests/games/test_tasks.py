@@ -12,8 +12,7 @@ from django.utils import timezone
 
 from games import services, tasks
 from games.models import Match
-from games.seats import SeatAnswer, SeatSession, Table
-from tests.helpers.matches import act, out_of_process_kind, poll, to_move
+from tests.helpers.matches import EchoSeat, act, out_of_process_kind, poll, to_move
 
 pytestmark = pytest.mark.django_db
 
@@ -24,20 +23,6 @@ def test_expire_deadlines_task_and_beat_schedule(duel) -> None:
     Match.objects.filter(pk=duel.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     assert tasks.expire_deadlines.apply().get() == 1
     assert tasks.expire_deadlines.apply().get() == 0
-
-
-class EchoSeat(SeatSession):
-    """A stand-in for an out-of-process seat (e.g. a webhook bot): picks the last action."""
-
-    def __init__(self) -> None:
-        self.asked: list[int] = []
-
-    def session(self, table: Table) -> EchoSeat:
-        return self
-
-    def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
-        self.asked.append(version)
-        return {n: SeatAnswer(action=state.legal_actions(n)[-1]) for n in seats}
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ replayed as docs/api.md tells anyone to, test seat kinds, and what the schema pr
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 from rest_framework.test import APIClient
@@ -11,6 +12,7 @@ from rest_framework.test import APIClient
 from games import services
 from games.engine import get_game
 from games.models import Match
+from games.seats import SeatAnswer, SeatSession, Table
 from games.states import load_state
 
 DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
@@ -78,3 +80,22 @@ def documented_keys(schema: dict, path: str, method: str, code: str = "200") -> 
     ref = schema["paths"][path][method]["responses"][code]["content"]["application/json"][
         "schema"]["$ref"]
     return set(schema["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"])
+
+
+def later(match: Match, seconds: int = 1) -> Any:
+    """``seconds`` past the match's current deadline (a sweep's ``now`` that finds it missed)."""
+    return Match.objects.get(pk=match.pk).deadline + timedelta(seconds=seconds)
+
+
+class EchoSeat(SeatSession):
+    """A stand-in for an out-of-process seat (e.g. a webhook bot): picks the last action."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def session(self, table: Table) -> EchoSeat:
+        return self
+
+    def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
+        self.asked.append(version)
+        return {n: SeatAnswer(action=state.legal_actions(n)[-1]) for n in seats}

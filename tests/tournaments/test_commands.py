@@ -81,7 +81,7 @@ def test_it_asks_out_of_process_seats_itself(alice, monkeypatch) -> None:
     """Webhook seats (here a stand-in asked the same way, with no worker running) are asked by
     the command until their matches end."""
     from games import seats
-    from tests.games.test_deadlines_and_tasks import EchoSeat
+    from tests.helpers.matches import EchoSeat
 
     echo = EchoSeat()
     monkeypatch.setitem(seats._KINDS, "webhook", seats.SeatKind(

@@ -1,4 +1,5 @@
-"""64-bit seeds survive any JSON parser, and a seat's bot is an id where it is one.
+"""games.fields in the API: 64-bit seeds survive any JSON parser (SeedField), and a seat's bot
+is an id where it is one (BotReferenceField).
 
 JavaScript, jq and many other clients read every JSON number as a double: an integer above
 2**53 comes back rounded (``8242869483248298026`` as ``8242869483248298000``), so a client could
