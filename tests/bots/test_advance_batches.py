@@ -18,19 +18,10 @@ from games import services
 from games.log import entries
 from games.models import Match
 from games.states import load_state
-from tests.helpers.matches import act, poll, replay_log
+from tests.helpers.matches import act, poll, replay_log, webhook_match
 from tests.helpers.tasks import hold_tasks
 
 pytestmark = pytest.mark.django_db
-
-
-def webhook_match(owner: Any, url: str, game: str, seats: list[dict] | None = None,
-                  players: int = 3) -> int:
-    bot = Bot.objects.create(owner=owner, name=f"b{Bot.objects.count()}", url=url,
-                             secret=new_secret(), games=[game], handshake_ok=True)
-    seats = seats or [{"kind": "webhook", "bot": bot.pk}] * players
-    seats = [dict(s, bot=bot.pk) if s.get("kind") == "webhook" else s for s in seats]
-    return services.match_create(game=game, created_by=owner, seats=seats, seed=5).pk
 
 
 def consistent(match_id: int) -> Match:

@@ -19,9 +19,8 @@ from games.log import entries
 from games.models import Match
 from games.services import store
 from games.services.store import Lease
+from tests.helpers.matches import webhook_match
 from tests.helpers.tasks import hold_tasks
-
-from .test_advance_batches import webhook_match
 
 pytestmark = pytest.mark.django_db
 

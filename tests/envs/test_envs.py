@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, seed_test
 
 from games.engine import Rng, game_ids, get_game
 from games.envs import codec, env, rank_rewards, raw_env
-from tests.engine.test_all_games import random_options
+from tests.helpers.engine import random_options
 
 # Short matches keep the suite quick; api_test and seed_test also run one default match each.
 SHORT = {"great_dalmuti": {"hands": 2}, "dutch": {"rounds": 1}}

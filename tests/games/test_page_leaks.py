@@ -13,7 +13,7 @@ from games import services
 from games.engine import game_ids, get_game
 from games.models import Match
 from games.states import load_state
-from tests.games.test_play_page import actions_on, version_on
+from tests.helpers.pages import actions_on, version_on
 
 pytestmark = pytest.mark.django_db
 

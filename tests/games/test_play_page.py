@@ -4,7 +4,6 @@ person sees only their own seat; one full match of every game can be played this
 
 from __future__ import annotations
 
-import html as html_lib
 import json
 import re
 from typing import Any
@@ -14,17 +13,9 @@ from django.test import Client
 
 from games import services
 from games.engine import game_ids, get_game
+from tests.helpers.pages import actions_on, version_on
 
 pytestmark = pytest.mark.django_db
-
-
-def actions_on(page: str) -> list[dict[str, Any]]:
-    """The actions the page offers as they are posted: its buttons, else its lists' options
-    (a built group's pickers hold values, not actions)."""
-    lists = "".join(re.findall(r'<form class="chooser".*?</form>', page, re.DOTALL))
-    found = re.findall(r'data-action="([^"]*)"', page) or \
-        re.findall(r'<option value="([^"]*)"', lists)
-    return [json.loads(html_lib.unescape(a)) for a in found]
 
 
 def seat_against_a_bot(user: Any, game: str, seed: int) -> tuple[str, list[dict[str, Any]]]:
@@ -37,10 +28,6 @@ def seat_against_a_bot(user: Any, game: str, seed: int) -> tuple[str, list[dict[
     web.force_login(user)
     page = web.get(f"/matches/{match.pk}/play/?partial=1").content.decode()
     return page, web.get(f"/api/matches/{match.pk}/seats/0/").json()["legal_actions"]
-
-
-def version_on(page: str) -> int:
-    return int(re.search(r'data-version="(\d+)"', page).group(1))
 
 
 def play_through_the_page(web: Client, match_id: int, seat: int, limit: int = 5000) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
+from bots.models import Bot
+from bots.signing import new_secret
 from games import services
 from games.engine import get_game
 from games.models import Match
@@ -99,3 +101,12 @@ class EchoSeat(SeatSession):
     def ask(self, state: Any, seats: list[int], version: int) -> dict[int, SeatAnswer]:
         self.asked.append(version)
         return {n: SeatAnswer(action=state.legal_actions(n)[-1]) for n in seats}
+
+
+def webhook_match(owner: Any, url: str, game: str, seats: list[dict] | None = None,
+                  players: int = 3) -> int:
+    bot = Bot.objects.create(owner=owner, name=f"b{Bot.objects.count()}", url=url,
+                             secret=new_secret(), games=[game], handshake_ok=True)
+    seats = seats or [{"kind": "webhook", "bot": bot.pk}] * players
+    seats = [dict(s, bot=bot.pk) if s.get("kind") == "webhook" else s for s in seats]
+    return services.match_create(game=game, created_by=owner, seats=seats, seed=5).pk
