@@ -114,48 +114,69 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
     worker that dies mid-chunk rolls the whole claim back. Matches of in-process bots are
     played to the end here and recorded at once; matches with webhook bots or players go on
     in the games workers and are recorded when they finish. A withdrawn participant's
-    matches are recorded as forfeits. ``only``: that one match. Returns counts by outcome."""
+    matches are recorded as forfeits. ``only``: that one match. Returns counts by outcome.
+
+    Its transaction waits at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` for a lock another holds
+    (its last statements rate its in-process results on the leaderboard, whose rows a silent
+    host's transaction may hold): then the whole chunk is rolled back, its rows pending again
+    for the reaper, instead of holding them, and the leaderboard rows it took, meanwhile."""
     now = now or timezone.now()
+    bounded = not transaction.get_connection().in_atomic_block  # as in recording
+    try:
+        with transaction.atomic():
+            if bounded:
+                wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
+            return _play_chunk(tournament_id, limit=limit, only=only, now=now)
+    except OperationalError as exc:
+        if not lock_not_available(exc):
+            raise
+        log.warning("tournament %s: a chunk waited too long for a lock another transaction "
+                    "holds; rolled back, the reaper queues its matches again", tournament_id)
+        return {"started": 0, "finished": 0, "forfeit": 0}
+
+
+def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
+                now: datetime) -> dict[str, int]:
+    """:func:`tournament_play`'s transaction."""
     outcome = {"started": 0, "finished": 0, "forfeit": 0}
-    with transaction.atomic():
-        pending = TournamentMatch.objects.filter(
-            tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
-            tournament__status=Tournament.Status.RUNNING)
-        if only is not None:
-            pending = pending.filter(pk=only)
-        rows = list(pending.select_for_update(skip_locked=True, of=("self",))
-                    .order_by("number")[:limit or settings.TOURNAMENT_CHUNK])
-        if not rows:
-            return outcome
-        TournamentMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
-            status=TournamentMatch.Status.RUNNING, attempts=F("attempts") + 1,
-            lease_until=series.lease_until(now))
-        tournament = Tournament.objects.select_related("organiser").get(pk=tournament_id)
-        people = {p.index: p for p in tournament.participants.all()}
-        to_start = _forfeit_or_keep(tournament, rows, people, now=now, outcome=outcome)
-        try:
-            matches = _start_matches(tournament, to_start, people)
-        except BadSeats:  # a bot went away between our check and the match's own: again
-            _withdraw_unseatable(tournament, [people[i] for r in to_start for i in r.seats],
-                                 checked={})
-            to_start = _forfeit_or_keep(tournament, to_start, people, now=now, outcome=outcome)
-            matches = _start_matches(tournament, to_start, people)
-        for row, match in zip(to_start, matches):
-            row.match, row.lease_until = match, None
-            if match.status == Match.Status.FINISHED:
-                row.status, row.finished_at = TournamentMatch.Status.FINISHED, now
-                row.ranks, row.scores = match.result["ranks"], match.result["scores"]
-                outcome["finished"] += 1
-            else:
-                row.status = TournamentMatch.Status.RUNNING
-                outcome["started"] += 1
-        update_rows(TournamentMatch, [
-            {"pk": row.pk, "match_id": row.match.pk, "lease_until": None, "status": row.status,
-             "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores}
-            for row in to_start], fields=["match_id", "lease_until", "status", "finished_at",
-                                          "ranks", "scores"])
-        leaderboard.record(tournament_id=tournament_id, rows=to_start, played_at=now)
-        _finish_if_done(tournament_id, now=now)
+    pending = TournamentMatch.objects.filter(
+        tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
+        tournament__status=Tournament.Status.RUNNING)
+    if only is not None:
+        pending = pending.filter(pk=only)
+    rows = list(pending.select_for_update(skip_locked=True, of=("self",))
+                .order_by("number")[:limit or settings.TOURNAMENT_CHUNK])
+    if not rows:
+        return outcome
+    TournamentMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
+        status=TournamentMatch.Status.RUNNING, attempts=F("attempts") + 1,
+        lease_until=series.lease_until(now))
+    tournament = Tournament.objects.select_related("organiser").get(pk=tournament_id)
+    people = {p.index: p for p in tournament.participants.all()}
+    to_start = _forfeit_or_keep(tournament, rows, people, now=now, outcome=outcome)
+    try:
+        matches = _start_matches(tournament, to_start, people)
+    except BadSeats:  # a bot went away between our check and the match's own: again
+        _withdraw_unseatable(tournament, [people[i] for r in to_start for i in r.seats],
+                             checked={})
+        to_start = _forfeit_or_keep(tournament, to_start, people, now=now, outcome=outcome)
+        matches = _start_matches(tournament, to_start, people)
+    for row, match in zip(to_start, matches):
+        row.match, row.lease_until = match, None
+        if match.status == Match.Status.FINISHED:
+            row.status, row.finished_at = TournamentMatch.Status.FINISHED, now
+            row.ranks, row.scores = match.result["ranks"], match.result["scores"]
+            outcome["finished"] += 1
+        else:
+            row.status = TournamentMatch.Status.RUNNING
+            outcome["started"] += 1
+    update_rows(TournamentMatch, [
+        {"pk": row.pk, "match_id": row.match.pk, "lease_until": None, "status": row.status,
+         "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores}
+        for row in to_start], fields=["match_id", "lease_until", "status", "finished_at",
+                                      "ranks", "scores"])
+    leaderboard.record(tournament_id=tournament_id, rows=to_start, played_at=now)
+    _finish_if_done(tournament_id, now=now)
     return outcome
 
 
@@ -302,18 +323,26 @@ def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
+def _finish_if_done(tournament_id: int, *, now: datetime, wait: bool = False) -> bool:
     """Finish a running tournament with no match left to play.
 
     Called at the end of every transaction that closes matches, after its own updates. It
     first locks the tournament row: two workers closing the last two chunks at once would
     otherwise each see the other's rows still open (neither committed) and neither would
-    finish it. With the lock the second waits for the first to commit, and its next
-    statement (READ COMMITTED) sees every closed row. Lock order is always match rows, then
-    the tournament row (:func:`tournament_cancel` too), so this cannot deadlock."""
+    finish it. A closing transaction never waits for that lock, though (``wait`` False): if
+    another transaction holds it (another worker's check, or one that a worker host cut off
+    inside it left open, until PostgreSQL ends its session), this one skips the check and,
+    once it has committed, checks again on its own (:func:`_finish_check`), waiting for the
+    row at most ``TOURNAMENT_RECORD_LOCK_SECONDS``: by then the other has committed, and the
+    check's next statement (READ COMMITTED) sees every closed row; if the holder went silent,
+    the reaper finishes the tournament later. Lock order is always match rows, then the
+    tournament row (:func:`tournament_cancel` too), so this cannot deadlock."""
     with transaction.atomic():
-        tournament = (Tournament.objects.select_for_update()
-                      .filter(pk=tournament_id, status=Tournament.Status.RUNNING).first())
+        running = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
+        tournament = running.select_for_update(skip_locked=not wait).first()
+        if tournament is None and not wait and running.exists():  # held by someone else
+            transaction.on_commit(lambda: _finish_check(tournament_id, now=now), robust=True)
+            return False
         if tournament is None or TournamentMatch.objects.filter(tournament_id=tournament_id,
                                                                 status__in=OPEN).exists():
             return False
@@ -323,6 +352,21 @@ def _finish_if_done(tournament_id: int, *, now: datetime) -> bool:
             status=Tournament.Status.FINISHED, finished_at=now)
         unseal_deals(tournament_id)
     return True
+
+
+def _finish_check(tournament_id: int, *, now: datetime) -> bool:
+    """:func:`_finish_if_done` in a transaction of its own that waits for the tournament's
+    row at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` (False if it was held longer)."""
+    try:
+        with transaction.atomic():
+            wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
+            return _finish_if_done(tournament_id, now=now, wait=True)
+    except OperationalError as exc:
+        if not lock_not_available(exc):
+            raise
+        log.info("tournament %s: its row is held by another transaction; the reaper checks "
+                 "whether it is over later", tournament_id)
+        return False
 
 
 def _plan_next(tournament: Tournament) -> int:
@@ -374,15 +418,7 @@ def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
         fixed += tournament_dispatch(tournament_id=tournament_id, now=now)
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
             "pk", flat=True):
-        try:
-            with transaction.atomic():
-                # Not held up by a transaction a silent host left open on the tournament's
-                # row: the next run looks again.
-                wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
-                fixed += _finish_if_done(pk, now=now)
-        except OperationalError as exc:
-            if not lock_not_available(exc):
-                raise
+        fixed += _finish_check(pk, now=now)  # a silent holder of its row: the next run
     return fixed
 
 

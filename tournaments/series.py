@@ -104,8 +104,12 @@ def locked_for_recording(running: QuerySet[Any], match_id: int) -> tuple[Any, Ma
     """The row of ``running`` (a series' running rows) that plays ``match_id``, locked, with
     its games match, if that match has finished: what recording it needs, once (a second
     recorder waits for the lock, then finds the row no longer running). None if there is
-    nothing to record. Call inside a transaction."""
-    row = running.select_for_update().filter(match_id=match_id).first()
+    nothing to record. Call inside a transaction. Only that row is locked (``of=self``): the
+    rows' default ordering joins their series' row, which FOR UPDATE would lock too, first,
+    against the order every closing transaction takes (its rows, the entrants' leaderboard
+    rows, then the series' row): two recordings and a chunk deadlocked so, and a recording
+    waited on a series row a silent host held."""
+    row = running.select_for_update(of=("self",)).filter(match_id=match_id).first()
     if row is None:
         return None
     match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
