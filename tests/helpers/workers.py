@@ -47,9 +47,11 @@ class Workers:
 
         purge_queues()  # no other test's messages
 
-    def start(self, queue: str, *, host: str | None = None) -> subprocess.Popen:
+    def start(self, queue: str, *, host: str | None = None,
+              env: dict[str, str] | None = None) -> subprocess.Popen:
         """A worker for ``queue``; ``host``: in that network namespace (``ip netns exec``),
-        named ``queue@host`` (the key for :meth:`kill`)."""
+        named ``queue@host`` (the key for :meth:`kill`); ``env``: its own environment on top
+        of the others'."""
         extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
             ("--pool", "solo")
         name = queue if host is None else f"{queue}@{host}"
@@ -61,7 +63,8 @@ class Workers:
                                                    "--without-gossip", "--without-mingle",
                                                    "--without-heartbeat", "--hostname",
                                                    f"{queue}-{host or 'local'}@%h")],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                cwd=ROOT, env={**self.env, **(env or {})}, stdout=log,
+                stderr=subprocess.STDOUT)
         self.processes[name], self.paths[name] = process, path
         return process
 
