@@ -17,7 +17,8 @@ from itertools import pairwise
 from typing import Any, TypeVar
 
 from games.engine import get_game
-from games.engine.base import order_with_newcomer, players_range
+from games.engine.base import players_range
+from games.engine.results import order_with_newcomer
 
 M = TypeVar("M", bound=Hashable)
 

@@ -6,20 +6,12 @@
 See ``docs/engine.md`` for the interface.
 """
 
-from .base import (
-    BadOptions,
-    Bot,
-    CorruptState,
-    EngineError,
-    Game,
-    IllegalAction,
-    LazyActions,
-    Option,
-    RandomBot,
-    State,
-    competition_ranks,
-)
+from .actions import LazyActions
+from .base import Bot, Game, RandomBot, State
+from .errors import BadOptions, CorruptState, EngineError, IllegalAction
+from .options import Option
 from .registry import game_ids, get_game
+from .results import competition_ranks
 from .rng import Rng
 
 __all__ = [

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .errors import BadOptions, CorruptState, EngineError, IllegalAction
+from .options import Option
+from .results import competition_ranks
 from .rng import Rng
 
 JSON = dict[str, Any]
@@ -46,137 +49,6 @@ def counted(number: int, noun: str) -> str:
 def players_range(low: int, high: int) -> str:
     """``2 players`` or ``2 to 6 players``: how many a game or a table seats, for messages."""
     return counted(low, "player") if low == high else f"{low} to {high} players"
-
-
-class EngineError(Exception):
-    """Base of every error the engine raises on purpose."""
-
-
-class IllegalAction(EngineError, ValueError):
-    """The action is malformed or not legal now; the message says why, for a human."""
-
-
-class BadOptions(EngineError, ValueError):
-    """Unknown option, bad value, or a player count the game does not support."""
-
-
-class CorruptState(EngineError, ValueError):
-    """A saved state failed its invariant checks on load."""
-
-
-# --------------------------------------------------------------------------------------------
-# Options
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Option:
-    """One documented match option: its default, type, and allowed values."""
-
-    name: str
-    default: Any
-    doc: str
-    type: type = int
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[Any, ...] | None = None
-    #: Extra check on the whole (merged) option set and player count; returns an error or None.
-    check: Callable[[Any, JSON, int], str | None] | None = None
-    nullable: bool = False
-
-    def clean(self, value: Any) -> Any:
-        if value is None and self.nullable:
-            return None
-        if self.type is bool:
-            if not isinstance(value, bool):
-                raise BadOptions(f"option {self.name!r} must be true or false, not {value!r}")
-        elif self.type is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise BadOptions(f"option {self.name!r} must be an integer, not {value!r}")
-            if self.minimum is not None and value < self.minimum:
-                raise BadOptions(f"option {self.name!r} must be >= {self.minimum}, not {value}")
-            if self.maximum is not None and value > self.maximum:
-                raise BadOptions(f"option {self.name!r} must be <= {self.maximum}, not {value}")
-        elif not isinstance(value, self.type):
-            raise BadOptions(
-                f"option {self.name!r} must be of type {self.type.__name__}, not {value!r}"
-            )
-        if self.choices is not None and value not in self.choices:
-            raise BadOptions(f"option {self.name!r} must be one of {list(self.choices)}, not {value!r}")
-        return value
-
-    def describe(self) -> JSON:
-        out: JSON = {"name": self.name, "default": self.default, "doc": self.doc,
-                     "type": {bool: "boolean", int: "integer", list: "array"}.get(self.type,
-                                                                                 "object")}
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        return out
-
-
-# --------------------------------------------------------------------------------------------
-# Large legal-action lists
-# --------------------------------------------------------------------------------------------
-
-
-class LazyActions(Sequence):
-    """A complete legal-action list that builds its dicts only when asked.
-
-    Games whose lists can get long (DTC offers, Dalmuti leads, Dutch Jack swaps...) subclass it
-    with ``__len__`` and ``__getitem__`` (and usually a fast ``__contains__``); it then behaves as
-    the plain list would, equality with a list included. A subclass may add ``describe()``: a
-    compact JSON description that webhook bots can get instead of the whole list.
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, LazyActions)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable-list semantics: not hashable
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {len(self)} actions>"
-
-
-# --------------------------------------------------------------------------------------------
-# Results (G-4)
-# --------------------------------------------------------------------------------------------
-
-
-def competition_ranks(keys: Sequence[Any]) -> list[int]:
-    """Rank 1 = best = smallest key; equal keys share a rank and the next rank skips (1, 1, 3)."""
-    return [1 + sum(1 for other in keys if other < key) for key in keys]
-
-
-def order_with_newcomer(order: Sequence[Any], newcomer: Any) -> list[Any]:
-    """GD-12: the order (best first) with ``newcomer`` inserted in the middle, as a Merchant
-    (The Great Dalmuti's rule, which a league applies to every game).
-
-    ``order`` lists players best first (seats or any player ids). The newcomer takes index
-    ``len(order) // 2`` of the new order: the exact middle when the new table has an odd size,
-    the upper (better) of the two middle positions when it is even. Pure: ``order`` is not
-    modified. Raises :class:`BadOptions` (a ``ValueError``) for a malformed order or a newcomer
-    already in it.
-    """
-    if not isinstance(order, (list, tuple)):
-        raise BadOptions(f"order must be a list, not {type(order).__name__}")
-    try:
-        distinct = len(set(order)) == len(order) and hash(newcomer) is not None
-    except TypeError:
-        raise BadOptions("players in an order must be seat numbers or ids") from None
-    if not distinct:
-        raise BadOptions(f"order {list(order)!r} names a player twice")
-    if newcomer in order:
-        raise BadOptions(f"newcomer {newcomer!r} is already in the order")
-    middle = len(order) // 2  # GD-12: upper middle when there are two
-    return [*order[:middle], newcomer, *order[middle:]]
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,17 +32,10 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Any
 
-from .base import (
-    JSON,
-    Bot,
-    CorruptState,  # the invariant checks' error (never assert: python -O)
-    Game,
-    IllegalAction,
-    LazyActions,
-    Option,
-    RandomBot,
-    State,
-)
+from .actions import LazyActions
+from .base import JSON, Bot, Game, RandomBot, State
+from .errors import CorruptState, IllegalAction
+from .options import Option
 from .rng import Rng
 
 # DC-1: chips 3..18 and their points.

@@ -24,17 +24,10 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
-from .base import (
-    JSON,
-    Bot,
-    CorruptState,  # the invariant checks' error (never assert: python -O)
-    Game,
-    IllegalAction,
-    LazyActions,
-    Option,
-    RandomBot,
-    State,
-)
+from .actions import LazyActions
+from .base import JSON, Bot, Game, RandomBot, State
+from .errors import CorruptState, IllegalAction
+from .options import Option
 from .rng import Rng
 
 # ---------------------------------------------------------------------------------------------

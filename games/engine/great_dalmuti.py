@@ -18,17 +18,10 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
-from .base import (
-    JSON,
-    Bot,
-    CorruptState,
-    Game,
-    IllegalAction,
-    LazyActions,
-    Option,
-    RandomBot,
-    State,
-)
+from .actions import LazyActions
+from .base import JSON, Bot, Game, RandomBot, State
+from .errors import CorruptState, IllegalAction
+from .options import Option
 from .rng import Rng
 
 JESTER = 13

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from .base import BadOptions, Game
+from .base import Game
+from .errors import BadOptions
 
 # Order is the product's order of games; every id here must have a module ``games.engine.<id>``.
 GAME_MODULES: dict[str, str] = {

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import BadOptions, Rng, game_ids, get_game
-from games.engine.base import competition_ranks
 from games.engine.play import random_playout, replay
+from games.engine.results import competition_ranks
 from tests.helpers.engine import random_options
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)

@@ -11,7 +11,6 @@ import json
 import pytest
 
 from games.engine import BadOptions, IllegalAction, Rng, get_game
-from games.engine.base import order_with_newcomer
 from games.engine.great_dalmuti import (
     GAME,
     RANK_OF,
@@ -21,6 +20,7 @@ from games.engine.great_dalmuti import (
     title,
 )
 from games.engine.play import play_bots, random_playout
+from games.engine.results import order_with_newcomer
 
 # --------------------------------------------------------------------------------------------
 # helpers
