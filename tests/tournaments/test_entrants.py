@@ -10,6 +10,7 @@ from games.seats import SeatKind, register_seat_kind, unregister_seat_kind
 from tournaments.apis import TournamentParticipantSpecSerializer
 from tournaments.entrants import entrant_fields, entrant_kinds
 from tournaments.league_apis import LeagueMemberSerializer
+from tournaments.management.commands.run_tournament import parse_participants
 
 
 @pytest.fixture
@@ -42,6 +43,8 @@ def test_a_registered_kind_enters_and_checks_its_bot(house_bots, alice) -> None:
     assert TournamentParticipantSpecSerializer(data={"kind": "house", "bot": "croupier"}
                                                ).is_valid()
     assert "house" in LeagueMemberSerializer().fields["kind"].choices
+    assert parse_participants("house:croupier,player:alice") == [
+        {"kind": "house", "bot": "croupier"}, {"kind": "player", "user": "alice"}]
 
 
 @pytest.mark.django_db

@@ -26,13 +26,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from games.models import Match
+from games.seats import PLAYER
 from games.services import match_advance_automatic_seats
 from lib.errors import DomainError
 from tournaments import playing, selectors, services
-from tournaments.models import Participant, Tournament, TournamentMatch
-
-KINDS = {Participant.Kind.WEBHOOK: "bot", Participant.Kind.REFERENCE: "bot",
-         Participant.Kind.PLAYER: "user"}
+from tournaments.entrants import entrant_kinds
+from tournaments.models import Tournament, TournamentMatch
 
 
 class Command(BaseCommand):
@@ -152,10 +151,11 @@ def parse_participants(text: str) -> list[dict[str, str]]:
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
         kind, _, who = item.partition(":")
-        if kind not in KINDS or not who:
+        kinds = [name for name, _ in entrant_kinds()]  # the seat-kind registry's
+        if kind not in kinds or not who:
             raise CommandError(f"participant {item!r}: write KIND:WHO with KIND one of "
-                               f"{', '.join(KINDS)}")
-        specs.append({"kind": kind, KINDS[kind]: who})
+                               f"{', '.join(kinds)}")
+        specs.append({"kind": kind, "user" if kind == PLAYER else "bot": who})
     return specs
 
 
