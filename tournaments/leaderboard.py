@@ -112,8 +112,8 @@ def rebuild(apps: Any = installed_apps) -> int:
                          "finished_at", "tournament__created_at"))
     rated = 0
     for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in rows:
-        keys = [people[(tournament_id, seat)] for seat in seats]
-        if not _counts(ranks, forfeited, keys):
+        keys = [people.get((tournament_id, seat)) for seat in seats]
+        if None in keys or not _counts(ranks, forfeited, keys):  # a seat nobody holds: unratable
             continue
         board = {}
         for key in keys:
