@@ -16,6 +16,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.helpers.leagues import URL, create, iso, refs, schedule_now, spec
 from tests.helpers.tasks import hold_tasks
 from tests.openapi import schema_answer as answer_of
 from tests.openapi import schema_properties as properties_of
@@ -24,7 +25,6 @@ from tournaments.models import Hand, League, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
 
-URL = "/api/leagues/"
 OPERATIONS = {
     ("/api/leagues/", "get"): "leagues_list",
     ("/api/leagues/", "post"): "leagues_create",
@@ -38,37 +38,11 @@ OPERATIONS = {
 }
 
 
-def refs(count: int) -> list[dict[str, Any]]:
-    names = ["heuristic", "random"]
-    return [{"kind": "reference", "bot": names[i % 2], "name": f"ref{i}"} for i in range(count)]
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat()
-
-
-def spec(**overrides: Any) -> dict[str, Any]:
-    """Five reference bots at one Great Dalmuti table, three hands a night, no recurring night."""
-    now = timezone.now()
-    return {"name": "Thursday club", "game": "great_dalmuti", "members": refs(5),
-            "table_size": 5, "hands_per_night": 3, "season_start": iso(now - timedelta(days=1)),
-            "season_end": iso(now + timedelta(days=60)), "seed": 11, **overrides}
-
-
-def create(client: APIClient, **overrides: Any) -> Any:
-    return client.post(URL, spec(**overrides), format="json")
-
-
 @pytest.fixture
 def league(alice_api: APIClient) -> dict[str, Any]:
     response = create(alice_api)
     assert response.status_code == 201, response.json()
     return response.json()
-
-
-def schedule_now(client: APIClient, league_id: int) -> Any:
-    return client.post(f"{URL}{league_id}/nights/", {"starts_at": iso(timezone.now())},
-                       format="json")
 
 
 def test_create_answers_the_detail(league) -> None:

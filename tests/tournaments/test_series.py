@@ -13,8 +13,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import Match
+from tests.helpers.leagues import URL, create, refs, schedule_now
 from tests.helpers.tasks import hold_tasks
-from tests.tournaments.test_league_api import URL, create, refs, schedule_now
 from tournaments import leagues, nights, selectors, series
 from tournaments.models import Night
 
