@@ -212,7 +212,7 @@ def test_a_person_starts_a_dice_cup_match_against_a_reference_bot_and_plays_it_t
     from selenium.webdriver.support.ui import Select
 
     from games.models import Match
-    from tests.config.test_pages_clicked import play_by_clicks
+    from tests.helpers.clicks import play_by_clicks
 
     settings.BLUFF_POLL_MAX_WAIT = 1  # as the click-through tests: no long poll left behind
     sign_up(browser, live_server.url, "player")
