@@ -96,7 +96,7 @@ def test_an_index_page_costs_the_same_queries_for_many_matches(
 
 def test_a_game_page_links_its_rules_its_leaderboard_and_matches(client, alice, dice_bot
                                                                  ) -> None:
-    from tests.tournaments.test_leaderboard_names import recorded
+    from tests.helpers.leaderboards import recorded
 
     recorded(alice, dice_bot, "a label nobody sees here")
     match = seated("dice_cup", {"kind": "webhook", "bot_name": str(dice_bot.pk)},
