@@ -36,7 +36,10 @@ def test_a_forged_forwarded_for_changes_nothing_for_a_direct_client(anon_api) ->
     assert _codes(answers) == [401] * 10 + [429] * 10  # the signup scope: 10/min an address
     refused = answers[-1]
     assert refused.json()["code"] == "throttled"
-    assert 0 < refused.json()["retry_after"] <= 60
+    # The sliding window (docs/api.md, Throttling): a period's N requests made at its very start
+    # weigh on the next period until a share 1/N of it has passed, so the wait can reach
+    # 60 * (1 + 1/10) = 66 s, depending on where in the wall clock's minute the test runs.
+    assert 0 < refused.json()["retry_after"] <= 66
     assert refused["Retry-After"] == str(refused.json()["retry_after"])
     assert _token(anon_api, "guess", peer="198.51.100.8").status_code == 401, "per address"
 
