@@ -44,6 +44,10 @@ class Phase(StrEnum):
     PLAY = "play"
     OVER = "over"
 
+#: The members as module names too, for the rules below: ``phase is REVOLUTION`` reads a global,
+#: where ``Phase.REVOLUTION`` reads an Enum class attribute, ten times slower on CPython 3.11
+#: (docs/performance.md).
+REVOLUTION, TAXATION, PLAY, OVER = Phase
 
 # --------------------------------------------------------------------------------------------
 # Pure helpers
@@ -242,7 +246,7 @@ class GreatDalmutiState(State):
         self.floors: list[list[int]] = []  # [knower, holder, worst rank given as tax]
         self.exchanges: list[JSON] = []    # public record of this hand's exchanges
         self.my_exchange: list[list[JSON]] = [[] for _ in range(n)]  # private records
-        self.phase = Phase.REVOLUTION
+        self.phase = REVOLUTION
         self.waiting = list(range(n))  # GD-5: every seat answers, so being asked says nothing
         self.sealed: list[Any] = [None] * n
         self._cache: dict[int, Sequence[JSON]] = {}
@@ -254,13 +258,13 @@ class GreatDalmutiState(State):
     # ---- whose turn, legal actions -------------------------------------------------------
 
     def to_act(self) -> list[int]:
-        if self.phase == Phase.PLAY:
+        if self.phase == PLAY:
             return [self.turn]
         return list(self.waiting)
 
     @property
     def is_over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == OVER
 
     def _may_declare(self, seat: int) -> bool:
         """GD-5: only a holder of both Jesters may declare; in an automatic first-deal
@@ -284,7 +288,7 @@ class GreatDalmutiState(State):
         if cached is not None:
             return cached
         phase = self.phase
-        if phase == Phase.PLAY:
+        if phase == PLAY:
             out = self._play_actions(seat) if seat == self.turn else []
         elif seat not in self.waiting:
             out = []
@@ -296,11 +300,11 @@ class GreatDalmutiState(State):
     def _step_actions(self, seat: int) -> list[JSON]:
         """The answers of ``seat`` in the current sealed step (whether or not it answered)."""
         phase = self.phase
-        if phase == Phase.REVOLUTION:
+        if phase == REVOLUTION:
             out = [{"type": "no"}]
             if self._may_declare(seat):
                 out.append({"type": "declare"})
-        elif phase == Phase.TAXATION:
+        elif phase == TAXATION:
             pos = self.pos[seat]
             if pos < 2:
                 out = [{"type": "give_back", "cards": c}
@@ -397,7 +401,7 @@ class GreatDalmutiState(State):
         if not isinstance(kind, str):
             raise IllegalAction(f'an action needs a string "type", not {kind!r}')
         phase = self.phase
-        if phase == Phase.PLAY:
+        if phase == PLAY:
             if kind == "play":
                 rank, nat, jesters = self._parse_set(seat, action.get("cards"))
                 top = self.top
@@ -417,7 +421,7 @@ class GreatDalmutiState(State):
                     raise IllegalAction("the leader may not pass (GD-6)")
                 return ("pass",)
             raise IllegalAction(f'unknown action type {kind!r} now (expected "play" or "pass")')
-        if phase == Phase.REVOLUTION:
+        if phase == REVOLUTION:
             if kind == "no":
                 return ["no"]
             if kind == "declare":
@@ -429,7 +433,7 @@ class GreatDalmutiState(State):
                                         " Greater Peon may call a greater revolution (GD-5)")
                 return ["declare"]
             raise IllegalAction(f'unknown action type {kind!r} now (expected "no" or "declare")')
-        if phase == Phase.TAXATION:
+        if phase == TAXATION:
             pos = self.pos[seat]
             if pos < 2:
                 if kind != "give_back":
@@ -458,7 +462,7 @@ class GreatDalmutiState(State):
 
     def _apply(self, seat: int, parsed: Any) -> None:
         self._cache = {}
-        if self.phase == Phase.PLAY:
+        if self.phase == PLAY:
             if parsed[0] == "play":
                 self._play(seat, parsed[1], parsed[2], parsed[3])
             else:
@@ -470,7 +474,7 @@ class GreatDalmutiState(State):
         self.emit("answered", seat=seat)
         if self.waiting:
             return
-        if self.phase == Phase.REVOLUTION:
+        if self.phase == REVOLUTION:
             self._resolve_revolution()
         else:
             self._resolve_taxation()
@@ -497,7 +501,7 @@ class GreatDalmutiState(State):
         if declarer is not None or self.automatic_revolution:
             self._start_play()
             return
-        self.phase = Phase.TAXATION
+        self.phase = TAXATION
         waiting = [self.order[0], self.order[1]]
         if self.options["merchant_exchange"] and n >= 6:
             waiting.append(self.order[2])  # GD-11: the highest Merchant
@@ -590,7 +594,7 @@ class GreatDalmutiState(State):
         raise AssertionError("unreachable")
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAY
+        self.phase = PLAY
         self.waiting = []
         self.turn = self.order[0]  # GD-5/GD-6: the (possibly new) Greater Dalmuti leads
         self.top = None
@@ -676,7 +680,7 @@ class GreatDalmutiState(State):
             self._start_hand(list(self.out))
 
     def _finish(self, reason: str) -> None:
-        self.phase = Phase.OVER
+        self.phase = OVER
         self.turn = None
         self.waiting = []
         self.sealed = [None] * self.players
@@ -709,14 +713,14 @@ class GreatDalmutiState(State):
         or its Jesters alone if it holds nothing else."""
         phase = self.phase
         hand = self.hands[seat]
-        if phase == Phase.REVOLUTION:
+        if phase == REVOLUTION:
             return {"type": "no"}
-        if phase == Phase.TAXATION:
+        if phase == TAXATION:
             pos = self.pos[seat]
             if pos >= 2:
                 return {"type": "decline"}
             return {"type": "give_back", "cards": worst_cards(counts_json(hand), 2 - pos)}
-        if phase == Phase.PLAY and seat == self.turn:
+        if phase == PLAY and seat == self.turn:
             if self.top is not None:
                 return {"type": "pass"}
             for r in range(12, 0, -1):
@@ -756,7 +760,7 @@ class GreatDalmutiState(State):
             "automatic_revolution": self.automatic_revolution,
             "exchanges": [dict(x) for x in self.exchanges],
             "answered": sorted(
-                s for s in range(n) if self.phase in (Phase.REVOLUTION, Phase.TAXATION)
+                s for s in range(n) if self.phase in (REVOLUTION, TAXATION)
                 and s not in self.waiting and self._asked_in_step(s)),
         }
         if seat is not None:
@@ -769,9 +773,9 @@ class GreatDalmutiState(State):
         return out
 
     def _asked_in_step(self, seat: int) -> bool:
-        if self.phase == Phase.REVOLUTION:
+        if self.phase == REVOLUTION:
             return True
-        if self.phase == Phase.TAXATION:
+        if self.phase == TAXATION:
             return self.pos[seat] < 2 or (self.pos[seat] == 2 and self.options["merchant_exchange"]
                                           and self.players >= 6)
         return False
@@ -863,7 +867,7 @@ class GreatDalmutiState(State):
         empty = [s for s in range(n) if not self.sizes[s]]
         if not (len(self.sealed) == n and len(self.my_exchange) == n):
             raise CorruptState("sealed answers and exchanges need one entry per seat")
-        if self.phase in (Phase.REVOLUTION, Phase.TAXATION):
+        if self.phase in (REVOLUTION, TAXATION):
             if not (not empty and not self.out and self.turn is None and self.top is None):
                 raise CorruptState(
                     "a sealed step after the play began (a seat out, a turn or a top set)")
@@ -878,7 +882,7 @@ class GreatDalmutiState(State):
                         "a seat waited for has answered, or one that answered is waited for")
             if any(any(pb) for pb in self.played_by):
                 raise CorruptState("a card is marked played before the play began")
-        elif self.phase == Phase.PLAY:
+        elif self.phase == PLAY:
             if not (sorted(empty) == sorted(self.out)):
                 raise CorruptState("players out must hold no cards")
             if not (self.active == n - len(self.out) >= 2):
