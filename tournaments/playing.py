@@ -19,7 +19,7 @@ on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from django.conf import settings
@@ -269,16 +269,26 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
     # Only as a transaction of its own: the bound lasts until the transaction ends, and a
     # caller's own transaction keeps its own rules.
     bounded = not transaction.get_connection().in_atomic_block
+    return _locks_waited_at_most(
+        lambda: _record(match_id, now=now), bounded=bounded,
+        held=lambda: log.warning("match %s: not recorded yet: a lock it needs is held by "
+                                 "another transaction (the reaper records it later)",
+                                 match_id))
+
+
+def _locks_waited_at_most(work: Callable[[], bool], *, bounded: bool,
+                          held: Callable[[], None]) -> bool:
+    """``work()`` in a transaction that waits at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` for
+    any lock (if ``bounded``); a lock held longer rolls it back: ``held()``, and False."""
     try:
         with transaction.atomic():
             if bounded:
                 wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
-            return _record(match_id, now=now)
+            return work()
     except OperationalError as exc:
         if not lock_not_available(exc):
             raise
-        log.warning("match %s: not recorded yet: a lock it needs is held by another "
-                    "transaction (the reaper records it later)", match_id)
+        held()
         return False
 
 
@@ -357,16 +367,10 @@ def _finish_if_done(tournament_id: int, *, now: datetime, wait: bool = False) ->
 def _finish_check(tournament_id: int, *, now: datetime) -> bool:
     """:func:`_finish_if_done` in a transaction of its own that waits for the tournament's
     row at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` (False if it was held longer)."""
-    try:
-        with transaction.atomic():
-            wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
-            return _finish_if_done(tournament_id, now=now, wait=True)
-    except OperationalError as exc:
-        if not lock_not_available(exc):
-            raise
-        log.info("tournament %s: its row is held by another transaction; the reaper checks "
-                 "whether it is over later", tournament_id)
-        return False
+    return _locks_waited_at_most(
+        lambda: _finish_if_done(tournament_id, now=now, wait=True), bounded=True,
+        held=lambda: log.info("tournament %s: its row is held by another transaction; the "
+                              "reaper checks whether it is over later", tournament_id))
 
 
 def _plan_next(tournament: Tournament) -> int:
