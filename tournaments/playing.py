@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import OperationalError, transaction
@@ -39,6 +40,7 @@ from .models import Participant, Tournament, TournamentMatch
 from .standings import forfeit_result
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: ``Match.series`` of a tournament's matches.
 SERIES = "tournament"
@@ -122,17 +124,15 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
     for the reaper, instead of holding them, and the leaderboard rows it took, meanwhile."""
     now = now or timezone.now()
     bounded = not transaction.get_connection().in_atomic_block  # as in recording
-    try:
-        with transaction.atomic():
-            if bounded:
-                wait_for_locks_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS)
-            return _play_chunk(tournament_id, limit=limit, only=only, now=now)
-    except OperationalError as exc:
-        if not lock_not_available(exc):
-            raise
+
+    def held() -> dict[str, int]:
         log.warning("tournament %s: a chunk waited too long for a lock another transaction "
                     "holds; rolled back, the reaper queues its matches again", tournament_id)
         return {"started": 0, "finished": 0, "forfeit": 0}
+
+    return _locks_waited_at_most(
+        lambda: _play_chunk(tournament_id, limit=limit, only=only, now=now),
+        bounded=bounded, held=held)
 
 
 def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
@@ -269,17 +269,18 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
     # Only as a transaction of its own: the bound lasts until the transaction ends, and a
     # caller's own transaction keeps its own rules.
     bounded = not transaction.get_connection().in_atomic_block
-    return _locks_waited_at_most(
-        lambda: _record(match_id, now=now), bounded=bounded,
-        held=lambda: log.warning("match %s: not recorded yet: a lock it needs is held by "
-                                 "another transaction (the reaper records it later)",
-                                 match_id))
+
+    def held() -> bool:
+        log.warning("match %s: not recorded yet: a lock it needs is held by another "
+                    "transaction (the reaper records it later)", match_id)
+        return False
+
+    return _locks_waited_at_most(lambda: _record(match_id, now=now), bounded=bounded, held=held)
 
 
-def _locks_waited_at_most(work: Callable[[], bool], *, bounded: bool,
-                          held: Callable[[], None]) -> bool:
+def _locks_waited_at_most(work: Callable[[], T], *, bounded: bool, held: Callable[[], T]) -> T:
     """``work()`` in a transaction that waits at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` for
-    any lock (if ``bounded``); a lock held longer rolls it back: ``held()``, and False."""
+    any lock (if ``bounded``); a lock held longer rolls it back and ``held()`` answers."""
     try:
         with transaction.atomic():
             if bounded:
@@ -288,8 +289,7 @@ def _locks_waited_at_most(work: Callable[[], bool], *, bounded: bool,
     except OperationalError as exc:
         if not lock_not_available(exc):
             raise
-        held()
-        return False
+        return held()
 
 
 def _record(match_id: int, *, now: datetime) -> bool:
@@ -367,10 +367,14 @@ def _finish_if_done(tournament_id: int, *, now: datetime, wait: bool = False) ->
 def _finish_check(tournament_id: int, *, now: datetime) -> bool:
     """:func:`_finish_if_done` in a transaction of its own that waits for the tournament's
     row at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` (False if it was held longer)."""
-    return _locks_waited_at_most(
-        lambda: _finish_if_done(tournament_id, now=now, wait=True), bounded=True,
-        held=lambda: log.info("tournament %s: its row is held by another transaction; the "
-                              "reaper checks whether it is over later", tournament_id))
+
+    def held() -> bool:
+        log.info("tournament %s: its row is held by another transaction; the reaper checks "
+                 "whether it is over later", tournament_id)
+        return False
+
+    return _locks_waited_at_most(lambda: _finish_if_done(tournament_id, now=now, wait=True),
+                                 bounded=True, held=held)
 
 
 def _plan_next(tournament: Tournament) -> int:
