@@ -186,15 +186,17 @@ def test_a_deadline_shows_its_date_and_time_in_the_viewers_zone_counting_down(
     match = services.match_create(game="dice_cup", created_by=alice, join=True, seed=5,
                                   seats=[{"kind": "player"}, {"kind": "player"}])
     services.match_join(match_id=match.pk, user=bob)
-    due = (timezone.now() + timedelta(hours=20)).replace(microsecond=0)
-    Match.objects.filter(pk=match.pk).update(deadline=due)  # tomorrow, as likely as not
+    # 19 h 30 min ahead: tomorrow in Tokyo as likely as not, and far from the hour's edge, so
+    # a countdown that rounds up a fraction of a second still reads "19 h" however fast the page
+    due = (timezone.now() + timedelta(hours=19, minutes=30)).replace(microsecond=0)
+    Match.objects.filter(pk=match.pk).update(deadline=due)
     browser.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
     try:
         browser.get(f"{live_server.url}/matches/{match.pk}/")
         clock = browser.find_element("css selector", "[data-deadline] time")
         wait_for(lambda: "(in " in clock.text)
         there = due.astimezone(ZoneInfo("Asia/Tokyo"))
-        text = clock.text  # e.g. "Thu, Dec 3, 2026, 12:35:52 PM GMT+9 (in 19 h 59 min 58 s)"
+        text = clock.text  # e.g. "Thu, Dec 3, 2026, 12:35:52 PM GMT+9 (in 19 h 29 min 58 s)"
         assert re.search(rf"\b{there.day}\b", text) and str(there.year) in text, text
         twelve = there.hour % 12 or 12
         hours = {f"{there.hour:02d}:", f"{twelve}:", f"{twelve:02d}:"}  # 24 h or 12 h clock
