@@ -1,36 +1,17 @@
-"""The apps' hand-written SQL, each statement a named function (migrations apart): writing many
-rows at once, and the hot paths' statements, as fast as the database allows.
+"""The webhook match's hot path: statements that each do the work of several of the ORM's.
 
-A batch of bot moves writes one call log row per move (and its match's log page). On
-PostgreSQL ``COPY ... FROM STDIN`` takes them several times faster than ``bulk_create`` (Django
-builds an ``INSERT ... UNNEST`` and adapts every value through the ORM), which is most of a
-batch's database time. Other databases get ``bulk_create``.
-
-:func:`update_rows` gives many rows different values in one ``UPDATE ... FROM UNNEST`` on
-PostgreSQL (a tournament chunk records its results: a round trip per match before), where Django's
-``bulk_update`` builds a ``CASE WHEN`` per column and row.
-
-The webhook match's hot path (``games.services.automatic``: a worker asks bots that answer at
-once, so every statement is a round trip the match waits for) takes several statements in one
-here: :func:`insert_tree` (a new match, its seats and first log page), :func:`claim_match` (the
-task's lease and its first read) and :func:`update_then_insert` (a batch's guarded UPDATE and
-its log page); :func:`claim_unset` is the once-only claim of /start and /end (and, the first
-time, the webhook session's read of its bots). Each says which statements of the ORM's it
-saves; docs/performance.md has what they cost, measured and dated. Other
-databases get the ORM's statements (the claim: the same upsert, the read apart).
-:func:`poll_row` is a poll's one-row read of its seat and match (``games.selectors``), on
-every database.
-
-Every function here runs on the caller's connection; ``COPY`` also goes into Django's query log,
-so a statement count (``CaptureQueriesContext``) sees every round trip.
+A worker asks bots that answer at once, so every statement is a round trip the match waits
+for (``games.services.automatic``): :func:`insert_tree` (a new match, its seats and first log
+page), :func:`claim_match` (the task's lease and its first read) and :func:`update_then_insert`
+(a batch's guarded UPDATE and its log page); :func:`claim_unset` is the once-only claim of
+/start and /end (and, the first time, the webhook session's read of its bots). Each says which
+statements of the ORM's it saves; docs/performance.md has what they cost, measured and dated.
+Other databases get the ORM's statements (the claim: the same upsert, the read apart).
 """
 
 from __future__ import annotations
 
-import itertools
-import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -40,67 +21,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-
-def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) -> None:
-    """INSERT ``rows`` of ``model`` in one statement. A row is a mapping of field attribute
-    names (``match_id``, not ``match``) to values; fields left out get their defaults. No model
-    instances are built on PostgreSQL (building one cost more than writing its row): use it
-    for rows nobody reads back in the same request (logs)."""
-    if not rows:
-        return
-    if connection.vendor != "postgresql":
-        model.objects.bulk_create([model(**row) for row in rows])
-        return
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    table = connection.ops.quote_name(model._meta.db_table)
-    now = timezone.now()
-    values = [_value_of(field, now) for field in fields]
-    sql = f"COPY {table} ({columns}) FROM STDIN"
-    started = time.monotonic()
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for row in rows:
-            copy.write_row([value(row) for value in values])
-    _log_statement(f"{sql} -- {len(rows)} rows", started)
-
-
-def _log_statement(sql: str, started: float) -> None:
-    """Put a statement Django did not run itself (COPY) in its query log, as
-    ``CaptureQueriesContext`` and DEBUG's ``connection.queries`` show every other one: a
-    statement count that skips them would hide round trips."""
-    if connection.queries_logged:
-        connection.queries_log.append({"sql": sql,
-                                       "time": f"{time.monotonic() - started:.3f}"})
-
-
-def update_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]],
-                fields: Sequence[str]) -> None:
-    """Set ``fields`` (attribute names) of each row, found by its ``"pk"``, to the row's values,
-    in one statement on PostgreSQL (one UPDATE per row elsewhere)."""
-    if not rows:
-        return
-    if connection.vendor != "postgresql":
-        for row in rows:
-            model.objects.filter(pk=row["pk"]).update(**{name: row[name] for name in fields})
-        return
-    meta = model._meta
-    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
-    quote = connection.ops.quote_name
-    arrays = ", ".join(f"%s::{_sql_type(field)}[]" for field in columns)
-    names = ", ".join(quote(field.column) for field in columns)
-    assignments = ", ".join(f"{quote(field.column)} = v.{quote(field.column)}"
-                            for field in columns[1:])
-    table = quote(meta.db_table)
-    params = [[row["pk"] for row in rows]]
-    for field in columns[1:]:
-        if isinstance(field, models.JSONField):
-            params.append([_json_text(row[field.attname]) for row in rows])
-        else:
-            params.append([row[field.attname] for row in rows])
-    with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {table} SET {assignments} FROM UNNEST({arrays}) AS v({names}) "
-                       f"WHERE {table}.{quote(meta.pk.column)} = v.{quote(meta.pk.column)}",
-                       params)
+from .bulk import insert_rows, value_reader
 
 
 def claim_match(match_id: int, *, until: datetime, now: datetime
@@ -109,7 +30,7 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
     read the match and its seats (by number) as the claim left them, in one statement; None
     if the match is not there or someone else holds it. The ORM takes two statements (the
     conditional UPDATE, then the seats with their match)."""
-    from .models import Match, Seat
+    from ..models import Match, Seat
 
     if connection.vendor != "postgresql":
         claimed = (Match.objects.filter(pk=match_id)
@@ -192,7 +113,7 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     if rows:
         fields = [f for f in child._meta.concrete_fields if not f.primary_key]
         now = timezone.now()
-        readers = [_value_of(field, now) for field in fields]
+        readers = [value_reader(field, now) for field in fields]
         tuples = []
         for row in rows:
             tuples.append("(" + ", ".join(["%s"] * len(fields)) + ")")
@@ -345,95 +266,6 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
     return claimed, found
 
 
-# The SQL of the poll key, built once per database vendor from the models' own table and column
-# names. Building the equivalent ORM query (a join, .values, .first) cost more than running it,
-# most of a 304's own time (docs/performance.md). One row by primary key or by the (match,
-# number) unique index; no state.
-_POLL_SQL: dict[tuple[str, bool], str] = {}
-
-
-def poll_row(*, match_id: int, seat_number: int | None) -> tuple[Any, ...] | None:
-    """The columns a poll answer needs, in one query without the stored state: ``(user_id,
-    version, status, updated_at, game, deadline, strikes, forfeited)`` of the seat (the seat's
-    columns None without one, for the public view); None if there is no such match or seat.
-    ``updated_at`` and ``deadline`` come as the driver gives them (SQLite: maybe a string)."""
-    with connection.cursor() as cursor:
-        if seat_number is None:
-            cursor.execute(_poll_sql(seat=False), [match_id])
-        else:
-            cursor.execute(_poll_sql(seat=True), [match_id, seat_number])
-        return cursor.fetchone()
-
-
-def _poll_sql(*, seat: bool) -> str:
-    from .models import Match, Seat
-
-    sql = _POLL_SQL.get((connection.vendor, seat))
-    if sql is None:
-        q = connection.ops.quote_name
-        m = {name: q(Match._meta.get_field(name).column)
-             for name in ("id", "version", "status", "updated_at", "game", "deadline")}
-        columns = (f"m.{m['version']}, m.{m['status']}, m.{m['updated_at']}, m.{m['game']}, "
-                   f"m.{m['deadline']}")
-        if seat:
-            s = {name: q(Seat._meta.get_field(name).column)
-                 for name in ("user", "match", "number", "strikes", "forfeited")}
-            sql = (f"SELECT s.{s['user']}, {columns}, s.{s['strikes']}, s.{s['forfeited']} "
-                   f"FROM {q(Seat._meta.db_table)} s "
-                   f"INNER JOIN {q(Match._meta.db_table)} m ON m.{m['id']} = s.{s['match']} "
-                   f"WHERE s.{s['match']} = %s AND s.{s['number']} = %s")
-        else:
-            sql = (f"SELECT NULL, {columns}, NULL, NULL FROM {q(Match._meta.db_table)} m "
-                   f"WHERE m.{m['id']} = %s")
-        _POLL_SQL[(connection.vendor, seat)] = sql
-    return sql
-
-
-@contextmanager
-def savepoint() -> Iterator[None]:
-    """Undo what the block wrote if it raises, keeping the rest of the transaction (call inside
-    one). Django's nested ``atomic()`` takes two round trips, SAVEPOINT and RELEASE; on
-    PostgreSQL this one takes the SAVEPOINT alone (the COMMIT releases it) and a ROLLBACK TO
-    only on an error. A batch of bot moves writes its sessions' records so (a failing one
-    loses its own rows, never the moves): one round trip of the ten a webhook match's task
-    took."""
-    if connection.vendor != "postgresql":
-        with transaction.atomic():
-            yield
-        return
-    name = f"bluff_{next(_SAVEPOINTS)}"
-    with connection.cursor() as cursor:
-        cursor.execute(f"SAVEPOINT {name}")
-    try:
-        yield
-    except BaseException:
-        with connection.cursor() as cursor:
-            cursor.execute(f"ROLLBACK TO SAVEPOINT {name}")
-        raise
-
-
-_SAVEPOINTS = itertools.count()
-
-
-def wait_for_locks_at_most(seconds: float) -> None:
-    """For the rest of the current transaction, wait at most ``seconds`` for any lock
-    (PostgreSQL's ``lock_timeout``, set for this transaction only: ``set_config(..., true)``,
-    which a transaction pooler keeps too), then fail with :func:`lock_not_available`. A
-    transaction left open by a host that went silent (cut off inside it) holds its row locks
-    until PostgreSQL ends its session; a caller that has something better to do than wait for
-    that says so here. Nothing elsewhere (SQLite locks the whole file and has its own
-    timeout)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('lock_timeout', %s, true)",
-                           [f"{max(1, round(seconds * 1000))}ms"])
-
-
-def lock_not_available(error: BaseException) -> bool:
-    """Whether a database error is a lock wait that :func:`wait_for_locks_at_most` cut short."""
-    return getattr(error.__cause__, "sqlstate", None) == "55P03"
-
-
 def _instance(model: type[models.Model], fields: Sequence[models.Field],
               values: Sequence[Any]) -> models.Model:
     """A model instance from a row of ``fields``' columns, converted as the ORM would."""
@@ -443,34 +275,3 @@ def _instance(model: type[models.Model], fields: Sequence[models.Field],
             value = convert(value, field, connection)
         converted.append(value)
     return model.from_db(connection.alias, [f.attname for f in fields], converted)
-
-
-def _sql_type(field: models.Field) -> str:
-    """The column's type for an array cast (a foreign key: its target's)."""
-    return field.target_field.db_type(connection) if field.is_relation \
-        else field.db_type(connection)
-
-
-def _value_of(field: models.Field, now: datetime) -> Callable[[Mapping[str, Any]], object]:
-    """How to read ``field`` of a row as COPY wants it. Plain values go as they are (psycopg
-    adapts ints, strings, floats, booleans and aware datetimes); JSON goes as text, which
-    COPY's text format reads into jsonb (Python None is SQL NULL); ``auto_now`` and
-    ``auto_now_add`` get one ``now`` for the whole batch, as ``bulk_create`` would give each
-    row; a field left out gets its default."""
-    name = field.attname
-    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-        return lambda row: row.get(name) or now
-    default = field.get_default() if field.has_default() or field.null else _REQUIRED
-    if isinstance(field, models.JSONField):
-        return lambda row: _json_text(row.get(name, default))
-    if default is _REQUIRED:
-        return lambda row: row[name]
-    return lambda row: row.get(name, default)
-
-
-_REQUIRED = object()
-
-
-def _json_text(value: Any) -> str | None:
-    """A JSON field's value as the text PostgreSQL reads into jsonb; Python None is SQL NULL."""
-    return None if value is None else orjson.dumps(value).decode()

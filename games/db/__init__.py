@@ -1,0 +1,16 @@
+"""The apps' hand-written SQL, each statement a named function (migrations apart), a module per
+job: writing many rows at once (:mod:`.bulk`), the webhook match's hot path (:mod:`.hot_path`),
+a poll's one-row read (:mod:`.poll`), and transaction plumbing (:mod:`.transactions`).
+
+Every function here runs on the caller's connection; ``COPY`` also goes into Django's query log,
+so a statement count (``CaptureQueriesContext``) sees every round trip. Each has a branch for
+databases other than PostgreSQL (``make run``'s SQLite), which .ci/run's SQLite pass runs.
+"""
+
+from .bulk import insert_rows, update_rows
+from .hot_path import claim_match, claim_unset, insert_tree, update_then_insert
+from .poll import poll_row
+from .transactions import lock_not_available, savepoint, wait_for_locks_at_most
+
+__all__ = ["claim_match", "claim_unset", "insert_rows", "insert_tree", "lock_not_available",
+           "poll_row", "savepoint", "update_rows", "update_then_insert", "wait_for_locks_at_most"]
