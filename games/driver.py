@@ -281,7 +281,7 @@ class MatchDriver:
                 if seat in forfeited:
                     self.act(seat, state.default_action(seat), kind=EntryKind.DEFAULT)
                 elif kind.automatic is not None and kind.inline:
-                    self._take_answer(seat, self._ask_kind(seats[seat].kind, (seat,))[seat])
+                    self._take_answer(seat, self._ask_seat(seats[seat].kind, seat))
                 else:
                     continue
                 progressed = True
@@ -316,11 +316,23 @@ class MatchDriver:
         time, without grouping by kind)."""
         try:
             answers = self.session(name).ask(self.state, seats, self.version)
-        except Exception as exc:  # another app's bug must not stall a match
-            log.exception("match %s: seat kind %r failed to answer", self.table.match_id, name)
-            failure = SeatAnswer(detail=f"platform error: {exc!r}")
+        except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match (logged)
+            failure = self._kind_failed(name, exc)
             return {seat: failure for seat in seats}
         return {seat: answers.get(seat) or _NO_ANSWER for seat in seats}
+
+    def _ask_seat(self, name: str, seat: int) -> SeatAnswer:
+        """:meth:`_ask_kind` of one seat, as :meth:`settle` asks inline seats once a move
+        (``SeatSession.ask_one``: no mappings built and taken apart for every move)."""
+        try:
+            answer = self.session(name).ask_one(self.state, seat, self.version)
+        except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match (logged)
+            return self._kind_failed(name, exc)
+        return answer or _NO_ANSWER
+
+    def _kind_failed(self, name: str, exc: Exception) -> SeatAnswer:
+        log.exception("match %s: seat kind %r failed to answer", self.table.match_id, name)
+        return SeatAnswer(detail=f"platform error: {exc!r}")
 
     def run(self, *, max_moves: int = 1 << 30, until: float | None = None,
             max_steps: int = 1 << 30) -> tuple[int, int]:

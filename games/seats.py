@@ -103,6 +103,11 @@ class SeatSession:
         at match version ``version``; seats of one step may be asked at once."""
         raise NotImplementedError
 
+    def ask_one(self, state: State, seat: int, version: int) -> SeatAnswer | None:
+        """:meth:`ask` for one seat: what the driver asks an inline seat, once a move. A kind
+        whose seats are asked one at a time answers here without building a mapping."""
+        return self.ask(state, (seat,), version).get(seat)
+
     def started(self, state: State) -> None:
         """The match runs. Out-of-process kinds only: called by the Celery task outside any
         transaction, at least once (a re-run task may call again): make it idempotent."""
@@ -176,17 +181,17 @@ class ReferenceBotSession(SeatSession):
         self.game = get_game(table.game)
 
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
-        answers = {}
-        for number in seats:
-            bot = self.game.make_bot(self.table.seats[number].bot, number,
-                                     self.table.seed * 7919 + version)
-            try:
-                action = bot.choose(state.view(number), state.legal_actions(number))
-            except Exception as exc:  # noqa: BLE001 - our bot's bug
-                answers[number] = SeatAnswer(detail=f"platform error: reference bot: {exc!r}")
-            else:  # the engine checks it once, when it is applied; an illegal one is ours
-                answers[number] = SeatAnswer(action=action, ours=True)
-        return answers
+        return {number: self.ask_one(state, number, version) for number in seats}
+
+    def ask_one(self, state: State, seat: int, version: int) -> SeatAnswer:
+        bot = self.game.make_bot(self.table.seats[seat].bot, seat,
+                                 self.table.seed * 7919 + version)
+        try:
+            action = bot.choose(state.view(seat), state.legal_actions(seat))
+        except Exception as exc:  # noqa: BLE001 - our bot's bug
+            return SeatAnswer(detail=f"platform error: reference bot: {exc!r}")
+        # The engine checks it once, when it is applied; an illegal one is ours.
+        return SeatAnswer(action=action, ours=True)
 
 
 class ReferenceBotSeat:

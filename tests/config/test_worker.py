@@ -69,7 +69,7 @@ def test_the_workers_make_run_starts_serve_both_queues(tmp_path: Path) -> None:
     assert all(worker.returncode is not None for worker in workers)
 
 
-def test_workers_freeze_what_they_loaded_at_start_out_of_the_collectors_reach() -> None:
+def test_workers_freeze_what_they_loaded_at_start_and_collect_the_young_less_often() -> None:
     """Full collections walked every object Django and the apps loaded, over and over: about
     1.3 ms a reference-bot match (bench/tournament.py). Celery's solo and thread pools get
     ``worker_ready``, prefork children ``worker_process_init``; gunicorn's workers its
@@ -79,18 +79,22 @@ def test_workers_freeze_what_they_loaded_at_start_out_of_the_collectors_reach() 
 
     from celery.signals import worker_process_init, worker_ready
 
-    from config.startup import freeze_startup_objects
+    from config.startup import YOUNG_THRESHOLD, freeze_startup_objects
 
     for signal in (worker_ready, worker_process_init):
         assert freeze_startup_objects in signal._live_receivers(None)
     gunicorn = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
+    threshold = gc.get_threshold()
     for start in (freeze_startup_objects, lambda: gunicorn["post_worker_init"](None)):
         gc.unfreeze()
+        gc.set_threshold(700, 10, 10)
         try:
             start()
             assert gc.get_freeze_count() > 1000
+            assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
         finally:
             gc.unfreeze()
+            gc.set_threshold(*threshold)
 
 
 @pytest.mark.postgres
