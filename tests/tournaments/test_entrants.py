@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from games.seats import SeatKind, register_seat_kind, unregister_seat_kind
-from tournaments.apis import TournamentParticipantSpecSerializer
+from tournaments.apis.common import TournamentParticipantSpecSerializer
+from tournaments.apis.leagues import LeagueMemberSerializer
 from tournaments.entrants import entrant_fields, entrant_kinds
-from tournaments.league_apis import LeagueMemberSerializer
 from tournaments.management.commands.run_tournament import parse_participants
 
 

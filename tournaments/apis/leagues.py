@@ -1,10 +1,4 @@
-"""The REST API of leagues: create and list leagues, a league with its live night, the season
-table, nights (list and schedule) and members (join and leave).
-
-Thin views as in ``tournaments.apis``: an Input (or Filter) serializer checks the shape, one
-service or selector does the work, an Output serializer renders; errors are raised as domain
-errors (``LeagueNotFound``, ``NotYourLeague``, ``BadLeague``) and mapped to ``{"code",
-"detail"}`` by ``config.exceptions``. Reads are public; writes need a token.
+"""The leagues API: create and list leagues, a league with its live night, the season table.
 
 A league's seed deals every hand of every night, and a league has no end after which showing it
 would be harmless (the same seeds play the same night again), so it is never shown.
@@ -19,12 +13,11 @@ from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
-    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,8 +27,9 @@ from games.converters import ID_SCHEMA
 from games.seats import bot_reference
 from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
-from . import leagues, selectors
-from .apis import (
+from .. import leagues, selectors
+from ..models import League, Member
+from .common import (
     MAX_MOVE_TIME_LIMIT,
     MAX_SEED,
     EntrantKindField,
@@ -45,22 +39,18 @@ from .apis import (
     entrant_label_field,
     entrant_name_field,
 )
-from .models import Hand, League, Member, Night
 
 E404 = error_response("No such league (or member).",
               ("league_not_found", "No such league.", None),
               ("league_not_found", "league 3 has no member 9", None))
+
+
 E403 = error_response("Not your league.", ("not_your_league", ("Only the league's organiser (or staff) "
                                                        "may change it."), None))
+
+
 LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,
                              description="The league id.")
-MEMBER_INDEX = OpenApiParameter("index", ID_SCHEMA, OpenApiParameter.PATH,
-                                description="The member's index (0, 1, 2 ... in joining order).")
-
-
-# --------------------------------------------------------------------------------------------
-# Shared output shapes
-# --------------------------------------------------------------------------------------------
 
 
 @extend_schema_field({"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
@@ -83,14 +73,6 @@ class LeagueDateTimeField(serializers.DateTimeField):
 
     def enforce_timezone(self, value: Any) -> Any:
         return value
-
-
-@extend_schema_field({"type": "string", "enum": list(Night.Status.values),
-                      "description": "scheduled, running, finished, failed (could not start: "
-                                     "see reason) or cancelled."})
-class NightStatusField(serializers.CharField):
-    """A night's status, documented inline (one enum per ``status`` name is in the settings'
-    ENUM_NAME_OVERRIDES; this keeps the schema free of a generated name)."""
 
 
 class LeagueMemberSerializer(serializers.Serializer):
@@ -168,27 +150,6 @@ class LeagueDetailSerializer(LeagueSerializer):
                                            help_text="The night being played; null: none.")
 
 
-class LeagueNightSerializer(serializers.Serializer):
-    number = serializers.IntegerField(
-        help_text="1, 2, 3 ... in the order the nights were scheduled (a one-off night set "
-                  "weeks ahead has a lower number than the weekly nights before it).")
-    starts_at = serializers.DateTimeField()
-    status = NightStatusField()
-    reason = serializers.CharField(
-        allow_null=True, help_text="Why it could not start (failed), or why the platform "
-                                   "cancelled it (docs/leagues.md).")
-    withdrawn = serializers.DictField(
-        child=serializers.CharField(),
-        help_text="Members whose bot could not be seated this night (member index -> why): "
-                  "seated forfeited in each of its hands (docs/series.md).")
-    tables = serializers.ListField(
-        child=serializers.ListField(child=serializers.IntegerField()),
-        help_text="Member indexes per table when it started, top table first, best first.")
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    hands = serializers.IntegerField(help_text="Hands done, over all tables.")
-
-
 def _rating(rating: Any) -> dict[str, float]:
     return {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}
 
@@ -206,7 +167,7 @@ def _league_data(league: League, member_count: int) -> dict[str, Any]:
     }
 
 
-def _members_data(members: Sequence[Member]) -> list[dict[str, Any]]:
+def members_data(members: Sequence[Member]) -> list[dict[str, Any]]:
     """The members as the API shows them: ``name`` the bot's own (or the username), beside
     it the league's ``label`` (``selectors.entrant_labels``)."""
     names = selectors.entrant_labels(members)
@@ -216,27 +177,15 @@ def _members_data(members: Sequence[Member]) -> list[dict[str, Any]]:
              "left_at": member.left_at} for member in members]
 
 
-def _night_data(night: Night, hands_done: int) -> dict[str, Any]:
-    return {"number": night.number, "starts_at": night.starts_at, "status": night.status,
-            "reason": night.reason or None, "withdrawn": night.withdrawn, "tables": night.tables,
-            "started_at": night.started_at, "finished_at": night.finished_at,
-            "hands": hands_done}
-
-
 def _detail(league_id: int) -> dict[str, Any]:
     league = selectors.league_get(league_id=league_id)
     members = list(league.members.select_related("user").order_by("index"))
     data = {**_league_data(league, sum(1 for m in members if m.left_at is None)),
-            "members": _members_data(members), "order": list(league.order),
+            "members": members_data(members), "order": list(league.order),
             "next_night": selectors.league_next_night(league=league),
             "cannot_start": selectors.league_cannot_start(league=league),
             "live_night": selectors.league_live_night(league=league)}
     return LeagueDetailSerializer(data).data
-
-
-# --------------------------------------------------------------------------------------------
-# Leagues
-# --------------------------------------------------------------------------------------------
 
 
 class LeagueListCreateApi(APIView):
@@ -407,146 +356,6 @@ class LeagueTableApi(APIView):
                  "movement": row.movement, "rating": _rating(rated[row.member])}
                 for row in selectors.league_table(league_id=league.pk)]
         return Response(self.OutputSerializer(rows, many=True).data)
-
-
-class LeagueNightsApi(APIView):
-    pagination_class = Pagination
-
-    class InputSerializer(serializers.Serializer):
-        starts_at = LeagueDateTimeField(
-            help_text="ISO 8601 (naive: in the league's time zone); not in the past, within "
-                      "the season, at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
-
-    @extend_schema(
-        tags=["leagues"], operation_id="leagues_nights",
-        summary="The league's nights, newest first",
-        parameters=[LEAGUE_ID],
-        responses={200: LeagueNightSerializer(many=True), 404: E404, 429: E429},
-    )
-    def get(self, request: Request, league_id: int) -> Response:
-        league = selectors.league_get(league_id=league_id)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.league_nights(league=league), request,
-                                           view=self)
-        data = [_night_data(night, night.hands_done) for night in page]
-        return paginator.get_paginated_response(LeagueNightSerializer(data, many=True).data)
-
-    @extend_schema(
-        tags=["leagues"], operation_id="leagues_nights_schedule",
-        summary="Schedule a one-off night (organiser or staff)",
-        description="It starts by itself at starts_at (the workers play it).",
-        parameters=[LEAGUE_ID], request=InputSerializer,
-        responses={201: LeagueNightSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
-                   400: error_response("Bad request, or no night then.",
-                               ("bad_league", "the night must not start in the past", None),
-                               ("bad_league", "the night must start within the season", None),
-                               ("bad_league", ("the league's weekly night is at that time "
-                                               "already"), None),
-                               ("bad_league", "the league already has a night at that time",
-                                None),
-                               ("invalid", "starts_at: This field is required.", None))},
-    )
-    def post(self, request: Request, league_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        night = leagues.night_schedule(league_id=league_id, user=request.user,
-                                       **data.validated_data)
-        return Response(LeagueNightSerializer(_night_data(night, 0)).data,
-                        status=status.HTTP_201_CREATED)
-
-
-NIGHT_NUMBER = OpenApiParameter("number", ID_SCHEMA, OpenApiParameter.PATH,
-                                description="The night's number (1, 2, 3 ... in the order the "
-                                            "nights were scheduled).")
-
-
-class LeagueNightCancelApi(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        tags=["leagues"], operation_id="leagues_nights_cancel",
-        summary="Cancel a scheduled or running night (organiser or staff)",
-        description="Hands not started never will be; hands in progress are stopped (every "
-                    "seat forfeits) and marked cancelled. A cancelled night counts for nothing: "
-                    "its finished hands keep their replays but add nothing to the season table, "
-                    "and the league's order does not move (docs/series.md).",
-        parameters=[LEAGUE_ID, NIGHT_NUMBER], request=None,
-        responses={200: LeagueNightSerializer, 401: E401, 403: E403, 429: E429,
-                   404: error_response("No such league or night.",
-                               ("league_not_found", "No such league.", None),
-                               ("league_not_found", "league 3 has no night 9", None)),
-                   409: error_response("The night is over.",
-                               ("night_not_open", "night 2 is finished", None))},
-    )
-    def post(self, request: Request, league_id: int, number: int) -> Response:
-        night = leagues.night_cancel(league_id=league_id, number=number, user=request.user)
-        hands = night.hands.filter(status=Hand.Status.FINISHED).count()
-        return Response(LeagueNightSerializer(_night_data(night, hands)).data)
-
-
-class LeagueMemberJoinApi(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        tags=["leagues"], operation_id="leagues_members_join",
-        summary="Add a member, or several at once (organiser or staff)",
-        description="One member (an object) or several (a list, all or none) enter the social "
-                    "order at the next night, in the middle, in the order given; the answer "
-                    "is the member, or the list of them. While the league has a night to come, "
-                    "a join that would leave members who cannot fill the tables is refused "
-                    "(a sixth member at tables of up to 5: join a sixth and a seventh as a "
-                    "list) (docs/leagues.md).",
-        parameters=[LEAGUE_ID],
-        request=PolymorphicProxySerializer(
-            component_name="LeagueMemberJoin", resource_type_field_name=None, many=False,
-            serializers=[TournamentParticipantSpecSerializer,
-                         TournamentParticipantSpecSerializer(many=True)]),
-        responses={201: PolymorphicProxySerializer(
-                       component_name="LeagueMemberJoined", resource_type_field_name=None,
-                       many=False,
-                       serializers=[LeagueMemberSerializer, LeagueMemberSerializer(many=True)]),
-                   401: E401, 403: E403, 404: E404, 429: E429,
-                   400: error_response("Bad request, or it cannot be a member.",
-                               ("bad_league", "member 5: no user 'ghost'", None),
-                               ("bad_league", "dice_bot is a member already (member 2)", None),
-                               ("bad_league", ("1 member cannot join while nights are to come: "
-                                "6 members cannot fill tables of at least 4 and at most 5 "
-                                "players (the best cut is 2 table(s) of 3, 3); add them with "
-                                "the members the tables need (a list)"), None),
-                               ("invalid", "kind: \"alien\" is not a valid choice.", None))},
-    )
-    def post(self, request: Request, league_id: int) -> Response:
-        several = isinstance(request.data, list)
-        data = TournamentParticipantSpecSerializer(data=request.data, many=several)
-        data.is_valid(raise_exception=True)
-        joined = leagues.members_join(league_id=league_id, user=request.user,
-                                      specs=data.validated_data if several
-                                      else [data.validated_data])
-        answer = LeagueMemberSerializer(_members_data(joined), many=True).data
-        return Response(answer if several else answer[0], status=status.HTTP_201_CREATED)
-
-
-class LeagueMemberLeaveApi(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        tags=["leagues"], operation_id="leagues_members_leave",
-        summary="A member leaves (organiser or staff)",
-        description="Removed from the order before the next night; its hands stay in the "
-                    "season table. Leaving twice keeps the first left_at. Refused while a "
-                    "night is to come that the members left could not fill the tables of (add "
-                    "a member first).",
-        parameters=[LEAGUE_ID, MEMBER_INDEX], request=None,
-        responses={200: LeagueMemberSerializer, 401: E401, 403: E403, 404: E404, 429: E429,
-                   400: error_response("The league could not play without it.",
-                               ("bad_league", ("member 1 cannot leave while nights are to "
-                                               "come: 3 members cannot fill tables of at least "
-                                               "4 and at most 5 players (the best cut is 1 "
-                                               "table(s) of 3); add a member first"), None))},
-    )
-    def post(self, request: Request, league_id: int, index: int) -> Response:
-        member = leagues.member_leave(league_id=league_id, user=request.user, index=index)
-        return Response(LeagueMemberSerializer(_members_data([member])[0]).data)
 
 
 name_nested_serializers(globals())

@@ -1,10 +1,4 @@
-"""The REST API of tournaments: create, list, inspect, standings, matches, cancel; and the
-rating leaderboard of each game.
-
-Thin views as in ``games.apis``: an Input (or Filter) serializer checks the shape, one service
-or selector does the work, an Output serializer renders; errors are raised as domain errors and
-mapped to ``{"code", "detail"}`` by ``config.exceptions``. Reads are public; writes need a
-token.
+"""The tournaments API: create, list, inspect, standings, matches, cancel.
 
 Seeds deal every match, so a tournament's seed and its matches' seeds stay hidden until the
 tournament is over (finished or cancelled), as a match's seed stays hidden until it is over.
@@ -16,10 +10,8 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,20 +22,24 @@ from games.converters import ID_SCHEMA
 from games.seats import bot_reference
 from lib.api import E400, E401, E429, error_response, name_nested_serializers
 
-from . import selectors, services
-from .entrants import entrant_kinds
-from .models import Tournament, TournamentMatch
+from .. import selectors, services
+from ..models import Tournament, TournamentMatch
+from .common import (
+    MAX_MOVE_TIME_LIMIT,
+    MAX_SEED,
+    EntrantKindField,
+    Pagination,
+    TournamentParticipantSpecSerializer,
+    TournamentRatingSerializer,
+    entrant_label_field,
+    entrant_name_field,
+)
 
 E404 = error_response("No such tournament.", ("tournament_not_found", "No such tournament.", None))
+
+
 TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament id.")
-MAX_SEED = 2**63 - 1
-MAX_MOVE_TIME_LIMIT = 30 * 24 * 3600
-
-
-# --------------------------------------------------------------------------------------------
-# Shared output shapes
-# --------------------------------------------------------------------------------------------
 
 
 class TournamentBalanceSerializer(serializers.Serializer):
@@ -70,37 +66,6 @@ class TournamentProgressSerializer(serializers.Serializer):
     forfeits = serializers.IntegerField(
         help_text="Recorded without being played: a withdrawn participant sat at the table.")
     retried = serializers.IntegerField(help_text="Matches a worker had to take up again.")
-
-
-#: The ``name`` and ``label`` of a participant or league member, wherever the API shows one.
-ENTRANT_NAME_HELP = ('As every page shows it (games.names): a person\'s username; a webhook '
-                     'bot\'s name and its owner, "dice_bot (alice)"; "heuristic (reference '
-                     'bot)". Never the series\' label.')
-ENTRANT_LABEL_HELP = ("The series' own label for the entrant, as entered (default \"<kind> "
-                      "<bot>\" or the username): shown beside its name, it renames nothing.")
-
-
-def entrant_name_field() -> serializers.CharField:
-    return serializers.CharField(help_text=ENTRANT_NAME_HELP)
-
-
-def entrant_label_field() -> serializers.CharField:
-    return serializers.CharField(help_text=ENTRANT_LABEL_HELP)
-
-
-class TournamentRatingSerializer(serializers.Serializer):
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the cautious estimate.")
-
-
-class EntrantKindField(serializers.ChoiceField):
-    """A participant's or member's kind: the seat kinds an entrant may be
-    (``entrants.entrant_kinds``), read anew each time the field is made (a serializer copies
-    its fields for each instance), so a kind an app registers is one too."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=entrant_kinds(), **kwargs)
 
 
 class TournamentParticipantSerializer(serializers.Serializer):
@@ -175,32 +140,6 @@ def _detail(tournament_id: int) -> dict[str, Any]:
     data = {**_tournament_data(tournament, len(people)), "participants": people,
             "progress": selectors.tournament_progress(tournament=tournament)}
     return TournamentDetailSerializer(data).data
-
-
-class TournamentParticipantSpecSerializer(serializers.Serializer):
-    """One entrant of a new tournament."""
-
-    kind = EntrantKindField()
-    bot = fields.BotReferenceField(required=False, max_length=100,
-                                   help_text="webhook: the bot id (a number or a string); "
-                                             "reference: the reference bot's name "
-                                             '("heuristic", "random").')
-    user = serializers.CharField(required=False, max_length=150,
-                                 help_text="player: the username of the person who polls.")
-    name = serializers.CharField(required=False, max_length=100,
-                                 help_text='Its label in this series (the answers\' `label`, '
-                                           "shown beside the bot's own name); default "
-                                           '"<kind> <bot>" or the username.')
-
-
-class Pagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200
-
-
-# --------------------------------------------------------------------------------------------
-# Tournaments
-# --------------------------------------------------------------------------------------------
 
 
 class TournamentListCreateApi(APIView):
@@ -456,49 +395,6 @@ class TournamentCancelApi(APIView):
     def post(self, request: Request, tournament_id: int) -> Response:
         services.tournament_cancel(tournament_id=tournament_id, user=request.user)
         return Response(_detail(tournament_id))
-
-
-# --------------------------------------------------------------------------------------------
-# Ratings
-# --------------------------------------------------------------------------------------------
-
-
-class RatingLeaderboardApi(APIView):
-    permission_classes = [AllowAny]
-
-    class QuerySerializer(serializers.Serializer):
-        limit = serializers.IntegerField(required=False, default=100, min_value=1,
-                                         max_value=1000, help_text="Rows to return.")
-
-    class OutputSerializer(serializers.Serializer):
-        rank = serializers.IntegerField()
-        kind = EntrantKindField()
-        name = entrant_name_field()
-        mu = serializers.FloatField()
-        sigma = serializers.FloatField()
-        ordinal = serializers.FloatField(help_text="mu - 3 sigma; the board is sorted by it.")
-        matches = serializers.IntegerField(help_text="Rated matches (forfeits are not).")
-        last_played_at = serializers.DateTimeField(
-            help_text="When its latest rated match was recorded.")
-
-    @extend_schema(
-        tags=["tournaments"], operation_id="ratings_leaderboard",
-        summary="A game's OpenSkill leaderboard over all its tournaments",
-        description="Every recorded tournament match of the game, each applied as its result "
-                    "was recorded (a table kept up to date then, not recomputed per request); "
-                    "an entrant is a webhook bot, a person, or a reference bot (however often "
-                    "it was entered, under whatever label).",
-        parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
-                                     description="Engine game id."), QuerySerializer],
-        responses={200: OutputSerializer(many=True), 400: E400, 429: E429,
-                   404: error_response("No such game.", ("game_not_found", ("no game 'chess' (have: "
-                                                                    "dtc, dot, ...)"), None))},
-    )
-    def get(self, request: Request, game: str) -> Response:
-        query = self.QuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        board = selectors.ratings_leaderboard(game=game, **query.validated_data)
-        return Response(self.OutputSerializer(board, many=True).data)
 
 
 name_nested_serializers(globals())

@@ -1,0 +1,72 @@
+"""What the tournament and league APIs share: an entrant's kind, name and label, the entry of
+a new entrant, its rating's shape, the seed and move time bounds, and pagination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+
+from games import fields
+
+from ..entrants import entrant_kinds
+
+MAX_SEED = 2**63 - 1
+
+
+MAX_MOVE_TIME_LIMIT = 30 * 24 * 3600
+
+
+#: The ``name`` and ``label`` of a participant or league member, wherever the API shows one.
+ENTRANT_NAME_HELP = ('As every page shows it (games.names): a person\'s username; a webhook '
+                     'bot\'s name and its owner, "dice_bot (alice)"; "heuristic (reference '
+                     'bot)". Never the series\' label.')
+
+
+ENTRANT_LABEL_HELP = ("The series' own label for the entrant, as entered (default \"<kind> "
+                      "<bot>\" or the username): shown beside its name, it renames nothing.")
+
+
+def entrant_name_field() -> serializers.CharField:
+    return serializers.CharField(help_text=ENTRANT_NAME_HELP)
+
+
+def entrant_label_field() -> serializers.CharField:
+    return serializers.CharField(help_text=ENTRANT_LABEL_HELP)
+
+
+class TournamentRatingSerializer(serializers.Serializer):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the cautious estimate.")
+
+
+class EntrantKindField(serializers.ChoiceField):
+    """A participant's or member's kind: the seat kinds an entrant may be
+    (``entrants.entrant_kinds``), read anew each time the field is made (a serializer copies
+    its fields for each instance), so a kind an app registers is one too."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=entrant_kinds(), **kwargs)
+
+
+class TournamentParticipantSpecSerializer(serializers.Serializer):
+    """One entrant of a new tournament."""
+
+    kind = EntrantKindField()
+    bot = fields.BotReferenceField(required=False, max_length=100,
+                                   help_text="webhook: the bot id (a number or a string); "
+                                             "reference: the reference bot's name "
+                                             '("heuristic", "random").')
+    user = serializers.CharField(required=False, max_length=150,
+                                 help_text="player: the username of the person who polls.")
+    name = serializers.CharField(required=False, max_length=100,
+                                 help_text='Its label in this series (the answers\' `label`, '
+                                           "shown beside the bot's own name); default "
+                                           '"<kind> <bot>" or the username.')
+
+
+class Pagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
