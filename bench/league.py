@@ -57,15 +57,42 @@ def engine_alone(league, night) -> float:
     return time.perf_counter() - started
 
 
-def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[float], object]:
-    """(wall times, engine-alone times, last night) of ``args.rounds`` nights played by a
-    matches worker of ``concurrency`` processes."""
-    from django.conf import settings
+def play_night(args, organiser, *, hands: int) -> tuple[float, object, object]:
+    """(wall seconds, league, night) of one night of a new league, from the moment beat would
+    start it to its end."""
     from django.utils import timezone
 
-    from config.celery import purge_queues
     from tournaments import leagues, nights
     from tournaments.models import Night
+
+    now = timezone.now()
+    league = leagues.league_create(
+        organiser=organiser, name="bench", game=GAME, table_size=args.table_size,
+        hands_per_night=hands, season_start=now - timezone.timedelta(hours=1),
+        season_end=now + timezone.timedelta(days=1), seed=1,
+        members=[{"kind": "reference", "bot": ("heuristic", "random")[i % 2]}
+                 for i in range(args.members)])
+    night = leagues.night_schedule(league_id=league.pk, user=organiser, starts_at=now)
+    started = time.perf_counter()
+    nights.nights_start_due()
+    while Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
+        time.sleep(0.02)
+    wall = time.perf_counter() - started
+    night.refresh_from_db()
+    if night.status != Night.Status.FINISHED:
+        raise SystemExit(f"the night ended {night.status}: {night.reason}")
+    return wall, league, night
+
+
+def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[float], object]:
+    """(wall times, engine-alone times, last night) of ``args.rounds`` nights played by a
+    matches worker of ``concurrency`` processes, once a short night (two hands a table, not
+    timed) has shown the workers up: a worker's first task pays for its start (imports, the
+    first connection), which a running platform paid long before (it cost the first of three
+    nights about 0.9 s on this machine)."""
+    from django.conf import settings
+
+    from config.celery import purge_queues
 
     walls, alones = [], []
     purge_queues()
@@ -74,24 +101,10 @@ def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[fl
     workers = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo"),
                start_worker(settings.QUEUE_MATCHES, *pool)]
     try:
-        time.sleep(3)  # the workers connect to the broker
+        play_night(args, organiser, hands=2)
         for _ in range(args.rounds):
-            now = timezone.now()
-            league = leagues.league_create(
-                organiser=organiser, name="bench", game=GAME, table_size=args.table_size,
-                hands_per_night=args.hands, season_start=now - timezone.timedelta(hours=1),
-                season_end=now + timezone.timedelta(days=1), seed=1,
-                members=[{"kind": "reference", "bot": ("heuristic", "random")[i % 2]}
-                         for i in range(args.members)])
-            night = leagues.night_schedule(league_id=league.pk, user=organiser, starts_at=now)
-            started = time.perf_counter()
-            nights.nights_start_due()
-            while Night.objects.filter(pk=night.pk, status=Night.Status.RUNNING).exists():
-                time.sleep(0.02)
-            walls.append(time.perf_counter() - started)
-            night.refresh_from_db()
-            if night.status != Night.Status.FINISHED:
-                raise SystemExit(f"the night ended {night.status}: {night.reason}")
+            wall, league, night = play_night(args, organiser, hands=args.hands)
+            walls.append(wall)
             alones.append(engine_alone(league, night))
     finally:
         for process in workers:
