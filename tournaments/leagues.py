@@ -229,7 +229,7 @@ def night_cancel(*, league_id: int, number: int, user: AbstractBaseUser) -> Nigh
     now = timezone.now()
     with transaction.atomic():
         # The night row first, then its hands: a group of tables that is starting hands
-        # re-reads the night after locking its hands (_start_ready_hands).
+        # re-reads the night after locking its hands (night_hands._start_ready_hands).
         night = Night.objects.select_for_update().filter(league=league, number=number).first()
         if night is None:
             raise LeagueNotFound(f"league {league.pk} has no night {number}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import nights, playing, series, services
+from . import night_hands, nights, playing, series, services
 
 
 @shared_task(name="tournaments.play_matches", ignore_result=True, acks_late=True,
@@ -60,4 +60,4 @@ def advance_night(night_id: int) -> int:
 def advance_tables(night_id: int, first: int, count: int) -> int:
     """Play the next hands of a group of tables of a running league night (run twice, it
     starts each hand once)."""
-    return nights.tables_advance(night_id=night_id, first=first, count=count)
+    return night_hands.tables_advance(night_id=night_id, first=first, count=count)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from games import log
 from games.models import Match, MatchLogPage
 from tests.helpers.tasks import hold_tasks
-from tournaments import league_rules, leagues, nights, selectors
+from tournaments import league_rules, leagues, night_hands, night_plan, nights, selectors
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
@@ -167,7 +167,7 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
     seated, forfeited, for the rest of the night."""
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = nights._start_ready_hands
+    real = night_hands._start_ready_hands
     calls = {"n": 0}
 
     def leave_after_the_first_hand(night: Night, *rest: Any) -> list[Hand]:
@@ -176,7 +176,7 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
         return real(night, *rest)
 
-    monkeypatch.setattr(nights, "_start_ready_hands", leave_after_the_first_hand)
+    monkeypatch.setattr(night_hands, "_start_ready_hands", leave_after_the_first_hand)
     night = play_night(league, alice)
     assert night.status == "finished"
     first, *later = hands_of(night)
@@ -250,7 +250,7 @@ def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
         match = Match.objects.get(pk=hand.match_id)
         assert match.seats.get(number=seat).forfeited, "forfeited from the start"
         assert hand.points[seat] == 0 and hand.finish[seat] == 4 and hand.order_after[-1] == 0
-    assert nights.out_of_night(night) == {0}
+    assert night_plan.out_of_night(night) == {0}
 
 
 def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
@@ -270,12 +270,12 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
                                                                kept) -> None:
     """A hand per transaction: hands 1-2 were stored and stay, 3 is lost. Hands batched in
     one transaction (HANDS_BATCH_SECONDS): the whole batch is lost and played again."""
-    monkeypatch.setattr(nights, "HANDS_BATCH_SECONDS", batch_seconds)
+    monkeypatch.setattr(night_hands, "HANDS_BATCH_SECONDS", batch_seconds)
     calm = make_league(alice, seed=5, hands_per_night=4)
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = nights._start_ready_hands
+    real = night_hands._start_ready_hands
     calls = {"n": 0}
 
     def crash_on_third(night: Night, *rest: Any) -> list[Hand]:
@@ -284,12 +284,12 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
             raise SystemExit("worker killed")
         return real(night, *rest)
 
-    monkeypatch.setattr(nights, "_start_ready_hands", crash_on_third)
+    monkeypatch.setattr(night_hands, "_start_ready_hands", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
     assert night.status == "running" and night.hands.count() == kept
-    monkeypatch.setattr(nights, "_start_ready_hands", real)
+    monkeypatch.setattr(night_hands, "_start_ready_hands", real)
     assert nights.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
@@ -312,12 +312,12 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
     from django.db import connection
 
     hold_tasks(monkeypatch, "tournaments.")  # no worker
-    monkeypatch.setattr(nights, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
+    monkeypatch.setattr(night_hands, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
     settings.LEAGUE_TABLES_PER_TASK = 1
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
-    real, held, go_on = nights._start_ready_hands, threading.Event(), threading.Event()
+    real, held, go_on = night_hands._start_ready_hands, threading.Event(), threading.Event()
 
     def hold_a(night: Night, *rest: Any) -> list[Hand]:
         hands = real(night, *rest)
@@ -326,13 +326,13 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
             assert go_on.wait(20)
         return hands
 
-    monkeypatch.setattr(nights, "_start_ready_hands", hold_a)
+    monkeypatch.setattr(night_hands, "_start_ready_hands", hold_a)
     started: dict[str, int] = {}
     errors: list[BaseException] = []
 
     def advance(name: str, table: int) -> None:
         try:
-            started[name] = nights.tables_advance(night_id=night.pk, first=table, count=1)
+            started[name] = night_hands.tables_advance(night_id=night.pk, first=table, count=1)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
@@ -350,7 +350,7 @@ def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settin
     assert not errors and started == {"A": 3, "B": 0}
     night.refresh_from_db()
     assert night.status == "running", "table 1 has not played yet"
-    assert nights.tables_advance(night_id=night.pk, first=1, count=1) == 3
+    assert night_hands.tables_advance(night_id=night.pk, first=1, count=1) == 3
     night.refresh_from_db()
     assert night.status == "finished"
     assert sorted(night.hands.values_list("table", "number")) == [
@@ -396,7 +396,7 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [("tournaments.advance_tables", night.pk, *group) for group in nights.table_groups(len(night.tables))]
+    assert started == [("tournaments.advance_tables", night.pk, *group) for group in night_plan.table_groups(len(night.tables))]
     Night.objects.filter(pk=night.pk).update(status="finished")  # a league plays one at a time
     assert nights.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
@@ -525,9 +525,9 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
 def test_every_table_is_in_exactly_the_group_that_advances_it(settings, size) -> None:
     settings.LEAGUE_TABLES_PER_TASK = size
     for tables in range(1, 20):
-        groups = nights.table_groups(tables)
+        groups = night_plan.table_groups(tables)
         assert [t for first, count in groups for t in range(first, first + count)] == \
             list(range(tables)), "each table in one group, in order"
         assert all(count <= size for _, count in groups)
         for table in range(tables):
-            assert nights._group_of(table, tables) in groups
+            assert night_plan.group_of(table, tables) in groups

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from games.models import Match
 from tests.helpers.leagues import URL, create, refs, schedule_now
 from tests.helpers.tasks import hold_tasks
-from tournaments import leagues, nights, selectors, series
+from tournaments import leagues, night_hands, night_plan, nights, selectors, series
 from tournaments.models import Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
@@ -60,7 +60,7 @@ def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api
     assert night.league.order == [] and not night.league.ordered, "the order does not move"
 
     # Nothing starts again: not the group's next advance, not the reaper.
-    assert nights.tables_advance(night_id=night.pk, first=0, count=2) == 0
+    assert night_hands.tables_advance(night_id=night.pk, first=0, count=2) == 0
     nights.nights_reap(now=timezone.now() + timedelta(hours=1))
     assert night.hands.count() == 4
     again = cancel(alice_api, league_id, night.number)
@@ -98,7 +98,7 @@ def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
         alice_api, bob, monkeypatch) -> None:
     hold_tasks(monkeypatch, "tournaments.")  # advanced by hand
     _, night = running_night(alice_api)
-    nights.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
+    night_hands.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
     hand = night.hands.get(table=0)
     # The race: the night was cancelled while this group's transaction was starting the hand.
     Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED)
@@ -117,7 +117,7 @@ def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api,
     from django.db import transaction
 
     with transaction.atomic():
-        assert nights._start_ready_hands(loaded, [0, 1], nights._Batch()) == []
+        assert night_hands._start_ready_hands(loaded, [0, 1], night_hands._Batch()) == []
     assert not night.hands.exists()
 
 
@@ -199,7 +199,7 @@ def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tou
     assert all(seat.forfeited for seat in from_start), "bob forfeited every hand"
     assert [seat.strikes > 0 for seat in from_start] == [True, True, True, False, False], \
         "struck out in the first three, seated forfeited (never asked) in the last two"
-    assert nights.out_of_night(night) == {0}
+    assert night_plan.out_of_night(night) == {0}
 
 
 def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
@@ -242,7 +242,7 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
     night = Night.objects.get(league_id=league_id)
     assert night.withdrawn == {}
     Bot.objects.filter(pk=bot.pk).update(enabled=False)  # before its first hand is due
-    nights.tables_advance(night_id=night.pk, first=0, count=1)
+    night_hands.tables_advance(night_id=night.pk, first=0, count=1)
     night.refresh_from_db()
     assert list(night.withdrawn) == ["0"]
     assert night.status == "finished" and night.hands.count() == 2
