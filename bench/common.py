@@ -55,16 +55,33 @@ def setup_bench(db: str, **env: str) -> None:
 
 
 
+_started = 0  # workers started by this process: each gets a name of its own
+
+
 def start_worker(queue: str, *options: str, env: dict[str, str] | None = None
                  ) -> subprocess.Popen:
     """A Celery worker process consuming ``queue`` on this process's settings (call after
     :func:`prepare_environment`), e.g. ``start_worker("matches", "--pool", "threads",
     "--concurrency", "64")``."""
+    global _started
+    _started += 1
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue,
-         "--hostname", f"{queue}-{os.getpid()}-{len(options)}@%h", *options,
+         "--hostname", f"{queue}-{os.getpid()}-{_started}@%h", *options,
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
          "--without-heartbeat"], cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def wait_for_workers(count: int, timeout: float = 120.0) -> None:
+    """Return once ``count`` workers answer a control ping (each consuming its queues): a
+    fixed sleep let a worker that came up late on a loaded machine pay for its start inside a
+    timed run, or leave the first tasks of a run of two to the other."""
+    from config.celery import app
+
+    limit = time.monotonic() + timeout
+    while len(app.control.ping(timeout=0.5)) < count:
+        if time.monotonic() > limit:
+            raise SystemExit(f"fewer than {count} workers answered within {timeout:.0f} s")
 
 
 def peak_memory_kib(pid: int) -> int:

@@ -29,7 +29,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import play_alone, setup_bench, start_worker
+from bench.common import play_alone, setup_bench, start_worker, wait_for_workers
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_league"
 GAME = "great_dalmuti"
@@ -101,6 +101,7 @@ def play_nights(args, organiser, concurrency: int) -> tuple[list[float], list[fl
     workers = [start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo"),
                start_worker(settings.QUEUE_MATCHES, *pool)]
     try:
+        wait_for_workers(len(workers))
         play_night(args, organiser, hands=2)
         for _ in range(args.rounds):
             wall, league, night = play_night(args, organiser, hands=args.hands)

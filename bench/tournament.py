@@ -53,6 +53,7 @@ from bench.common import (
     raw_round_ms,
     setup_bench,
     start_worker,
+    wait_for_workers,
 )
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_tournament"
@@ -193,7 +194,7 @@ def with_workers(matches_workers: list[list[str]], run):
     matches = [start_worker(settings.QUEUE_MATCHES, *options) for options in matches_workers]
     processes += matches
     try:
-        time.sleep(3)  # the workers connect to the broker
+        wait_for_workers(len(processes))
         result = run()
         peaks = [peak_memory_kib(p.pid) for p in matches]
     finally:
