@@ -135,17 +135,26 @@ class FailureStreak:
 
 
 class _OfflineWebhookSession(SeatSession):
-    """The webhook seats of an offline match: a caller over plain endpoints, records kept."""
+    """The webhook seats of an offline match: a caller over plain endpoints, records kept;
+    /start and /end when the driver tells the match runs and ended (``MatchDriver.tell``),
+    to the seats a real match tells (``Table.notified_seats``)."""
 
-    def __init__(self, caller: WebhookCaller) -> None:
+    def __init__(self, caller: WebhookCaller, table: Table) -> None:
         self.caller = caller
+        self.notified = table.notified_seats(WEBHOOK)
 
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
         return self.caller.ask(state, seats)
 
-    def notify(self, state: State, seats: Sequence[int], path: str) -> None:
-        if seats:
-            self.caller.notify(state, seats, path)
+    def started(self, state: State) -> None:
+        self._notify(state, "start")
+
+    def finished(self, state: State) -> None:
+        self._notify(state, "end")
+
+    def _notify(self, state: State, path: str) -> None:
+        if self.notified:
+            self.caller.notify(state, self.notified, path)
 
 
 class _OfflineWebhookKind:
@@ -161,7 +170,7 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
                        timeout_ms: int = 1000, strike_limit: int | None = 5,
                        streak: FailureStreak | None = None) -> MatchReport:
     """Play a whole match: /start to every webhook seat, steps until over, /end to every one
-    (forfeited too, as in a real match: ``Table.notified_seats``). ``strike_limit`` None: never
+    (forfeited too), told by the driver as in a real match (``MatchDriver.tell``). ``strike_limit`` None: never
     forfeit. ``streak``: stop early (no /end, the match is not over) once it is reached, with
     ``stopped`` set. Never raises because of a bot; if the engine itself fails, returns the
     report with ``aborted`` set."""
@@ -174,17 +183,16 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
                      strike_limit=strike_limit)
     endpoints = {n: Endpoint(s.url, s.secret, s.compact_legal_actions)
                  for n, s in enumerate(seats) if isinstance(s, WebhookSeat)}
-    session = _OfflineWebhookSession(WebhookCaller(info, endpoints, client))
     table = Table(match_id=match_id, game=game_id, options=state.options, seed=seed,
                   seats=tuple(TableSeat(number=n, kind=WEBHOOK) if isinstance(s, WebhookSeat)
                               else TableSeat(number=n, kind=REFERENCE, bot=s.bot)
                               for n, s in enumerate(seats)),
                   move_time_limit=max(1, -(-timeout_ms // 1000)),
                   strike_limit=strike_limit or 0)
+    session = _OfflineWebhookSession(WebhookCaller(info, endpoints, client), table)
     kinds = {WEBHOOK: SeatKind(WEBHOOK, automatic=_OfflineWebhookKind(session), inline=False)}
     driver = MatchDriver(state, table, kinds=kinds)
-    notified = [n for n in table.notified_seats(WEBHOOK) if n in endpoints]
-    session.notify(state, notified, "start")
+    driver.tell(over=False)
     aborted = stopped = None
     moves: list[Move] = []
     while not state.is_over and stopped is None:
@@ -208,7 +216,7 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
             break
     moves += driver.take_moves()
     if stopped is None:
-        session.notify(state, notified, "end")
+        driver.tell(over=True)
     report = _report(state, seats, moves, session.caller.take_records(), driver, aborted)
     report.stopped = stopped
     return report

@@ -166,6 +166,22 @@ class MatchDriver:
                               if kind.out_of_process)
         return [self.session(name) for name in names]
 
+    def tell(self, *, over: bool) -> None:
+        """The match's notices, for real matches and offline play alike: tell every
+        out-of-process kind seated here that the match runs (:meth:`SeatSession.started`, a
+        webhook bot's /start) or, ``over``, that it ended (:meth:`SeatSession.finished`, its
+        /end); who is told is the kind's ``Table.notified_seats``. A failing hook is logged,
+        never fatal to the match."""
+        for session in self.out_of_process_sessions():
+            try:
+                if over:
+                    session.finished(self.state)
+                else:
+                    session.started(self.state)
+            except Exception:
+                log.exception("match %s: %s of %s failed", self.table.match_id,
+                              "finished" if over else "started", type(session).__name__)
+
     # ---- changes -------------------------------------------------------------------------
 
     def start(self) -> None:

@@ -34,7 +34,6 @@ from .store import (
     read_match,
     save_batch,
     save_locked,
-    tell,
 )
 
 log = logging.getLogger(__name__)
@@ -116,7 +115,7 @@ def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None
             return steps, applied, _DONE
         driver = driver_for(match, load_state(match, for_update=True), seats=seats)
         if not told_start:
-            tell(driver.out_of_process_sessions(), driver.state, match_id, over=False)
+            driver.tell(over=False)
             told_start = True
         if match.status == Match.Status.FINISHED:
             _finish(match, driver)
@@ -218,7 +217,7 @@ def _store_shared_step(match_id: int, driver: MatchDriver, answers: dict[int, Se
 def _finish(match: Match, driver: MatchDriver) -> None:
     """The match is over: tell the out-of-process kinds. (Its final state is not cached: its
     readers are web processes, not this worker; see ``store.save_new``.)"""
-    tell(driver.out_of_process_sessions(), driver.state, match.pk, over=True)
+    driver.tell(over=True)
 
 
 def matches_resume_stalled(*, limit: int = 500) -> int:

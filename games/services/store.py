@@ -13,7 +13,6 @@ import logging
 from collections.abc import Sequence
 from contextlib import nullcontext
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -329,20 +328,6 @@ def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
                           type(session).__name__)
 
 
-def tell(sessions: Sequence[SeatSession], state: State, match_id: Any, *, over: bool) -> None:
-    """Tell each session the match runs (:meth:`SeatSession.started`) or, ``over``, is over
-    (:meth:`SeatSession.finished`); a failing hook is logged, never fatal to the match."""
-    for session in sessions:
-        try:
-            if over:
-                session.finished(state)
-            else:
-                session.started(state)
-        except Exception:
-            log.exception("match %s: %s of %s failed", match_id,
-                          "finished" if over else "started", type(session).__name__)
-
-
 def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
     kinds = driver.kinds
     if not any(kind.out_of_process for kind in kinds):
@@ -354,4 +339,4 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
 
 
 __all__ = ["Lease", "driver_for", "enqueue_advance", "flush", "locked_match", "save_batch",
-           "save_locked", "save_new", "seat_of", "table_of", "tell"]
+           "save_locked", "save_new", "seat_of", "table_of"]
