@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
-from lib.api import E401, E429, error_response, name_nested_serializers
+from lib.api import E401, E429, error_response, name_nested_serializers, page_response, valid_query
 
 from . import selectors, services
 from .models import Bot, BotCall
@@ -370,12 +370,9 @@ class BotCallsApi(APIView):
                               403: E403, 404: E404, 429: E429})
     def get(self, request: Request, bot_id: int) -> Response:
         bot = selectors.bot_get_owned(bot_id=bot_id, user=request.user)
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.bot_calls(bot=bot, **filters.validated_data),
-                                           request, view=self)
-        return paginator.get_paginated_response(CallSerializer(page, many=True).data)
+        calls = selectors.bot_calls(bot=bot, **valid_query(self.FilterSerializer, request))
+        return page_response(self, request, calls,
+                             lambda page: CallSerializer(page, many=True).data)
 
 
 class BotMatchesApi(APIView):
@@ -393,9 +390,8 @@ class BotMatchesApi(APIView):
                               404: E404, 429: E429})
     def get(self, request: Request, bot_id: int) -> Response:
         bot = selectors.bot_get_owned(bot_id=bot_id, user=request.user)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.bot_matches(bot=bot), request, view=self)
-        return paginator.get_paginated_response(BotMatchSerializer(page, many=True).data)
+        return page_response(self, request, selectors.bot_matches(bot=bot),
+                             lambda page: BotMatchSerializer(page, many=True).data)
 
 
 name_nested_serializers(globals())

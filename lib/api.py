@@ -1,5 +1,6 @@
 """What every app's REST API shares in its OpenAPI schema: the one error body (``Error``), the
-documented error responses built on it, and the component names of views' nested serializers.
+documented error responses built on it, the component names of views' nested serializers, and
+how a view reads its query and answers a page of a list.
 
 Every error answer is ``{"code": ..., "detail": ...}`` (the exception handler,
 ``config.exceptions``, builds it from the domain errors' ``code`` and ``status`` and DRF's own
@@ -9,10 +10,13 @@ the error classes themselves, of every app, read when the schema is built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .errors import error_codes
@@ -82,3 +86,22 @@ def name_nested_serializers(namespace: dict[str, Any]) -> None:
                     and attr.endswith("Serializer")):
                 extend_schema_serializer(component_name=prefix + attr.removesuffix("Serializer"))(
                     value)
+
+
+def valid_query(serializer_class: type[serializers.Serializer], request: Request) -> Any:
+    """``request``'s query parameters as ``serializer_class`` (a view's Filter or Query
+    serializer, which also documents them) validates them; a bad one raises ``ValidationError``,
+    the 400 ``invalid`` of every malformed request."""
+    query = serializer_class(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
+
+
+def page_response(view: APIView, request: Request, rows: Any,
+                  render: Callable[[list[Any]], Any]) -> Response:
+    """The page of ``rows`` (a queryset) that ``?limit`` and ``?offset`` ask for, cut by the
+    view's ``pagination_class`` (which drf-spectacular reads for the schema's envelope), in its
+    envelope; ``render`` makes the answer's ``results`` of the page's rows."""
+    paginator = view.pagination_class()
+    page = paginator.paginate_queryset(rows, request, view=view)
+    return paginator.get_paginated_response(render(page))

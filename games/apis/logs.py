@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lib.api import E400, E429, name_nested_serializers
+from lib.api import E400, E429, name_nested_serializers, valid_query
 from lib.throttling import ScopedRateThrottle
 
 from .. import fields, schema, selectors
@@ -73,10 +73,9 @@ class MatchLogApi(APIView):
         responses={200: OutputSerializer, 400: E400, 404: E404, 429: E429},
     )
     def get(self, request: Request, match_id: int) -> Response:
-        query = self.QuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = valid_query(self.QuerySerializer, request)
         match = selectors.match_get(match_id=match_id)
-        data = selectors.match_log(match=match, since=query.validated_data["since"])
+        data = selectors.match_log(match=match, since=query["since"])
         return Response(self.OutputSerializer(data).data)
 
 

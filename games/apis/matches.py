@@ -15,7 +15,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lib.api import E400, E401, E429, error_response, name_nested_serializers
+from lib.api import (
+    E400,
+    E401,
+    E429,
+    error_response,
+    name_nested_serializers,
+    page_response,
+    valid_query,
+)
 
 from .. import fields, schema, selectors, services
 from ..models import Match
@@ -147,14 +155,14 @@ class MatchListCreateApi(APIView):
         responses={200: MatchOutputSerializer(many=True), 400: E400, 429: E429},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        qs = selectors.match_list(**filters.validated_data)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        labels = seat_labels_of(m.seats.all() for m in page)
-        data = [_match_data(m, request.user, names) for m, names in zip(page, labels)]
-        return paginator.get_paginated_response(MatchOutputSerializer(data, many=True).data)
+        matches = selectors.match_list(**valid_query(self.FilterSerializer, request))
+
+        def render(page: list[Match]) -> Any:
+            labels = seat_labels_of(m.seats.all() for m in page)
+            data = [_match_data(m, request.user, names) for m, names in zip(page, labels)]
+            return MatchOutputSerializer(data, many=True).data
+
+        return page_response(self, request, matches, render)
 
     @extend_schema(
         tags=["matches"], operation_id="matches_create",

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lib.api import E400, E401, E429, error_response, name_nested_serializers
+from lib.api import E400, E401, E429, error_response, name_nested_serializers, valid_query
 from lib.throttling import ScopedRateThrottle
 
 from .. import schema, selectors, services
@@ -134,9 +134,7 @@ class SeatViewApi(APIView):
         examples=schema.poll_examples(),
     )
     def get(self, request: Request, match_id: int, seat: int) -> Response:
-        query = PollQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
+        q = valid_query(PollQuerySerializer, request)
         parts = (seat, int(q["legal"]), q.get("events_since", "-"))
         unchanged = _not_modified(
             request, q, parts,
@@ -254,9 +252,7 @@ class PublicViewApi(APIView):
         responses={200: OutputSerializer, 304: E304, 400: E400, 404: E404, 429: E429},
     )
     def get(self, request: Request, match_id: int) -> Response:
-        query = self.QuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = query.validated_data
+        q = valid_query(self.QuerySerializer, request)
         since = q.get("events_since")
         parts = ("public", "-" if since is None else since)
         unchanged = _not_modified(

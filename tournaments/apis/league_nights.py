@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
-from lib.api import E401, E429, error_response, name_nested_serializers
+from lib.api import E401, E429, error_response, name_nested_serializers, page_response
 
 from .. import leagues, selectors
 from ..models import Hand, Night
@@ -72,11 +72,10 @@ class LeagueNightsApi(APIView):
     )
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.league_nights(league=league), request,
-                                           view=self)
-        data = [_night_data(night, night.hands_done) for night in page]
-        return paginator.get_paginated_response(LeagueNightSerializer(data, many=True).data)
+        return page_response(self, request, selectors.league_nights(league=league),
+                             lambda page: LeagueNightSerializer(
+                                 [_night_data(night, night.hands_done) for night in page],
+                                 many=True).data)
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_nights_schedule",

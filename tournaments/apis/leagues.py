@@ -25,7 +25,15 @@ from rest_framework.views import APIView
 from games import fields, schema
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
-from lib.api import E400, E401, E429, error_response, name_nested_serializers
+from lib.api import (
+    E400,
+    E401,
+    E429,
+    error_response,
+    name_nested_serializers,
+    page_response,
+    valid_query,
+)
 
 from .. import leagues, selectors
 from ..models import League, Member
@@ -250,13 +258,9 @@ class LeagueListCreateApi(APIView):
         responses={200: LeagueSerializer(many=True), 400: E400, 429: E429},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.league_list(**filters.validated_data),
-                                           request, view=self)
-        data = [_league_data(league, league.member_count) for league in page]
-        return paginator.get_paginated_response(LeagueSerializer(data, many=True).data)
+        found = selectors.league_list(**valid_query(self.FilterSerializer, request))
+        return page_response(self, request, found, lambda page: LeagueSerializer(
+            [_league_data(league, league.member_count) for league in page], many=True).data)
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_create",

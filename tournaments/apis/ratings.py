@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lib.api import E400, E429, error_response, name_nested_serializers
+from lib.api import E400, E429, error_response, name_nested_serializers, valid_query
 
 from .. import selectors
 from .common import EntrantKindField, entrant_name_field
@@ -48,9 +48,8 @@ class RatingLeaderboardApi(APIView):
                                                                     "dtc, dot, ...)"), None))},
     )
     def get(self, request: Request, game: str) -> Response:
-        query = self.QuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        board = selectors.ratings_leaderboard(game=game, **query.validated_data)
+        board = selectors.ratings_leaderboard(game=game,
+                                              **valid_query(self.QuerySerializer, request))
         return Response(self.OutputSerializer(board, many=True).data)
 
 

@@ -20,7 +20,15 @@ from rest_framework.views import APIView
 from games import fields, schema
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
-from lib.api import E400, E401, E429, error_response, name_nested_serializers
+from lib.api import (
+    E400,
+    E401,
+    E429,
+    error_response,
+    name_nested_serializers,
+    page_response,
+    valid_query,
+)
 
 from .. import selectors, services
 from ..models import Tournament, TournamentMatch
@@ -204,13 +212,9 @@ class TournamentListCreateApi(APIView):
         responses={200: TournamentSerializer(many=True), 400: E400, 429: E429},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.tournament_list(**filters.validated_data),
-                                           request, view=self)
-        data = [_tournament_data(t, t.participant_count) for t in page]
-        return paginator.get_paginated_response(TournamentSerializer(data, many=True).data)
+        found = selectors.tournament_list(**valid_query(self.FilterSerializer, request))
+        return page_response(self, request, found, lambda page: TournamentSerializer(
+            [_tournament_data(t, t.participant_count) for t in page], many=True).data)
 
     @extend_schema(
         tags=["tournaments"], operation_id="tournaments_create",
@@ -352,14 +356,10 @@ class TournamentMatchesApi(APIView):
     )
     def get(self, request: Request, tournament_id: int) -> Response:
         tournament = selectors.tournament_get(tournament_id=tournament_id)
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(
-            selectors.tournament_matches(tournament=tournament, **filters.validated_data),
-            request, view=self)
-        data = [self._row(request, tournament, row) for row in page]
-        return paginator.get_paginated_response(self.OutputSerializer(data, many=True).data)
+        rows = selectors.tournament_matches(tournament=tournament,
+                                            **valid_query(self.FilterSerializer, request))
+        return page_response(self, request, rows, lambda page: self.OutputSerializer(
+            [self._row(request, tournament, row) for row in page], many=True).data)
 
     @staticmethod
     def _row(request: Request, tournament: Tournament, row: TournamentMatch) -> dict[str, Any]:
