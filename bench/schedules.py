@@ -10,8 +10,9 @@ calls) makes the schedule; printed per shape:
   positions) and its bound: 0 when every participant's number of tables is a multiple of the
   table size, else 1;
 - pair spread (most minus fewest meetings of two participants) and its bound: 0 when the pair
-  slots divide evenly over the pairs, else 1 (not always reachable: 5 in fours for 7 rounds
-  forces sit-out counts 1 and 2, so pairs meet 3 to 5 times);
+  slots divide evenly over the pairs, else 1; and a bound that counts sit-outs
+  (``pair_spread_floor``, "floor": 5 in fours for 7 rounds forces sit-out counts 1 and 2, so
+  pairs meet 3 to 5 times, a floor of 2);
 - the previous scheduler's figures for the same shape and seed, frozen before issue 21 in
   ``tests/tournaments/previous_schedules.json`` (seeds 0-9);
 - wall and CPU milliseconds (the machine may be shared: CPU time is the steadier figure).
@@ -35,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from tournaments.scheduling import (
     balance_figures,
     pair_spread_bound,
+    pair_spread_floor,
     table_schedule,
 )
 
@@ -52,6 +54,7 @@ def measure(participants: int, seats: int, rounds: int, seed: int) -> dict[str, 
         "seat_bound": max(int(played[p] % seats != 0) for p in range(participants)),
         "pair": figures.pair_meetings_max - figures.pair_meetings_min,
         "pair_bound": pair_spread_bound(participants, seats=seats, rounds=rounds),
+        "pair_floor": pair_spread_floor(participants, seats=seats, rounds=rounds),
         "wall_ms": wall * 1000,
         "cpu_ms": cpu * 1000,
     }
@@ -64,7 +67,7 @@ def main() -> None:
     previous = json.loads(PREVIOUS.read_text())["shapes"]
     print(f"seed {seed}; previous: the scheduler before issue 21, same shape and seed")
     print(f"{'shape n/k/r':>12} {'seat':>6} {'bound':>5} {'prev':>4}  {'pair':>4} {'bound':>5}"
-          f" {'prev':>4}  {'wall ms':>8} {'cpu ms':>7}")
+          f" {'floor':>5} {'prev':>4}  {'wall ms':>8} {'cpu ms':>7}")
     reached = Counter()
     worst_wall = worst_cpu = 0.0
     for seats in range(3, 7):
@@ -78,22 +81,26 @@ def main() -> None:
                 reached["shapes"] += 1
                 reached["seat"] += m["seat"] == m["seat_bound"]
                 reached["pair"] += m["pair"] == m["pair_bound"]
+                reached["floor"] += m["pair"] == m["pair_floor"]
                 reached["both"] += m["seat"] == m["seat_bound"] and m["pair"] == m["pair_bound"]
                 if old_pair is not None:
                     reached["old seat"] += old_seat == m["seat_bound"]
                     reached["old pair"] += old_pair == m["pair_bound"]
+                    reached["old floor"] += old_pair == m["pair_floor"]
                     reached["old both"] += (old_seat == m["seat_bound"]
                                             and old_pair == m["pair_bound"])
                     reached["pair better"] += m["pair"] < old_pair
                     reached["pair worse"] += m["pair"] > old_pair
                 worst_wall, worst_cpu = max(worst_wall, m["wall_ms"]), max(worst_cpu, m["cpu_ms"])
                 print(f"{shape:>12} {m['seat']:>6} {m['seat_bound']:>5} {_or_dash(old_seat):>4}"
-                      f"  {m['pair']:>4} {m['pair_bound']:>5} {_or_dash(old_pair):>4}"
+                      f"  {m['pair']:>4} {m['pair_bound']:>5} {m['pair_floor']:>5} {_or_dash(old_pair):>4}"
                       f"  {m['wall_ms']:>8.1f} {m['cpu_ms']:>7.1f}")
     total = reached["shapes"]
     print(f"\n{total} shapes. At the seat bound: {reached['seat']} (previous "
           f"{reached['old seat']}); at the pair bound: {reached['pair']} (previous "
-          f"{reached['old pair']}); at both: {reached['both']} (previous {reached['old both']}).")
+          f"{reached['old pair']}); at both: {reached['both']} (previous {reached['old both']});"
+          f" at the pair floor that counts sit-outs: {reached['floor']} (previous "
+          f"{reached['old floor']}).")
     print(f"Pair spread below the previous in {reached['pair better']} shapes, above it in "
           f"{reached['pair worse']}. Slowest shape: {worst_wall:.0f} ms wall, "
           f"{worst_cpu:.0f} ms CPU.")
@@ -101,7 +108,7 @@ def main() -> None:
     for seats in range(3, 9):
         m = measure(64, seats, 20, seed)
         print(f"  tables of {seats}: seat spread {m['seat']} (bound {m['seat_bound']}), pair spread"
-              f" {m['pair']} (bound {m['pair_bound']}), {m['wall_ms']:.0f} ms wall,"
+              f" {m['pair']} (bound {m['pair_bound']}, floor {m['pair_floor']}), {m['wall_ms']:.0f} ms wall,"
               f" {m['cpu_ms']:.0f} ms CPU")
 
 

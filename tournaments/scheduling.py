@@ -91,6 +91,21 @@ def pair_spread_bound(participants: int, *, seats: int, rounds: int) -> int:
     return 0 if slots % (participants * (participants - 1) // 2) == 0 else 1
 
 
+def pair_spread_floor(participants: int, *, seats: int, rounds: int) -> int:
+    """A lower bound on the pair spread that counts sit-outs, at least
+    :func:`pair_spread_bound`: a participant playing ``g`` tables meets the other
+    ``participants - 1`` in ``g * (seats - 1)`` pair slots, so one of them at least
+    ``ceil(g (seats - 1) / (participants - 1))`` times and one at most the floor of it. With
+    sit-outs within one of each other the most playing play ``ceil(G / participants)`` tables
+    and the fewest ``floor(G / participants)`` (``G`` seats filled over the rounds): the
+    spread is at least the one's ceiling minus the other's floor. Five in fours for seven rounds
+    (sit-outs 1 or 2): 5 - 3 = 2, where the slots alone say 1."""
+    others = participants - 1
+    filled = rounds * (participants // seats) * seats
+    fewest, most = filled // participants, -(-filled // participants)
+    return -(-most * (seats - 1) // others) - fewest * (seats - 1) // others
+
+
 def _design_rounds(participants: int, seats: int, rounds: int, rng: Rng) -> Schedule | None:
     """Rounds cycling through a resolvable design's classes, participants and classes in a
     seeded order: every pair meets ``rounds // r`` or one more times, the best possible."""

@@ -21,6 +21,7 @@ from tournaments.scheduling import (
     BalanceFigures,
     balance_figures,
     pair_spread_bound,
+    pair_spread_floor,
     round_robin,
     scheduled_matches,
     table_schedule,
@@ -165,7 +166,8 @@ def test_pair_spread_is_never_worse_than_the_previous_schedulers(
     with short_search():
         schedule = table_schedule(participants, seats=seats, rounds=rounds, seed=seed)
     spread = pair_spread(schedule, participants)
-    assert pair_spread_bound(participants, seats=seats, rounds=rounds) <= spread
+    bound = pair_spread_bound(participants, seats=seats, rounds=rounds)
+    assert bound <= pair_spread_floor(participants, seats=seats, rounds=rounds) <= spread
     assert spread <= previous_pair_spread(participants, seats, rounds, seed)
     assert balance_figures(schedule, participants).seat_spread <= 1
 
@@ -233,6 +235,17 @@ def test_the_pair_bound_is_zero_when_meetings_can_be_equal(
     participants: int, seats: int, rounds: int, bound: int
 ) -> None:
     assert pair_spread_bound(participants, seats=seats, rounds=rounds) == bound
+
+
+def test_the_floor_counts_sit_outs() -> None:
+    """Five in fours for seven rounds: sit-outs 1 and 2, and a pair meets ``7 - s_a - s_b``
+    times at the one table, 3 to 5: the floor is that 2, where the pair slots alone say 1."""
+    assert pair_spread_bound(5, seats=4, rounds=7) == 1
+    assert pair_spread_floor(5, seats=4, rounds=7) == 2
+    schedule = table_schedule(5, seats=4, rounds=7, seed=0)
+    assert pair_spread(schedule, 5) == 2
+    assert pair_spread_floor(16, seats=4, rounds=5) == 0  # no sit-outs, slots even
+    assert pair_spread_floor(64, seats=6, rounds=20) == 1
 
 
 def test_seven_in_threes_for_seven_rounds_meet_exactly_twice() -> None:
