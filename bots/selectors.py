@@ -10,9 +10,11 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from games.models import Seat
+from lib.filtering import filtered
 
 from .caller import percentile
 from .errors import BotNotFound, NotYourBot
+from .filters import BotCallFilter
 from .models import TEST_SERIES, Bot, BotCall, BotSeat
 
 JSON = dict[str, Any]
@@ -115,15 +117,8 @@ def bot_calls(*, bot: Bot, path: str | None = None, match: int | None = None,
               reason: str | None = None, failed: bool | None = None) -> QuerySet[BotCall]:
     """The bot's call log, newest first, filtered: ``failed`` True keeps calls with a reason
     (a strike, a /start or /end failure, or ours), False the successful ones."""
-    calls = BotCall.objects.filter(bot=bot)
-    if path:
-        calls = calls.filter(path=path)
-    if match is not None:
-        calls = calls.filter(match_id=match)
-    if reason:
-        calls = calls.filter(reason=reason)
-    if failed is not None:
-        calls = calls.exclude(reason="") if failed else calls.filter(reason="")
+    calls = filtered(BotCallFilter, BotCall.objects.filter(bot=bot),
+                     {"path": path, "match": match, "reason": reason, "failed": failed})
     return calls.order_by("-id")
 
 

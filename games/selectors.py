@@ -17,10 +17,13 @@ from django.db.models import QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from lib.filtering import filtered
+
 from . import db, log
 from .driver import replay
 from .engine import State, get_game
 from .errors import MatchNotFound, NotYourSeat, SeatNotFound
+from .filters import MatchFilter
 from .log import LogEntry
 from .models import Match, Seat
 from .seats import bot_reference
@@ -53,15 +56,8 @@ def match_list(*, game: str | None = None, status: str | None = None,
     bot (a webhook bot's id or a reference bot's name, as a seat spec gives it)."""
     qs = Match.objects.select_related("created_by").prefetch_related("seats__user").defer(
         "state")
-    if game:
-        qs = qs.filter(game=game)
-    if status:
-        qs = qs.filter(status=status)
-    if player:
-        qs = qs.filter(seats__user__username=player).distinct()
-    if bot:
-        qs = qs.filter(seats__bot_name=bot).distinct()
-    return qs
+    return filtered(MatchFilter, qs, {"game": game, "status": status, "player": player,
+                                      "bot": bot})
 
 
 def seats_to_act(*, user: AbstractBaseUser) -> list[Seat]:

@@ -19,10 +19,12 @@ from django.utils import timezone
 from games.engine import game_ids
 from games.names import Sitter, seat_labels
 from games.seats import bot_reference
+from lib.filtering import filtered
 
 from . import league_rules
 from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
+from .filters import LeagueFilter, TournamentFilter, TournamentMatchFilter
 from .models import (
     Hand,
     LeaderboardEntry,
@@ -47,13 +49,8 @@ def tournament_list(*, game: str | None = None, status: str | None = None,
     qs = (Tournament.objects.select_related("organiser")
           .annotate(participant_count=Count("participants"))
           .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
-    if game:
-        qs = qs.filter(game=game)
-    if status:
-        qs = qs.filter(status=status)
-    if organiser:
-        qs = qs.filter(organiser__username=organiser)
-    return qs
+    return filtered(TournamentFilter, qs, {"game": game, "status": status,
+                                           "organiser": organiser})
 
 
 def tournament_get(*, tournament_id: int) -> Tournament:
@@ -83,11 +80,7 @@ def tournament_matches(*, tournament: Tournament, status: str | None = None,
                        round: int | None = None) -> QuerySet[TournamentMatch]:
     """The scheduled matches in schedule order, filtered by status and round."""
     qs = TournamentMatch.objects.filter(tournament=tournament).order_by("number")
-    if status:
-        qs = qs.filter(status=status)
-    if round is not None:
-        qs = qs.filter(round=round)
-    return qs
+    return filtered(TournamentMatchFilter, qs, {"status": status, "round": round})
 
 
 def tournament_progress(*, tournament: Tournament) -> JSON:
@@ -313,19 +306,10 @@ def league_list(*, game: str | None = None, state: str | None = None,
                 now: datetime | None = None) -> QuerySet[League]:
     """Leagues, newest first, filtered by game and by state (``LEAGUE_STATES``: by their
     season, now); each with ``member_count`` (present members)."""
-    now = now or timezone.now()
     qs = (League.objects.select_related("organiser")
           .annotate(member_count=Count("members", filter=Q(members__left_at__isnull=True)))
           .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
-    if game:
-        qs = qs.filter(game=game)
-    if state == "upcoming":
-        qs = qs.filter(season_start__gt=now)
-    elif state == "running":
-        qs = qs.filter(season_start__lte=now, season_end__gte=now)
-    elif state == "finished":
-        qs = qs.filter(season_end__lt=now)
-    return qs
+    return filtered(LeagueFilter, qs, {"game": game, "state": state}, now=now)
 
 
 def league_nights(*, league: League) -> QuerySet[Night]:
