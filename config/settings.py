@@ -175,6 +175,11 @@ LONGEST_TASK_SECONDS = max(CELERY_TASK_TIME_LIMIT, 900)
 # twice (conditional claims, the match version guard, leases; docs/deploy.md).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+if CELERY_BROKER_URL.startswith("redis://"):
+    # kombu's Redis transport without the flaw that made a worker exit when the broker went
+    # away while it held unacknowledged messages (config/broker.py). (rediss:// keeps kombu's
+    # own: the transport named here would drop the scheme's TLS.)
+    CELERY_BROKER_TRANSPORT = "config.broker:RedisTransport"
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Redis has no acknowledgements of its own: kombu delivers a message again once it has

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from queue import Empty
 
+import pytest
 from kombu import Connection
 
 from config.broker import PARTIAL
@@ -82,3 +83,55 @@ def test_the_embedded_default_uses_it(tmp_path) -> None:
         text=True, timeout=120, check=False)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == "config.broker"
+
+
+def _unacked_on_a_closed_transport(transport: str) -> tuple[Connection, str]:
+    """A message delivered and not acknowledged on a Redis channel, and the channel's transport
+    then closed as Celery closes it when the broker goes away: ``collect()`` dropped the
+    transport's connection parameters (``client``) while the channel, waiting in ``BRPOP``,
+    failed to close; then ``close()`` closes it again."""
+    from django.conf import settings
+
+    connection = Connection(settings.CELERY_BROKER_URL, transport=transport)
+    channel = connection.default_channel
+    queue = f"test-broker-{os.getpid()}"
+    channel.queue_declare(queue)
+    channel.basic_publish(channel.prepare_message("payload"), "", queue)
+    message = channel.basic_get(queue, no_ack=False)
+    assert message is not None and channel.qos._delivered
+    connection._do_close_transport()
+    return connection, message.delivery_tag
+
+
+@pytest.mark.redis
+def test_a_redis_channel_closed_after_its_transport_does_not_kill_the_worker() -> None:
+    """kombu's own Redis transport raises AttributeError ('NoneType' ... 'hostname') there,
+    which Celery treats as unrecoverable: the worker exits (tests/tournaments/test_hosts.py's
+    broker restart). Ours gives nothing back (it cannot reach Redis) and the message stays in
+    Redis's unacked set, delivered again after the visibility timeout. (If kombu's own stops
+    raising, config.broker.RedisTransport can go.)"""
+    import redis
+    from django.conf import settings
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    kombus, kombus_tag = _unacked_on_a_closed_transport("redis")
+    try:
+        with pytest.raises(AttributeError, match="hostname"):
+            kombus.close()
+        ours, tag = _unacked_on_a_closed_transport("config.broker:RedisTransport")
+        ours.close()  # no error
+        assert client.hexists("unacked", tag), "still unacknowledged in Redis"
+    finally:
+        client.delete(f"test-broker-{os.getpid()}")
+        for delivered in (kombus_tag, locals().get("tag")):
+            if delivered:
+                client.hdel("unacked", delivered)
+                client.zrem("unacked_index", delivered)
+
+
+@pytest.mark.redis
+def test_a_redis_broker_url_uses_it() -> None:
+    from config.celery import app
+
+    with app.connection_for_write() as connection:
+        assert type(connection.transport).__module__ == "config.broker"
