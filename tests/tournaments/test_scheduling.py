@@ -248,6 +248,21 @@ def test_the_floor_counts_sit_outs() -> None:
     assert pair_spread_floor(64, seats=6, rounds=20) == 1
 
 
+def test_the_descent_from_a_random_start_replaces_the_annealing_only_when_narrower() -> None:
+    """Twelve in sixes for seven rounds: the annealing from the greedy start ends at spread 4,
+    the descent from a random start at 3; where the annealing is better, it stays."""
+    with mock.patch.object(groupings, "DESCENT_SHARE", 10**9):  # no descent
+        annealed = table_schedule(12, seats=6, rounds=7, seed=0)
+        alone = {shape: pair_spread(table_schedule(*shape[:1], seats=shape[1], rounds=shape[2],
+                                                   seed=0), shape[0])
+                 for shape in ((13, 3, 7), (14, 6, 7), (9, 4, 7))}
+    assert pair_spread(annealed, 12) == 4
+    assert pair_spread(table_schedule(12, seats=6, rounds=7, seed=0), 12) == 3
+    for (participants, seats, rounds), spread in alone.items():
+        assert pair_spread(table_schedule(participants, seats=seats, rounds=rounds, seed=0),
+                           participants) <= spread
+
+
 def test_seven_in_threes_for_seven_rounds_meet_exactly_twice() -> None:
     """Everyone sits out once; only some sit-out orders let every pair meet twice."""
     figures = balance_figures(table_schedule(7, seats=3, rounds=7, seed=0), 7)
