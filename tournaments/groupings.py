@@ -29,12 +29,13 @@ from games.engine.rng import Rng
 Table = tuple[int, ...]
 
 #: Moves tried per participant and round, at most MOST_MOVES, and at most FIELD_MOVES divided
-#: by the participants: a 64-participant, 20-round schedule stays within a second
-#: (docs/performance.md, ``bench/schedules.py``) while fields of 20 or fewer get their full
-#: share.
+#: by the participants: a 64-participant, 20-round schedule stays well within a second, under
+#: load too (docs/performance.md, ``bench/schedules.py``), while fields of up to 18 get their
+#: full share for 7 rounds.
+
 MOVES_PER_SLOT = 1000
 MOST_MOVES = 150_000
-FIELD_MOVES = 4_000_000
+FIELD_MOVES = 2_500_000
 #: The temperature falls geometrically, in this many steps, from the first to the last (in
 #: energy units: a worsening by 3 is accepted with odds e^-1 at the start).
 FIRST_TEMPERATURE = 3.0
@@ -44,8 +45,10 @@ COOLING_STEPS = 100
 SCALE = 4
 POWER = 4
 #: The descent from a random start (:meth:`_Search.descend`) has the annealing's budget
-#: divided by this, within FIELD_MOVES / participants moves for both.
+#: divided by this, in fields of at most DESCENT_FIELD (larger ones have the time of
+#: FIELD_MOVES, which the descent there does not improve on).
 DESCENT_SHARE = 4
+DESCENT_FIELD = 26
 
 
 def balanced_groupings(participants: int, seats: int, rounds: int,
@@ -56,8 +59,7 @@ def balanced_groupings(participants: int, seats: int, rounds: int,
     start = greedy_groupings(participants, seats, rounds, rng)
     search = _Search(start, participants, seats, rng)
     budget = search.budget()
-    # Within FIELD_MOVES in all: none for fields above 26, whose annealing has that budget.
-    descent = max(0, min(budget // DESCENT_SHARE, FIELD_MOVES // participants - budget))
+    descent = budget // DESCENT_SHARE if participants <= DESCENT_FIELD else 0
     best = search.anneal(budget)
     if best[1] != search.least_squares and descent:
         start = random_groupings(participants, seats, rounds, rng)
