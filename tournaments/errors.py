@@ -31,6 +31,15 @@ class TournamentNotRunning(DomainError):
                                     "The tournament is already over.")
 
 
+class TournamentBusy(DomainError):
+    """Another transaction has held the tournament's row for longer than
+    ``TOURNAMENT_RECORD_LOCK_SECONDS`` (a worker host cut off inside one holds it until
+    PostgreSQL ends its session): nothing was changed."""
+
+    code, status = "tournament_busy", 503
+    default_detail = "The tournament is being changed elsewhere; try again in a minute."
+
+
 class GameNotFound(DomainError):
     code, status, default_detail = "game_not_found", 404, "No such game."
 

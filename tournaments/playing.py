@@ -32,7 +32,7 @@ from games.db import lock_not_available, update_rows, wait_for_locks_at_most
 from games.errors import BadSeats
 from games.models import Match, Seat
 from games.seats import get_seat_kind
-from games.services import matches_unseal
+from games.services import match_stop, matches_unseal
 
 from . import leaderboard, series
 from .formats import Format, Outcome, PlannedMatch, get_format
@@ -130,9 +130,36 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
                     "holds; rolled back, the reaper queues its matches again", tournament_id)
         return {"started": 0, "finished": 0, "forfeit": 0}
 
-    return _locks_waited_at_most(
-        lambda: _play_chunk(tournament_id, limit=limit, only=only, now=now),
-        bounded=bounded, held=held)
+    try:
+        return locks_waited_at_most(
+            lambda: _play_chunk(tournament_id, limit=limit, only=only, now=now),
+            bounded=bounded, held=held)
+    except _CancelledMeanwhile:
+        log.info("tournament %s: cancelled while a chunk played; rolled back", tournament_id)
+        tournament_cancel_open(tournament_id)
+        return {"started": 0, "finished": 0, "forfeit": 0}
+
+
+class _CancelledMeanwhile(Exception):
+    """A chunk's tournament was cancelled while it played: roll it back."""
+
+
+def tournament_cancel_open(tournament_id: int) -> int:
+    """Cancel the open (pending or running) rows of a cancelled tournament and stop their
+    matches. Rows a play task holds (claimed, its transaction open) are skipped, not waited
+    for: the chunk gives up when it sees the cancel, and if it committed anyway (a worker
+    host cut off at its COMMIT) the reaper calls this again. Returns how many rows."""
+    with transaction.atomic():
+        rows = list(TournamentMatch.objects.filter(
+            tournament_id=tournament_id, tournament__status=Tournament.Status.CANCELLED,
+            status__in=OPEN).select_for_update(skip_locked=True, of=("self",))
+            .values_list("pk", "status", "match_id"))
+        TournamentMatch.objects.filter(pk__in=[pk for pk, _, _ in rows]).update(
+            status=TournamentMatch.Status.CANCELLED, lease_until=None)
+    for _, status, match_id in rows:
+        if status == TournamentMatch.Status.RUNNING and match_id is not None:
+            match_stop(match_id=match_id, reason="tournament cancelled")
+    return len(rows)
 
 
 def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
@@ -175,6 +202,11 @@ def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
          "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores}
         for row in to_start], fields=["match_id", "lease_until", "status", "finished_at",
                                       "ranks", "scores"])
+    if Tournament.objects.filter(pk=tournament_id,
+                                 status=Tournament.Status.CANCELLED).exists():
+        # Cancelled while this chunk played (the cancel skipped its claimed rows): nothing of
+        # it counts; rolled back, its rows are cancelled after.
+        raise _CancelledMeanwhile()
     leaderboard.record(tournament_id=tournament_id, rows=to_start, played_at=now)
     _finish_if_done(tournament_id, now=now)
     return outcome
@@ -275,10 +307,10 @@ def tournament_match_record(*, match_id: int, now: datetime | None = None) -> bo
                     "transaction (the reaper records it later)", match_id)
         return False
 
-    return _locks_waited_at_most(lambda: _record(match_id, now=now), bounded=bounded, held=held)
+    return locks_waited_at_most(lambda: _record(match_id, now=now), bounded=bounded, held=held)
 
 
-def _locks_waited_at_most(work: Callable[[], T], *, bounded: bool, held: Callable[[], T]) -> T:
+def locks_waited_at_most(work: Callable[[], T], *, bounded: bool, held: Callable[[], T]) -> T:
     """``work()`` in a transaction that waits at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` for
     any lock (if ``bounded``); a lock held longer rolls it back and ``held()`` answers."""
     try:
@@ -346,7 +378,8 @@ def _finish_if_done(tournament_id: int, *, now: datetime, wait: bool = False) ->
     row at most ``TOURNAMENT_RECORD_LOCK_SECONDS``: by then the other has committed, and the
     check's next statement (READ COMMITTED) sees every closed row; if the holder went silent,
     the reaper finishes the tournament later. Lock order is always match rows, then the
-    tournament row (:func:`tournament_cancel` too), so this cannot deadlock."""
+    tournament row (a cancel takes the tournament row in a transaction of its own, then the
+    rows in another), so this cannot deadlock."""
     with transaction.atomic():
         running = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING)
         tournament = running.select_for_update(skip_locked=not wait).first()
@@ -373,7 +406,7 @@ def _finish_check(tournament_id: int, *, now: datetime) -> bool:
                  "whether it is over later", tournament_id)
         return False
 
-    return _locks_waited_at_most(lambda: _finish_if_done(tournament_id, now=now, wait=True),
+    return locks_waited_at_most(lambda: _finish_if_done(tournament_id, now=now, wait=True),
                                  bounded=True, held=held)
 
 
@@ -408,10 +441,15 @@ def unseal_deals(tournament_id: int) -> None:
 def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
     """Periodic: put right what a crash or a lost message left. Records finished matches not
     recorded yet; queues again pending matches whose queued message should have been taken
-    by now (``lease_until`` passed); releases running rows whose lease expired before their
+    by now (``lease_until`` passed); cancels open rows of cancelled tournaments (claimed by a
+    chunk when it was cancelled); releases running rows whose lease expired before their
     match was made; finishes tournaments with nothing left. Returns how many rows it fixed."""
     now = now or timezone.now()
     fixed = 0
+    for tournament_id in set(TournamentMatch.objects.filter(
+            status__in=OPEN, tournament__status=Tournament.Status.CANCELLED)
+            .values_list("tournament_id", flat=True)[:limit]):
+        fixed += tournament_cancel_open(tournament_id)  # what its cancel could not reach
     unrecorded = TournamentMatch.objects.filter(status=TournamentMatch.Status.RUNNING,
                                                 match__status=Match.Status.FINISHED)
     for match_id in list(unrecorded.values_list("match_id", flat=True)[:limit]):

@@ -16,13 +16,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine.base import counted
-from games.services import match_stop
 
 from . import series
 from .entrants import entered_twice, entrant_fields, game_table
 from .errors import (
     BadTournament,
     NotYourTournament,
+    TournamentBusy,
     TournamentLimit,
     TournamentNotFound,
     TournamentNotRunning,
@@ -30,7 +30,14 @@ from .errors import (
 from .formats import PlannedMatch
 from .formats.swiss import Swiss
 from .models import Participant, Tournament, TournamentMatch
-from .playing import OPEN, add_rows, format_named, unseal_deals
+from .playing import (
+    OPEN,
+    add_rows,
+    format_named,
+    locks_waited_at_most,
+    tournament_cancel_open,
+    unseal_deals,
+)
 from .scheduling import balance_figures
 
 SEED_BITS = 63
@@ -168,26 +175,29 @@ def tournaments_start_due(*, now: datetime | None = None) -> int:
 def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tournament:
     """Stop a scheduled or running tournament: matches not started never will be, matches in
     progress are stopped (every seat forfeits, so they end at once) and not counted; finished
-    ones are kept."""
+    ones are kept.
+
+    It waits for nobody for long: the tournament's row at most
+    ``TOURNAMENT_RECORD_LOCK_SECONDS`` (:class:`TournamentBusy` if another transaction held it
+    longer), and not at all for the rows a play task has claimed (its transaction open, maybe
+    on a worker host cut off inside it): those are cancelled when it has ended, by the chunk
+    itself (which gives up once its tournament is no longer running) or by the reaper
+    (``playing.tournament_cancel_open``)."""
     tournament = tournament_get_changeable(tournament_id=tournament_id, user=user)
-    with transaction.atomic():
-        # Match rows first, then the tournament row: the order every transaction that closes
-        # matches takes them in (see _finish_if_done).
-        open_rows = list(TournamentMatch.objects.select_for_update()
-                         .filter(tournament=tournament, status__in=OPEN)
-                         .values_list("pk", "status", "match_id"))
-        cancelled = Tournament.objects.filter(
+
+    def held() -> int:
+        raise TournamentBusy()
+
+    cancelled = locks_waited_at_most(
+        lambda: Tournament.objects.filter(
             pk=tournament.pk, status__in=[Tournament.Status.SCHEDULED,
                                           Tournament.Status.RUNNING]
-        ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now())
-        if not cancelled:
-            raise TournamentNotRunning(f"the tournament is {tournament.status}")
-        running = [match_id for _, status, match_id in open_rows
-                   if status == TournamentMatch.Status.RUNNING and match_id is not None]
-        TournamentMatch.objects.filter(pk__in=[pk for pk, _, _ in open_rows]).update(
-            status=TournamentMatch.Status.CANCELLED, lease_until=None)
-    for match_id in running:
-        match_stop(match_id=match_id, reason="tournament cancelled")
+        ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now()),
+        # As a transaction of its own only: the bound lasts until the transaction ends.
+        bounded=not transaction.get_connection().in_atomic_block, held=held)
+    if not cancelled:
+        raise TournamentNotRunning(f"the tournament is {tournament.status}")
+    tournament_cancel_open(tournament.pk)
     unseal_deals(tournament.pk)
     tournament.refresh_from_db()
     return tournament

@@ -4,6 +4,8 @@ cancelling and the reaper."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -346,3 +348,143 @@ def test_a_finished_match_is_recorded_by_its_own_series_receiver_only(alice, inl
     with CaptureQueriesContext(connection) as queries:
         match_finished.send(sender=Match, match_ids=[alone.pk], series={alone.pk: ""})
     assert len(queries) == 0, "a match on its own costs tournaments and leagues no query"
+
+
+def _pause(monkeypatch: Any, owner: Any, name: str) -> tuple[threading.Event, threading.Event]:
+    """``owner.name`` waits, when called, until the test lets it go on: a chunk paused there
+    with its transaction open, its claimed rows locked (as a worker host cut off inside it)."""
+    reached, go_on = threading.Event(), threading.Event()
+    original = getattr(owner, name)
+
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        reached.set()
+        assert go_on.wait(30)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, paused)
+    return reached, go_on
+
+
+def _chunk_in_a_thread(tournament: Tournament, limit: int | None) -> tuple[threading.Thread,
+                                                                          dict[str, int]]:
+    from django.db import connection
+
+    outcome: dict[str, int] = {}
+
+    def chunk() -> None:
+        try:
+            outcome.update(playing.tournament_play(tournament_id=tournament.pk, limit=limit))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=chunk)
+    thread.start()
+    return thread, outcome
+
+
+def _mixed_running(alice: Any, monkeypatch: Any) -> Tournament:
+    """A running round robin of alice (her matches stay running) and three reference bots
+    (played to the end in the chunk), no task queued by itself."""
+    hold_tasks(monkeypatch, "tournaments.")
+    tournament = create(alice, starts_at=timezone.now() + timedelta(hours=1),
+                        participants=[{"kind": "player", "user": "alice"}, *refs(3)])
+    Tournament.objects.filter(pk=tournament.pk).update(status="running")
+    return tournament
+
+
+def _statuses(tournament: Tournament) -> dict[int, str]:
+    return dict(TournamentMatch.objects.filter(tournament=tournament)
+                .values_list("pk", "status"))
+
+
+@pytest.mark.postgres
+def test_a_cancel_waits_for_no_claimed_chunk_and_the_chunk_then_gives_up(alice,
+                                                                        monkeypatch) -> None:
+    tournament = _mixed_running(alice, monkeypatch)
+    reached, go_on = _pause(monkeypatch, playing, "_start_matches")
+    thread, outcome = _chunk_in_a_thread(tournament, limit=2)
+    try:
+        assert reached.wait(20)
+        began = time.monotonic()
+        cancelled = services.tournament_cancel(tournament_id=tournament.pk, user=alice)
+        took = time.monotonic() - began
+        during = _statuses(tournament)
+    finally:
+        go_on.set()
+        thread.join(30)
+    assert cancelled.status == "cancelled"
+    assert took < 1, f"the cancel waited {took:.1f} s for the claimed rows"
+    assert sorted(during.values()) == ["cancelled"] * 4 + ["pending"] * 2, \
+        "the free rows cancelled at once, the claimed ones left to their chunk"
+    assert outcome == {"started": 0, "finished": 0, "forfeit": 0}, "the chunk gave up"
+    assert set(_statuses(tournament).values()) == {"cancelled"}
+    assert not Match.objects.filter(tournament_match__tournament=tournament).exists(), \
+        "nothing of the chunk was kept"
+    assert not Match.objects.filter(created_by=alice).exists()
+
+
+@pytest.mark.postgres
+def test_a_chunk_committed_after_its_cancel_is_cancelled_by_the_reaper(alice,
+                                                                       monkeypatch) -> None:
+    """A chunk past its last look at the tournament (a host cut off at its COMMIT) commits
+    after the cancel: its running matches are stopped and their rows cancelled by the reaper;
+    the matches it played to the end are kept, as every finished match of a cancelled
+    tournament is."""
+    tournament = _mixed_running(alice, monkeypatch)
+    reached, go_on = _pause(monkeypatch, playing.leaderboard, "record")
+    thread, outcome = _chunk_in_a_thread(tournament, limit=None)
+    try:
+        assert reached.wait(20)
+        services.tournament_cancel(tournament_id=tournament.pk, user=alice)
+    finally:
+        go_on.set()
+        thread.join(30)
+    assert outcome == {"started": 3, "finished": 3, "forfeit": 0}, "committed late"
+    assert sorted(_statuses(tournament).values()) == ["finished"] * 3 + ["running"] * 3
+    assert playing.tournaments_reap() >= 3
+    assert sorted(_statuses(tournament).values()) == ["cancelled"] * 3 + ["finished"] * 3
+    running = Match.objects.filter(tournament_match__tournament=tournament,
+                                   tournament_match__status="cancelled")
+    assert running.count() == 3 and set(running.values_list("status", flat=True)) == {
+        "finished"}, "its matches stopped"
+    assert playing.tournaments_reap() == 0
+    assert Tournament.objects.get(pk=tournament.pk).status == "cancelled"
+
+
+@pytest.mark.postgres
+def test_a_cancel_waits_for_the_tournament_s_row_at_most_the_lock_bound(alice, monkeypatch,
+                                                                      settings) -> None:
+    from django.db import connection, transaction
+
+    from tournaments.errors import TournamentBusy
+
+    settings.TOURNAMENT_RECORD_LOCK_SECONDS = 1
+    tournament = _mixed_running(alice, monkeypatch)
+    locked, let_go = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                Tournament.objects.select_for_update().get(pk=tournament.pk)
+                locked.set()
+                let_go.wait(30)
+        finally:
+            locked.set()
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(20)
+        began = time.monotonic()
+        with pytest.raises(TournamentBusy):
+            services.tournament_cancel(tournament_id=tournament.pk, user=alice)
+        took = time.monotonic() - began
+    finally:
+        let_go.set()
+        holder.join(30)
+    assert took < 3
+    assert Tournament.objects.get(pk=tournament.pk).status == "running"
+    assert set(_statuses(tournament).values()) == {"pending"}, "nothing changed"
+    assert services.tournament_cancel(tournament_id=tournament.pk, user=alice).status == \
+        "cancelled"

@@ -390,7 +390,11 @@ class TournamentCancelApi(APIView):
                                ("not_your_tournament", ("Only the tournament's organiser (or "
                                                         "staff) may change it."), None)),
                    409: error_response("Already over.", ("tournament_not_running",
-                                                 "the tournament is finished", None))},
+                                                 "the tournament is finished", None)),
+                   503: error_response("Its row is held elsewhere; nothing changed.",
+                                       ("tournament_busy", ("The tournament is being changed "
+                                                            "elsewhere; try again in a "
+                                                            "minute."), None))},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         services.tournament_cancel(tournament_id=tournament_id, user=request.user)
