@@ -153,9 +153,9 @@ def test_the_annealings_start_is_the_previous_scheduler() -> None:
 
 @FAST
 @given(
-    participants=st.integers(3, 24),
-    seats=st.integers(2, 6),
-    rounds=st.integers(1, 8),
+    participants=st.integers(3, 64),
+    seats=st.integers(2, 8),
+    rounds=st.integers(1, 12),
     seed=st.integers(0, 2**63 - 1),
 )
 def test_pair_spread_is_never_worse_than_the_previous_schedulers(
