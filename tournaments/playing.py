@@ -124,20 +124,37 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
     for the reaper, instead of holding them, and the leaderboard rows it took, meanwhile."""
     now = now or timezone.now()
     bounded = not transaction.get_connection().in_atomic_block  # as in recording
+    claimed: list[int] = []
 
     def held() -> dict[str, int]:
         log.warning("tournament %s: a chunk waited too long for a lock another transaction "
                     "holds; rolled back, the reaper queues its matches again", tournament_id)
+        _release(claimed, now=now)
         return {"started": 0, "finished": 0, "forfeit": 0}
 
     try:
         return locks_waited_at_most(
-            lambda: _play_chunk(tournament_id, limit=limit, only=only, now=now),
+            lambda: _play_chunk(tournament_id, limit=limit, only=only, now=now,
+                                claimed=claimed),
             bounded=bounded, held=held)
     except _CancelledMeanwhile:
         log.info("tournament %s: cancelled while a chunk played; rolled back", tournament_id)
         tournament_cancel_open(tournament_id)
         return {"started": 0, "finished": 0, "forfeit": 0}
+
+
+def _release(claimed: Sequence[int], *, now: datetime) -> None:
+    """The rows a rolled-back chunk had claimed (pending again) are due for the reaper's next
+    run, not only once the lease their queued message was given runs out
+    (``TOURNAMENT_LEASE_SECONDS``): their message is spent. Not played again at once: the lock
+    that rolled the chunk back may still be held. Rows another chunk has claimed since are
+    left alone."""
+    if claimed:
+        free = TournamentMatch.objects.filter(
+            pk__in=claimed, status=TournamentMatch.Status.PENDING,
+            lease_until__gt=now).select_for_update(skip_locked=True).values("pk")
+        with transaction.atomic():
+            TournamentMatch.objects.filter(pk__in=free).update(lease_until=now)
 
 
 class _CancelledMeanwhile(Exception):
@@ -163,8 +180,8 @@ def tournament_cancel_open(tournament_id: int) -> int:
 
 
 def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
-                now: datetime) -> dict[str, int]:
-    """:func:`tournament_play`'s transaction."""
+                now: datetime, claimed: list[int]) -> dict[str, int]:
+    """:func:`tournament_play`'s transaction; the rows it claims go into ``claimed``."""
     outcome = {"started": 0, "finished": 0, "forfeit": 0}
     pending = TournamentMatch.objects.filter(
         tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
@@ -175,6 +192,7 @@ def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
                 .order_by("number")[:limit or settings.TOURNAMENT_CHUNK])
     if not rows:
         return outcome
+    claimed.extend(r.pk for r in rows)
     TournamentMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
         status=TournamentMatch.Status.RUNNING, attempts=F("attempts") + 1,
         lease_until=series.lease_until(now))

@@ -488,3 +488,46 @@ def test_a_cancel_waits_for_the_tournament_s_row_at_most_the_lock_bound(alice, m
     assert set(_statuses(tournament).values()) == {"pending"}, "nothing changed"
     assert services.tournament_cancel(tournament_id=tournament.pk, user=alice).status == \
         "cancelled"
+
+
+@pytest.mark.postgres
+def test_a_chunk_rolled_back_by_a_held_lock_is_due_for_the_reaper_s_next_run(
+        alice, monkeypatch, settings, django_user_model) -> None:
+    """Its rows' queued message is spent: they are due at once (the reaper's next run queues
+    them), not a whole TOURNAMENT_LEASE_SECONDS later; the other rows keep their lease."""
+    from django.db import connection, transaction
+
+    settings.TOURNAMENT_RECORD_LOCK_SECONDS = 1
+    held_tasks = hold_tasks(monkeypatch, "tournaments.")
+    tournament = create(alice, starts_at=timezone.now() + timedelta(hours=1), participants=refs(4))
+    Tournament.objects.filter(pk=tournament.pk).update(status="running")
+    assert playing.tournament_dispatch(tournament_id=tournament.pk) == 1
+    locked, let_go = threading.Event(), threading.Event()
+
+    def hold_the_organiser() -> None:  # the matches' created_by: checked at the chunk's COMMIT
+        try:
+            with transaction.atomic():
+                django_user_model.objects.select_for_update().get(pk=alice.pk)
+                locked.set()
+                let_go.wait(30)
+        finally:
+            locked.set()
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_organiser)
+    holder.start()
+    try:
+        assert locked.wait(20)
+        outcome = playing.tournament_play(tournament_id=tournament.pk, limit=2)
+    finally:
+        let_go.set()
+        holder.join(30)
+    assert outcome == {"started": 0, "finished": 0, "forfeit": 0}, "rolled back"
+    rows = list(TournamentMatch.objects.filter(tournament=tournament).order_by("number"))
+    assert {r.status for r in rows} == {"pending"} and not Match.objects.exists()
+    now = timezone.now()
+    assert all(r.lease_until <= now for r in rows[:2]), "its two rows are due"
+    assert all(r.lease_until > now + timedelta(seconds=60) for r in rows[2:]), "the others not"
+    del held_tasks[:]
+    playing.tournaments_reap()
+    assert ("tournaments.play_matches", tournament.pk) in held_tasks, "queued again at once"
