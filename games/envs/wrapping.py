@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -23,15 +24,20 @@ AEC_FIELDS = ("agent_selection", "agents", "rewards", "terminations", "truncatio
               "_cumulative_rewards")
 
 
+#: What ``ActionSpace.contains`` answers at once: a plain int, and numpy's int64 (what
+#: ``sample(mask)`` and ``np.flatnonzero`` give), which gymnasium accepts whenever in range.
+_QUICK = frozenset((int, np.int64))
+
+
 class ActionSpace(gymnasium.spaces.Discrete):
-    """``Discrete(n)``, whose ``contains`` is quick for a plain ``int`` (the same answer)."""
+    """``Discrete(n)``, whose ``contains`` is quick for an ``int`` or ``np.int64`` (the same answer)."""
 
     def __init__(self, n: int, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)
         self._size = int(n)
 
     def contains(self, x: Any) -> bool:
-        if type(x) is int:  # not bool; an int64 dtype holds every index below n
+        if type(x) in _QUICK:  # not bool; an int64 dtype holds every index below n
             return 0 <= x < self._size
         return super().contains(x)
 
@@ -92,15 +98,63 @@ for _name in AEC_FIELDS:
 
 
 class TerminateIllegalWrapper(_ReadsThrough, wrappers.TerminateIllegalWrapper):
-    pass
+    """PettingZoo's, with the common case of each call done at once: a legal action after the
+    observation that gave its mask is stepped, the acting agent's observation is kept for that
+    check. Any other case (no observation yet, a dead agent, an illegal action) is PettingZoo's."""
+
+    def observe(self, agent: Any) -> Any:
+        obs = self.env.observe(agent)
+        aec = self._aec
+        if agent == aec.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = aec.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        prev, aec = self._prev_obs, self._aec
+        agent = aec.agent_selection
+        if (type(prev) is dict and not self._terminated and not aec.terminations[agent]
+                and not aec.truncations[agent] and "action_mask" in prev
+                and prev["action_mask"][action]):
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class AssertOutOfBoundsWrapper(_ReadsThrough, wrappers.AssertOutOfBoundsWrapper):
-    pass
+    """PettingZoo's; an action its space contains is stepped at once (the same check)."""
+
+    def step(self, action: Any) -> None:
+        if action is not None and self.env.action_space(self._aec.agent_selection).contains(
+                action):
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class OrderEnforcingWrapper(_ReadsThrough, wrappers.OrderEnforcingWrapper):
     """Before ``reset()``, its fields raise as PettingZoo's (through its ``__getattr__``)."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._aec.agents:  # PettingZoo's else-branch, at once
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        return self.env.observe(agent) if self._has_reset else super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``, reading the fields from the unwrapped environment."""
+        if not self._has_reset:
+            return super().last(observe)
+        aec = self._aec
+        agent = aec.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, aec._cumulative_rewards[agent],
+                aec.terminations[agent], aec.truncations[agent], aec.infos[agent])
 
     @property
     def agent_selection(self) -> Any:

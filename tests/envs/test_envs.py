@@ -368,3 +368,41 @@ def test_the_packed_vector_is_the_observation_list_as_float32(game_id: str) -> N
         assert not packed.flags.writeable and obs["observation"].flags.writeable
 
     play(e, rng, check)
+
+
+@pytest.mark.parametrize("game_id", ["dice_cup", "dtc"])
+def test_env_plays_as_pettingzoos_own_wrappers(game_id: str) -> None:
+    """The wrappers' quick paths (games/envs/wrapping.py) give what PettingZoo's own wrappers
+    give, step for step: legal int and np.int64 actions, a step with no observation before it,
+    an out-of-range action, an illegal one, and the dead steps after the end."""
+    from pettingzoo.utils import wrappers
+
+    def theirs() -> wrappers.OrderEnforcingWrapper:
+        inner = wrappers.TerminateIllegalWrapper(raw_env(game_id), illegal_reward=-1)
+        return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(inner))
+
+    for seed, illegal_at in ((3, None), (4, 5)):
+        ours, ref, rng = env(game_id), theirs(), Rng(seed)
+        ours.reset(seed=seed)
+        ref.reset(seed=seed)
+        for turn in range(10_000):
+            assert ours.agents == ref.agents
+            if not ours.agents:
+                break
+            assert ours.agent_selection == ref.agent_selection
+            last, ref_last = ours.last(observe=turn % 3 != 2), ref.last(observe=turn % 3 != 2)
+            assert last[1:] == ref_last[1:]
+            if last[2] or last[3]:
+                ours.step(None)
+                ref.step(None)
+                continue
+            with pytest.raises(AssertionError):
+                ours.step(ours.action_space(ours.agent_selection).n)
+            mask = ours.unwrapped.observe(ours.agent_selection)["action_mask"]
+            choices = np.flatnonzero(mask == (0 if turn == illegal_at else 1))
+            action = choices[rng.below(len(choices))]
+            action = action if turn % 2 else int(action)
+            ours.step(action)
+            ref.step(action)
+        assert ours.rewards == ref.rewards and ours.terminations == ref.terminations
+        assert ours.unwrapped.match.result() == ref.unwrapped.match.result()
