@@ -11,8 +11,8 @@ matches, timed by CPU time of this process:
 * raw engine: per move, what a player needs from the engine: ``state.view(seat)`` and
   ``state.legal_actions(seat)``, then ``state.apply(seat, action)``;
 * environment: per step, what an agent does: ``last()`` (observation vector, action mask and
-  JSON view), then ``step(index)``; through ``env()`` (PettingZoo's recommended wrappers) and
-  through ``raw_env`` (none).
+  JSON view), reading its ``observation`` and ``action_mask``, then ``step(index)``; through
+  ``env()`` (PettingZoo's recommended wrappers) and through ``raw_env`` (none).
 
 Overhead = environment time / raw engine time for the same engine moves. Target: at most 1.5x.
 Before timing, every match is replayed once both ways and must end with the same result (the
@@ -92,7 +92,8 @@ def time_env(make, matches: list[tuple[int, list[int]]]) -> float:
     for seed, indices in matches:
         e.reset(seed=seed)
         for index in indices:
-            e.last()
+            obs = e.last()[0]
+            obs["observation"], obs["action_mask"]  # what a learning loop reads, then steps
             e.step(index)
     return time.process_time() - started
 
