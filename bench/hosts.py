@@ -13,8 +13,10 @@ housekeeping worker on the first. A round robin of dice cup at tables of 2 (``--
 rounds of 28 pairs) is created with ``tournament_create`` (what the API calls); matches/s
 from its creation to its last recorded result. I/O-bound, so the figure should grow with the
 hosts until a shared resource is the limit: the bench prints the machine's CPU use over each
-run (all hosts share its cores, with PostgreSQL and Redis) and the load average, and says
-which resource it was.
+run (all hosts share its cores, with PostgreSQL and Redis), each component's share (the bots'
+server, Redis, each worker, PostgreSQL's backends of the bench's database, the bench itself)
+and the load average, and says which resource it was: a one-process component at a core's
+worth, the machine's cores, or none (waiting).
 """
 
 from __future__ import annotations
@@ -43,6 +45,65 @@ def cpu_busy() -> tuple[float, float]:
         fields = [float(x) for x in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]
     return sum(fields) - idle, sum(fields)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) process ``pid`` has used so far; 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (float(fields[11]) + float(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def backends(database: str) -> list[int]:
+    """The PostgreSQL server processes serving ``database`` (their command line names it):
+    this bench's connections, not other users' of the same server."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    line = cmdline.read().decode(errors="replace")
+            except OSError:
+                continue
+            if line.startswith("postgres: ") and f" {database} " in line:
+                pids.append(int(entry))
+    return pids
+
+
+class Usage:
+    """Each component's CPU over a run, in cores (CPU seconds / wall seconds): the bots'
+    server and Redis are one process each, a matches worker one process (its threads share
+    one GIL), so any of them near 1.0 is the limit; PostgreSQL is the backends of the bench's
+    database."""
+
+    def __init__(self, groups: dict[str, list[int]], database: str) -> None:
+        self.groups, self.database = groups, database
+        self.start = {name: sum(map(cpu_seconds, pids)) for name, pids in groups.items()}
+        self.pg_start = {pid: cpu_seconds(pid) for pid in backends(database)}
+        self.began = time.monotonic()
+
+    def cores(self) -> dict[str, float]:
+        wall = time.monotonic() - self.began
+        used = {name: (sum(map(cpu_seconds, pids)) - self.start[name]) / wall
+                for name, pids in self.groups.items()}
+        used["PostgreSQL"] = sum(cpu_seconds(pid) - self.pg_start.get(pid, 0.0)
+                                 for pid in backends(self.database)) / wall
+        return used
+
+
+def limit_of(cores: dict[str, float], machine: float) -> str:
+    """Which resource limited a run: a single process at a core's worth, the machine's
+    cores, or none (the work waited: the bots' 20 ms a move, round trips)."""
+    single = {name: used for name, used in cores.items() if name != "PostgreSQL"}
+    name, used = max(single.items(), key=lambda item: item[1])
+    if used > 0.85:
+        return f"{name}: one process at {used:.2f} of a core (its GIL or its one thread)"
+    if machine > 0.85:
+        return "CPU (the machine's cores, shared by the workers, PostgreSQL and Redis)"
+    return "no CPU: waiting (the bots' 20 ms a move, round trips to PostgreSQL and Redis)"
 
 
 def main() -> int:
@@ -85,7 +146,7 @@ def main() -> int:
         env = {**os.environ, "DATABASE_URL": services.database_url,
                "CELERY_BROKER_URL": services.broker_url,
                "CELERY_RESULT_BACKEND": services.broker_url}
-        from tests.tournaments.test_workers import _run_script
+        from tests.helpers.workers import _run_script
 
         worker_command = _run_script().worker_command
 
@@ -108,10 +169,17 @@ def main() -> int:
             try:
                 time.sleep(4)  # the workers connect
                 busy0, total0 = cpu_busy()
+                usage = Usage({"the bots' server": [bots.pid],
+                               "Redis": [services.redis.pid],
+                               **{f"matches worker {n}": [process.pid]
+                                  for n, process in enumerate(processes[1:], start=1)},
+                               "the bench (creates, polls)": [os.getpid()]},
+                              database=services.database_url.rsplit("/", 1)[1])
                 seconds, matches = play(organiser, participants=[
                     {"kind": "webhook", "bot": i} for i in ids], table_size=2,
                     meetings=args.meetings, seed=3, timeout=120)
                 busy1, total1 = cpu_busy()
+                cores = usage.cores()
             finally:
                 for process in processes:
                     process.terminate()
@@ -128,9 +196,9 @@ def main() -> int:
                   f"{rates[count] / rates[1]:.2f}x one host; machine CPU busy {cpu:.0%} of "
                   f"{os.cpu_count()} cores; load average {load[0]:.2f} {load[1]:.2f} "
                   f"{load[2]:.2f}", flush=True)
-            limit = ("CPU (the machine's cores, shared by the workers, PostgreSQL and Redis)"
-                     if cpu > 0.85 else "not CPU: the bots' 20 ms a move (I/O)")
-            print(f"  limited by: {limit}", flush=True)
+            print("  cores used: " + ", ".join(f"{name} {used:.2f}"
+                                               for name, used in cores.items()), flush=True)
+            print(f"  limited by: {limit_of(cores, cpu)}", flush=True)
         print(f"(bots: {BOTS} at {SLOW_MS} ms a move, dice cup round robin)")
     finally:
         if bots is not None:
