@@ -42,6 +42,7 @@ from bots.signing import new_secret
 from games.engine import game_ids
 from games.log import entries
 from games.models import Match, Seat
+from tests.helpers.locks import rows_locked
 from tests.helpers.workers import Workers, in_process, played_once, table, wait_until
 from tournaments import playing, services
 from tournaments.models import Tournament, TournamentMatch
@@ -498,7 +499,6 @@ def test_a_worker_host_cut_off_holding_a_claimed_chunk_loses_nothing(
     the claimed matches are played once the transaction ends: committed late when the host
     comes back (an idle-in-transaction limit longer than the cut), or rolled back by
     PostgreSQL (a limit shorter than the cut) and taken over by the other host."""
-    import threading
     from datetime import timedelta
 
     from django.contrib.auth import get_user_model
@@ -522,35 +522,13 @@ def test_a_worker_host_cut_off_holding_a_claimed_chunk_loses_nothing(
     tournament = services.tournament_create(organiser=alice, **spec,
                                             starts_at=timezone.now() + timedelta(hours=1))
     total = TournamentMatch.objects.filter(tournament=tournament).count()
-    locked, let_go, errors = threading.Event(), threading.Event(), []
-
-    def hold_the_organiser() -> None:
-        from django.db import connection as own
-
-        try:
-            with transaction.atomic():
-                get_user_model().objects.select_for_update().get(pk=alice.pk)
-                locked.set()
-                let_go.wait(120)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            locked.set()
-            own.close()
-
-    holder = threading.Thread(target=hold_the_organiser)
-    holder.start()
-    try:
-        assert locked.wait(20)
+    with rows_locked(get_user_model().objects.filter(pk=alice.pk)):
         services.tournament_start(tournament_id=tournament.pk)
         wait_until(lambda: _waiting_on_a_lock("w1") and _waiting_on_a_lock("w2"), 60,
                    what="both hosts' play tasks to store their chunks", workers=workers)
         network.cut(w1)
         cut_at = time.monotonic()
         time.sleep(0.5)  # the cut-off host's session gets nothing more from it
-    finally:
-        let_go.set()
-        holder.join(20)
     with transaction.atomic():  # the rows an open transaction holds (claimed, not committed)
         free = set(TournamentMatch.objects.filter(tournament=tournament)
                    .select_for_update(skip_locked=True).values_list("pk", flat=True))

@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Match
+from tests.helpers.locks import rows_locked
 from tests.helpers.tasks import hold_tasks
 from tournaments import playing, services
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
@@ -454,35 +455,16 @@ def test_a_chunk_committed_after_its_cancel_is_cancelled_by_the_reaper(alice,
 @pytest.mark.postgres
 def test_a_cancel_waits_for_the_tournament_s_row_at_most_the_lock_bound(alice, monkeypatch,
                                                                       settings) -> None:
-    from django.db import connection, transaction
 
     from tournaments.errors import TournamentBusy
 
     settings.TOURNAMENT_RECORD_LOCK_SECONDS = 1
     tournament = _mixed_running(alice, monkeypatch)
-    locked, let_go = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        try:
-            with transaction.atomic():
-                Tournament.objects.select_for_update().get(pk=tournament.pk)
-                locked.set()
-                let_go.wait(30)
-        finally:
-            locked.set()
-            connection.close()
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert locked.wait(20)
+    with rows_locked(Tournament.objects.filter(pk=tournament.pk)):
         began = time.monotonic()
         with pytest.raises(TournamentBusy):
             services.tournament_cancel(tournament_id=tournament.pk, user=alice)
         took = time.monotonic() - began
-    finally:
-        let_go.set()
-        holder.join(30)
     assert took < 3
     assert Tournament.objects.get(pk=tournament.pk).status == "running"
     assert set(_statuses(tournament).values()) == {"pending"}, "nothing changed"
@@ -495,33 +477,15 @@ def test_a_chunk_rolled_back_by_a_held_lock_is_due_for_the_reaper_s_next_run(
         alice, monkeypatch, settings, django_user_model) -> None:
     """Its rows' queued message is spent: they are due at once (the reaper's next run queues
     them), not a whole TOURNAMENT_LEASE_SECONDS later; the other rows keep their lease."""
-    from django.db import connection, transaction
 
     settings.TOURNAMENT_RECORD_LOCK_SECONDS = 1
     held_tasks = hold_tasks(monkeypatch, "tournaments.")
     tournament = create(alice, starts_at=timezone.now() + timedelta(hours=1), participants=refs(4))
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
     assert playing.tournament_dispatch(tournament_id=tournament.pk) == 1
-    locked, let_go = threading.Event(), threading.Event()
-
-    def hold_the_organiser() -> None:  # the matches' created_by: checked at the chunk's COMMIT
-        try:
-            with transaction.atomic():
-                django_user_model.objects.select_for_update().get(pk=alice.pk)
-                locked.set()
-                let_go.wait(30)
-        finally:
-            locked.set()
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_organiser)
-    holder.start()
-    try:
-        assert locked.wait(20)
+    # The matches' created_by: checked at the chunk's COMMIT.
+    with rows_locked(django_user_model.objects.filter(pk=alice.pk)):
         outcome = playing.tournament_play(tournament_id=tournament.pk, limit=2)
-    finally:
-        let_go.set()
-        holder.join(30)
     assert outcome == {"started": 0, "finished": 0, "forfeit": 0}, "rolled back"
     rows = list(TournamentMatch.objects.filter(tournament=tournament).order_by("number"))
     assert {r.status for r in rows} == {"pending"} and not Match.objects.exists()
