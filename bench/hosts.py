@@ -146,9 +146,9 @@ def main() -> int:
         env = {**os.environ, "DATABASE_URL": services.database_url,
                "CELERY_BROKER_URL": services.broker_url,
                "CELERY_RESULT_BACKEND": services.broker_url}
-        from tests.helpers.workers import _run_script
+        from tests.helpers.workers import run_script, stop_processes
 
-        worker_command = _run_script().worker_command
+        worker_command = run_script().worker_command
 
         rates = {}
         for count in (1, 2, 3):
@@ -181,13 +181,7 @@ def main() -> int:
                 busy1, total1 = cpu_busy()
                 cores = usage.cores()
             finally:
-                for process in processes:
-                    process.terminate()
-                for process in processes:
-                    try:
-                        process.wait(timeout=30)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
+                stop_processes(processes, timeout=30)
             rates[count] = matches / seconds
             cpu = (busy1 - busy0) / (total1 - total0)
             load = os.getloadavg()

@@ -6,7 +6,6 @@ On a bare machine this uses the embedded filesystem broker; in CI, Redis.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
@@ -14,15 +13,9 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import REAL_WORKERS
+from tests.helpers.workers import run_script, stop_processes
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run_script():
-    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def test_tasks_are_routed_to_their_queues() -> None:
@@ -33,7 +26,7 @@ def test_tasks_are_routed_to_their_queues() -> None:
     for task in ("games.expire_deadlines", "games.resume_stalled_matches", "bots.health_check",
                  "bots.prune_call_log", "bluffleague.ping"):
         assert route({}, task)["queue"].name == settings.QUEUE_HOUSEKEEPING, task
-    assert set(_run_script().QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
+    assert set(run_script().QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
 
 
 @REAL_WORKERS
@@ -45,7 +38,7 @@ def test_the_workers_make_run_starts_serve_both_queues(tmp_path: Path) -> None:
     purge_queues()  # messages other tests left on the broker are not this test's business
     quiet = ("--pool", "solo", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
              "--without-heartbeat")
-    run = _run_script()
+    run = run_script()
     logs = {queue: tmp_path / f"{queue}.log" for queue in run.QUEUES}
     workers = [subprocess.Popen(run.worker_command(queue, *quiet), cwd=ROOT,
                                 stdout=logs[queue].open("w"), stderr=subprocess.STDOUT)
@@ -59,13 +52,7 @@ def test_the_workers_make_run_starts_serve_both_queues(tmp_path: Path) -> None:
                 f"--- {queue}\n{path.read_text()[-3000:]}" for queue, path in logs.items()))
         assert answers == ["pong"] * len(results)
     finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+        stop_processes(workers)
     assert all(worker.returncode is not None for worker in workers)
 
 
@@ -137,7 +124,7 @@ def test_make_run_plays_matches_on_a_thread_pool_as_the_production_stack_does() 
     """A match of webhook bots mostly waits on the bots: one match at a time (``--concurrency
     1``) made a newcomer's first round robin take minutes. `make run`'s matches worker keeps
     as many in flight as docker-compose.yml's; options a caller adds win."""
-    run = _run_script()
+    run = run_script()
     matches = run.worker_command("matches")
     pool = " ".join(matches[matches.index("--pool"):])
     assert pool == "--pool threads --concurrency 32"

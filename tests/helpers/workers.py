@@ -10,7 +10,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,8 @@ from tournaments.models import Tournament, TournamentMatch
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run_script() -> Any:
+def run_script() -> Any:
+    """``scripts/run.py`` (what `make run` runs) as a module: its queues and worker command."""
     spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
@@ -38,7 +39,7 @@ class Workers:
 
     def __init__(self, tmp_path: Path, **env: str) -> None:
         self.logs = tmp_path
-        self.run = _run_script()
+        self.run = run_script()
         self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
                     "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
         self.processes: dict[str, subprocess.Popen] = {}
@@ -107,13 +108,21 @@ class Workers:
                          for path in sorted(self.logs.glob("worker-*.log")))
 
     def stop(self) -> None:
-        for process in self.processes.values():
-            process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_processes(self.processes.values())
+
+
+def stop_processes(processes: Iterable[subprocess.Popen], timeout: float = 20) -> None:
+    """Ask every process to stop (SIGTERM: a Celery worker's warm shutdown), all at once, then
+    wait up to ``timeout`` seconds for each, and kill one that is still there."""
+    processes = list(processes)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, tick: Callable[[], Any] | None = None,

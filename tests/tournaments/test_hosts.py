@@ -368,21 +368,30 @@ def _cut_and_restore(cluster: Cluster, namespace: str) -> tuple[Cut, float]:
     return cut, time.monotonic()
 
 
-def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
-        alice, cluster, settings, monkeypatch) -> None:
+def _two_hosts(cluster: Any, settings: Any, *,
+               start: bool = True) -> tuple[Any, Workers, str, str]:
+    """(network, workers, host w1, host w2) at the tests' short leases and stalled-match
+    sweep; with ``start``, a matches worker on each host and the housekeeping worker on w2,
+    ready. Both hosts take matches from the start: on a loaded machine one worker's start
+    (imports, setup) can take so long that the other plays a quarter of the tournament alone,
+    and a host cut off before it has connected holds nothing to take over or refuse."""
     settings.BLUFF_STALLED_SECONDS = 1
     settings.TOURNAMENT_LEASE_SECONDS = TOURNAMENT_LEASE
     settings.BLUFF_ADVANCE_LEASE_SECONDS = ADVANCE_LEASE
     network, workers = cluster.network, cluster.workers
     w1, w2 = network.host("w1"), network.host("w2")
+    if start:
+        workers.start("matches", host=w1)
+        workers.start("matches", host=w2)
+        workers.start("housekeeping", host=w2)
+        workers.wait_ready()
+    return network, workers, w1, w2
+
+
+def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
+        alice, cluster, settings, monkeypatch) -> None:
+    _, workers, w1, _ = _two_hosts(cluster, settings)
     spec = _spec(cluster.bot_ids, seed=SEED)
-    workers.start("matches", host=w1)
-    workers.start("matches", host=w2)
-    workers.start("housekeeping", host=w2)
-    # Both hosts take matches from the start: on a loaded machine one worker's start (imports,
-    # setup) can take so long that the other plays a quarter of the tournament alone, and a
-    # host cut off before it has connected holds nothing to take over or refuse.
-    workers.wait_ready()
     tournament = services.tournament_create(organiser=alice, **spec)
     total = TournamentMatch.objects.filter(tournament=tournament).count()
     wait_until(lambda: _done(tournament) >= total // 4
@@ -416,16 +425,8 @@ def test_a_broker_restarted_mid_run_loses_nothing(alice, cluster, settings,
     queued again from the database (the stalled-match sweep, the reaper): every match running
     at the restart moves on, and the tournament ends as if nothing had happened. (On kombu's
     own Redis transport a worker exited here: config/broker.py.)"""
-    settings.BLUFF_STALLED_SECONDS = 1
-    settings.TOURNAMENT_LEASE_SECONDS = TOURNAMENT_LEASE
-    settings.BLUFF_ADVANCE_LEASE_SECONDS = ADVANCE_LEASE
-    network, workers = cluster.network, cluster.workers
-    w1, w2 = network.host("w1"), network.host("w2")
+    _, workers, w1, w2 = _two_hosts(cluster, settings)
     spec = _spec(cluster.bot_ids, seed=SEED)
-    workers.start("matches", host=w1)
-    workers.start("matches", host=w2)
-    workers.start("housekeeping", host=w2)
-    workers.wait_ready()
     tournament = services.tournament_create(organiser=alice, **spec)
     total = TournamentMatch.objects.filter(tournament=tournament).count()
     # Early: both hosts are asking bots (their messages unacknowledged) and most of the
@@ -505,11 +506,7 @@ def test_a_worker_host_cut_off_holding_a_claimed_chunk_loses_nothing(
     from django.db import transaction
     from django.utils import timezone
 
-    settings.BLUFF_STALLED_SECONDS = 1
-    settings.TOURNAMENT_LEASE_SECONDS = TOURNAMENT_LEASE
-    settings.BLUFF_ADVANCE_LEASE_SECONDS = ADVANCE_LEASE
-    network, workers = cluster.network, cluster.workers
-    w1, w2 = network.host("w1"), network.host("w2")
+    network, workers, w1, w2 = _two_hosts(cluster, settings, start=False)
     idle = str(CUT_SECONDS * 6) if ended_by == "its coming back" else "2"
     settings.TOURNAMENT_RECORD_LOCK_SECONDS = LOCK_SECONDS
     for name, host in (("w1", w1), ("w2", w2)):
