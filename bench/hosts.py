@@ -125,7 +125,7 @@ def main() -> int:
     from bots.models import Bot
     from bots.signing import new_secret
     from games.engine import game_ids
-    from tests.tournaments.test_hosts import Network, Services
+    from tests.helpers.netns import Network, Services
 
     logs = pathlib.Path(tempfile.mkdtemp(prefix="bluff-bench-hosts-"))
     network = Network(tag=tag, subnet=subnet)

@@ -22,6 +22,19 @@ from bench.tournament import SLOW_MS, SlowBot, makespan
 from tests.conftest import REAL_WORKERS
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Every bench a person runs (a script with a ``__main__`` block).
+BENCHES = sorted(path.name for path in (ROOT / "bench").glob("*.py")
+                 if 'if __name__ == "__main__":' in path.read_text())
+
+
+@pytest.mark.parametrize("script", BENCHES)
+def test_every_bench_starts_and_says_how_to_run_it(script: str) -> None:
+    """``--help`` imports the whole script, so a bench that an import moved out from under
+    (bench/hosts.py was once) fails here, not on the day someone measures with it."""
+    done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:"), done.stdout
 
 
 def test_makespan_is_a_free_platform_with_that_many_slots() -> None:
