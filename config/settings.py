@@ -5,6 +5,7 @@ filesystem broker under ``var/``. Production sets ``DEBUG=0``, ``SECRET_KEY``, `
 ``DATABASE_URL=postgres://...`` and ``CELERY_BROKER_URL=redis://...``.
 """
 
+import ssl
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -175,11 +176,15 @@ LONGEST_TASK_SECONDS = max(CELERY_TASK_TIME_LIMIT, 900)
 # twice (conditional claims, the match version guard, leases; docs/deploy.md).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-if CELERY_BROKER_URL.startswith("redis://"):
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # kombu's Redis transport without the flaw that made a worker exit when the broker went
-    # away while it held unacknowledged messages (config/broker.py). (rediss:// keeps kombu's
-    # own: the transport named here would drop the scheme's TLS.)
+    # away while it held unacknowledged messages (config/broker.py).
     CELERY_BROKER_TRANSPORT = "config.broker:RedisTransport"
+if CELERY_BROKER_URL.startswith("rediss://"):
+    # TLS, the server's certificate checked against the system's CAs: kombu by itself would
+    # check nothing (with a warning). The URL's ssl_cert_reqs, ssl_ca_certs, ssl_certfile and
+    # ssl_keyfile, when given, replace this (docs/deploy.md).
+    CELERY_BROKER_USE_SSL = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Redis has no acknowledgements of its own: kombu delivers a message again once it has

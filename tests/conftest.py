@@ -46,7 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
 #: (initdb, pg_ctl) in a folder per major version, newest first.
 _TOOL_FOLDERS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
 #: The Debian package of each tool a ``requires`` marker names, for the skip's reason.
-_TOOL_PACKAGES = {"openssl": "openssl", "initdb": "postgresql", "pg_ctl": "postgresql",
+_TOOL_PACKAGES = {"openssl": "openssl", "redis-server": "redis-server",
+                  "initdb": "postgresql", "pg_ctl": "postgresql",
                   "createdb": "postgresql-client", "runuser": "util-linux"}
 
 

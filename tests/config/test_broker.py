@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from queue import Empty
 
@@ -85,14 +86,14 @@ def test_the_embedded_default_uses_it(tmp_path) -> None:
     assert shown.stdout.splitlines()[-1] == "config.broker"
 
 
-def _unacked_on_a_closed_transport(transport: str) -> tuple[Connection, str]:
+def _unacked_on_a_closed_transport(transport: str, url: str = "") -> tuple[Connection, str]:
     """A message delivered and not acknowledged on a Redis channel, and the channel's transport
     then closed as Celery closes it when the broker goes away: ``collect()`` dropped the
     transport's connection parameters (``client``) while the channel, waiting in ``BRPOP``,
     failed to close; then ``close()`` closes it again."""
     from django.conf import settings
 
-    connection = Connection(settings.CELERY_BROKER_URL, transport=transport)
+    connection = Connection(url or settings.CELERY_BROKER_URL, transport=transport)
     channel = connection.default_channel
     queue = f"test-broker-{os.getpid()}"
     channel.queue_declare(queue)
@@ -135,3 +136,63 @@ def test_a_redis_broker_url_uses_it() -> None:
 
     with app.connection_for_write() as connection:
         assert type(connection.transport).__module__ == "config.broker"
+
+
+@pytest.fixture
+def tls_redis(tmp_path: Path) -> Iterator[str]:
+    """A Redis of the test's own that speaks TLS only (a self-signed certificate): its
+    rediss:// URL, naming that certificate as the CA to check the server against."""
+    import socket
+    import time
+
+    import redis
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        ["redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+         "--tls-cert-file", str(cert), "--tls-key-file", str(key), "--tls-ca-cert-file",
+         str(cert), "--tls-auth-clients", "no", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"rediss://127.0.0.1:{port}/0?ssl_cert_reqs=required&ssl_ca_certs={cert}"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.ConnectionError:
+            assert server.poll() is None and time.monotonic() < deadline, "no TLS Redis"
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+
+
+@pytest.mark.requires("openssl", "redis-server")
+def test_a_rediss_broker_is_ours_too_and_still_speaks_tls(tls_redis: str, tmp_path) -> None:
+    """A rediss:// URL gets the transport that keeps a worker alive when the broker goes away
+    (its closed channel gives nothing back, the message stays unacknowledged in Redis), and it
+    still connects over TLS, checking the server's certificate (this Redis has no plain port):
+    as the platform's settings configure Celery from the URL, and on a bare connection."""
+    import redis
+
+    shown = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c",
+         ("from config.celery import app\n"
+          "with app.connection_for_write() as c:\n"
+          "    c.default_channel.client.ping(); print(type(c.transport).__module__)")],
+        cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": tls_redis,
+                       "BLUFF_VAR_DIR": str(tmp_path)},
+        capture_output=True, text=True, timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-1] == "config.broker"
+    ours, tag = _unacked_on_a_closed_transport("config.broker:RedisTransport", tls_redis)
+    ours.close()  # no error
+    assert redis.Redis.from_url(tls_redis).hexists("unacked", tag), "still unacknowledged"

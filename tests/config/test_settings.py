@@ -146,7 +146,8 @@ def test_the_test_run_counts_throttles_per_process() -> None:
 def _broker_settings(tmp_path: Path, url: str) -> dict:
     """The Celery settings a fresh process derives for broker ``url``."""
     names = ("CELERY_BROKER_TRANSPORT_OPTIONS", "CELERY_TASK_ACKS_LATE",
-             "CELERY_TASK_REJECT_ON_WORKER_LOST", "LONGEST_TASK_SECONDS")
+             "CELERY_TASK_REJECT_ON_WORKER_LOST", "LONGEST_TASK_SECONDS",
+             "CELERY_BROKER_TRANSPORT", "CELERY_BROKER_USE_SSL")
     shown = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c",
          ("import json; from django.conf import settings; print(json.dumps({n: getattr(settings, "
@@ -173,6 +174,22 @@ def test_a_dead_workers_message_comes_back_but_never_while_its_task_runs(tmp_pat
     assert rabbit["CELERY_TASK_DEFAULT_QUEUE_TYPE"] == "quorum"
     assert rabbit["CELERY_TASK_CREATE_MISSING_QUEUE_TYPE"] == "quorum"
     assert redis["CELERY_TASK_DEFAULT_QUEUE_TYPE"] is None
+
+
+def test_redis_brokers_get_our_transport_and_tls_checks_the_server_by_default(tmp_path) -> None:
+    """redis:// and rediss:// both get config.broker's transport (a worker outlives the broker
+    going away); rediss:// checks the server's certificate unless its URL says otherwise
+    (kombu alone would check nothing); other brokers get neither."""
+    import ssl
+
+    plain = _broker_settings(tmp_path, "redis://127.0.0.1:6379/0")
+    tls = _broker_settings(tmp_path, "rediss://127.0.0.1:6380/0")
+    rabbit = _broker_settings(tmp_path, "amqp://guest:guest@127.0.0.1:5672/x")
+    assert plain["CELERY_BROKER_TRANSPORT"] == tls["CELERY_BROKER_TRANSPORT"] == \
+        "config.broker:RedisTransport"
+    assert tls["CELERY_BROKER_USE_SSL"] == {"ssl_cert_reqs": int(ssl.CERT_REQUIRED)}
+    assert plain["CELERY_BROKER_USE_SSL"] is None
+    assert rabbit["CELERY_BROKER_TRANSPORT"] is None
 
 
 def test_every_task_runs_within_the_longest_task_time_and_is_acknowledged_late() -> None:
