@@ -32,7 +32,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import setup_bench
+from bench.common import setup_bench, wait_for_workers
 from bench.tournament import SLOW_MS, play
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_hosts"
@@ -167,7 +167,7 @@ def main() -> int:
                         ["ip", "netns", "exec", host, *command], cwd=ROOT, env=env,
                         stdout=log, stderr=subprocess.STDOUT))
             try:
-                time.sleep(4)  # the workers connect
+                wait_for_workers(len(processes))
                 busy0, total0 = cpu_busy()
                 usage = Usage({"the bots' server": [bots.pid],
                                "Redis": [services.redis.pid],

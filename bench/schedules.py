@@ -99,7 +99,8 @@ def main() -> None:
                     reached["pair worse"] += m["pair"] > old_pair
                 worst_wall, worst_cpu = max(worst_wall, m["wall_ms"]), max(worst_cpu, m["cpu_ms"])
                 print(f"{shape:>12} {m['seat']:>6} {m['seat_bound']:>5} {_or_dash(old_seat):>4}"
-                      f"  {m['pair']:>4} {m['pair_bound']:>5} {m['pair_floor']:>5} {_or_dash(old_pair):>4}"
+                      f"  {m['pair']:>4} {m['pair_bound']:>5} {m['pair_floor']:>5}"
+                      f" {_or_dash(old_pair):>4}"
                       f"  {m['wall_ms']:>8.1f} {m['cpu_ms']:>7.1f}")
     total = reached["shapes"]
     print(f"\n{total} shapes. At the seat bound: {reached['seat']} (previous "

@@ -170,8 +170,8 @@ def play_webhook_match(game_id: str, seats: Sequence[SeatSpec], *, client: BotCl
                        timeout_ms: int = 1000, strike_limit: int | None = 5,
                        streak: FailureStreak | None = None) -> MatchReport:
     """Play a whole match: /start to every webhook seat, steps until over, /end to every one
-    (forfeited too), told by the driver as in a real match (``MatchDriver.tell``). ``strike_limit`` None: never
-    forfeit. ``streak``: stop early (no /end, the match is not over) once it is reached, with
+    (forfeited too), told by the driver as in a real match (``MatchDriver.tell``).
+    ``strike_limit`` None: never forfeit. ``streak``: stop early (no /end, the match is not over) once it is reached, with
     ``stopped`` set. Never raises because of a bot; if the engine itself fails, returns the
     report with ``aborted`` set."""
     game = get_game(game_id)

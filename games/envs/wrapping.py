@@ -30,7 +30,8 @@ _QUICK = frozenset((int, np.int64))
 
 
 class ActionSpace(gymnasium.spaces.Discrete):
-    """``Discrete(n)``, whose ``contains`` is quick for an ``int`` or ``np.int64`` (the same answer)."""
+    """``Discrete(n)``, whose ``contains`` is quick for an ``int`` or ``np.int64`` (the same
+    answer)."""
 
     def __init__(self, n: int, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)

@@ -396,7 +396,8 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [("tournaments.advance_tables", night.pk, *group) for group in night_plan.table_groups(len(night.tables))]
+    assert started == [("tournaments.advance_tables", night.pk, *group)
+                       for group in night_plan.table_groups(len(night.tables))]
     Night.objects.filter(pk=night.pk).update(status="finished")  # a league plays one at a time
     assert nights.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]

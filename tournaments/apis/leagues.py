@@ -49,12 +49,10 @@ from .common import (
 )
 
 E404 = error_response("No such league (or member).",
-              ("league_not_found", "No such league.", None),
-              ("league_not_found", "league 3 has no member 9", None))
-
-
-E403 = error_response("Not your league.", ("not_your_league", ("Only the league's organiser (or staff) "
-                                                       "may change it."), None))
+                      ("league_not_found", "No such league.", None),
+                      ("league_not_found", "league 3 has no member 9", None))
+E403 = error_response("Not your league.", (
+    "not_your_league", "Only the league's organiser (or staff) may change it.", None))
 
 
 LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,

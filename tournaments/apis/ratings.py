@@ -44,8 +44,8 @@ class RatingLeaderboardApi(APIView):
         parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      description="Engine game id."), QuerySerializer],
         responses={200: OutputSerializer(many=True), 400: E400, 429: E429,
-                   404: error_response("No such game.", ("game_not_found", ("no game 'chess' (have: "
-                                                                    "dtc, dot, ...)"), None))},
+                   404: error_response("No such game.", (
+                       "game_not_found", "no game 'chess' (have: dtc, dot, ...)", None))},
     )
     def get(self, request: Request, game: str) -> Response:
         board = selectors.ratings_leaderboard(game=game,
