@@ -62,6 +62,11 @@ MISSED_DEADLINE = "timeout"
 _NO_ANSWER = SeatAnswer(detail="platform error: no answer")
 
 
+def _step_goes_on(before: Sequence[int], after: Sequence[int]) -> bool:
+    """The seats left to act (some) are a strict subset of those asked before an action."""
+    return len(after) < len(before) and set(after) <= set(before)
+
+
 @dataclass(slots=True)
 class Entry:
     """What every entry of the match log holds (``games.log`` stores them).
@@ -197,11 +202,13 @@ class MatchDriver:
         state.apply(seat, action)
         self.version += 1
         # The step goes on only while the seats left are a strict subset of those asked before:
-        # a seat asked again right after its own action faces a new decision.
+        # a seat asked again right after its own action faces a new decision. (After a step of
+        # one seat, only the match's end goes on: no sets built for most moves.)
         after = state.to_act()
-        if not (len(after) < len(before) and set(after) <= set(before)):
+        if after and (len(before) == 1 or not _step_goes_on(before, after)):
             self.step_version = self.version
-        self._log(kind, seat, action, since=since, turn=turn, strike=strike, detail=detail)
+        self._moves.append(Move(self.version, kind, seat, action, state.log_since(since),
+                                state.event_count, turn, strike, detail))
 
     def resign(self, seat: int, reason: str = "resigned") -> None:
         """Forfeit ``seat``: ranked last, and it plays default actions from now on."""

@@ -20,7 +20,14 @@ from django.utils import timezone
 
 from lib import queueing
 
-from ..db import claim_match, insert_rows, insert_tree, savepoint, update_then_insert
+from ..db import (
+    claim_match,
+    insert_models,
+    insert_rows,
+    insert_tree,
+    savepoint,
+    update_then_insert,
+)
 from ..driver import MatchDriver, Move
 from ..engine import State
 from ..errors import MatchNotFound, SeatNotFound
@@ -248,11 +255,11 @@ def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]]
         moves = driver.take_moves() if driver is not None else []
         insert_tree(match, [seats, [MatchLogPage(**page_row(0, moves))] if moves else []])
     else:
-        Match.objects.bulk_create([match for match, _, _ in matches])
+        insert_models([match for match, _, _ in matches])
         for match, seats, _ in matches:
             for seat in seats:
                 seat.match = match  # its match_id, now the match has one
-        Seat.objects.bulk_create([seat for _, seats, _ in matches for seat in seats])
+        insert_models([seat for _, seats, _ in matches for seat in seats])
         insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
                                    if (moves := driver.take_moves())])
     # Matches over already (a tournament's or a league's bots played them here) are not

@@ -167,3 +167,30 @@ def test_insert_tree_writes_a_match_its_seats_and_page_as_bulk_create_would(
         (seats[0].pk, 0, "player", alice.pk, "", 0), (seats[1].pk, 1, "reference", None,
                                                       "random", 0)]
     assert _read(written) == [(0, 0, 1, BAIT)]
+
+
+def test_insert_models_sets_keys_and_writes_rows_as_bulk_create_would(
+        alice, django_assert_max_num_queries) -> None:
+    from games.db import insert_models
+    from games.models import Seat
+
+    matches = [Match(game="dice_cup", seed=2**62 + n, players=2, options={"note": BAIT},
+                     state={"scores": {1: 2}}, created_by=alice, status="running")
+               for n in range(3)]
+    with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 3):
+        insert_models(matches)  # PostgreSQL: the keys from the sequence, then one COPY
+    assert len({m.pk for m in matches}) == 3 and all(m.pk for m in matches)
+    assert all(not m._state.adding and m.created_at and m.updated_at for m in matches)
+    written = {m.pk: m for m in Match.objects.filter(pk__in=[m.pk for m in matches])}
+    for match in matches:
+        row = written[match.pk]
+        assert (row.seed, row.options, row.state, row.result, row.version, row.created_by_id,
+                row.status) == (match.seed, {"note": BAIT}, {"scores": {"1": 2}}, None, 0,
+                                alice.pk, "running"), "JSON's int keys read back as strings"
+        assert row.created_at == match.created_at
+    seats = [Seat(match=match, number=n, kind="reference", bot_name="random")
+             for match in matches for n in range(2)]
+    insert_models(seats)
+    assert sorted(Seat.objects.filter(match__in=matches).values_list("pk", "match_id", "number")) \
+        == sorted((s.pk, s.match_id, s.number) for s in seats)
+    insert_models([])  # nothing to write: no statement, no error
