@@ -194,11 +194,14 @@ class MatchDriver:
         self._log(EntryKind.START, None, None, since=0)
 
     def act(self, seat: int, action: JSON, *, kind: EntryKind = EntryKind.ACTION,
-            strike: str | None = None, detail: str = "") -> None:
-        """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed)."""
+            strike: str | None = None, detail: str = "",
+            before: Sequence[int] | None = None) -> None:
+        """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed).
+        ``before``: the seats to act now, if the caller has them (:meth:`settle` does)."""
         state = self.state
         since, turn = state.event_count, state.moves
-        before = state.to_act()
+        if before is None:
+            before = state.to_act()
         state.apply(seat, action)
         self.version += 1
         # The step goes on only while the seats left are a strict subset of those asked before:
@@ -231,11 +234,13 @@ class MatchDriver:
         self._take_answer(seat, answer)
         return True
 
-    def _take_answer(self, seat: int, answer: SeatAnswer) -> None:
-        """:meth:`decide` for a seat known to be asked and not forfeited."""
+    def _take_answer(self, seat: int, answer: SeatAnswer,
+                     before: Sequence[int] | None = None) -> None:
+        """:meth:`decide` for a seat known to be asked and not forfeited (``before`` as for
+        :meth:`act`)."""
         if answer.action is not None:
             try:
-                self.act(seat, answer.action)
+                self.act(seat, answer.action, before=before)
                 return
             except IllegalAction as exc:
                 log.info("match %s seat %s chose an illegal action: %s", self.table.match_id,
@@ -296,15 +301,18 @@ class MatchDriver:
         state, kinds, forfeited, seats = self.state, self.kinds, self.forfeited, self.table.seats
         while not state.is_over:
             progressed = False
-            for i, seat in enumerate(state.to_act()):
+            to_act = state.to_act()
+            for i, seat in enumerate(to_act):
                 # After the first seat has acted, the others of the step may be asked no more.
                 if i and (state.is_over or seat not in state.to_act()):
                     continue
                 kind = kinds[seat]
                 if seat in forfeited:
-                    self.act(seat, state.default_action(seat), kind=EntryKind.DEFAULT)
+                    self.act(seat, state.default_action(seat), kind=EntryKind.DEFAULT,
+                             before=None if i else to_act)
                 elif kind.automatic is not None and kind.inline:
-                    self._take_answer(seat, self._ask_seat(seats[seat].kind, seat))
+                    self._take_answer(seat, self._ask_seat(seats[seat].kind, seat),
+                                      before=None if i else to_act)
                 else:
                     continue
                 progressed = True

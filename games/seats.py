@@ -70,7 +70,7 @@ class Table:
         return [seat.number for seat in self.seats if seat.kind == kind]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatAnswer:
     """What an automatic seat answered for one decision.
 
@@ -81,6 +81,9 @@ class SeatAnswer:
     chose it: our bug, a platform failure). No action and no strike is a platform failure: the
     default action, no strike.
     """
+
+    # Not frozen: a frozen dataclass sets each field through object.__setattr__ (a microsecond
+    # a move of an in-process match, one answer each). Nothing changes an answer once made.
 
     action: JSON | None = None
     strike: str | None = None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games.db import insert_models
 from games.errors import BadSeats
 from games.services import BuiltMatch, matches_save
 
@@ -134,7 +135,7 @@ class _Batch:
         """The batch's matches and hands, in a few statements (a hand already taken by another
         worker raises ``IntegrityError``, and the whole batch is rolled back)."""
         matches_save(self.built, announce=False)
-        Hand.objects.bulk_create(self.hands)
+        insert_models(self.hands)
 
 
 def _start_ready_hands(night: Night, tables: Sequence[int], batch: _Batch) -> list[Hand]:

@@ -39,7 +39,8 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
     values = [value_reader(field, now) for field in fields]
     sql = f"COPY {table} ({columns}) FROM STDIN"
     started = time.monotonic()
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+    with connection.cursor() as cursor, connection.wrap_database_errors, \
+            cursor.cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row([value(row) for value in values])
     _log_statement(f"{sql} -- {len(rows)} rows", started)
@@ -53,7 +54,8 @@ def insert_models(objects: Sequence[models.Model]) -> None:
     bench/league.py's night (160 matches, 1,280 seats): ``bulk_create`` (an ``INSERT ...
     UNNEST`` whose every value, JSON state included, Django adapts into arrays) took 0.18 s
     for the matches and 0.09 s for the seats; this about a third of that. No signals are sent
-    (``bulk_create`` sends none either)."""
+    (``bulk_create`` sends none either); a duplicate key raises Django's ``IntegrityError``.
+    """
     if not objects:
         return
     model = type(objects[0])
@@ -72,7 +74,8 @@ def insert_models(objects: Sequence[models.Model]) -> None:
         sql = (f"COPY {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
                f"FROM STDIN")
         readers = [_instance_reader(field) for field in fields]
-        with cursor.cursor.copy(sql) as copy:
+        # Django's own exceptions (IntegrityError on a unique key), as bulk_create raises.
+        with connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
             for instance in objects:
                 copy.write_row([read(instance) for read in readers])
     _log_statement(f"{sql} -- {len(objects)} rows", started)
@@ -94,6 +97,15 @@ def _instance_reader(field: models.Field) -> Callable[[models.Model], object]:
     name = field.attname
     if isinstance(field, models.JSONField):
         return lambda instance: _json_text(getattr(instance, name))
+    if isinstance(field, models.ForeignKey):  # OneToOneField too
+        def related_key(instance: models.Model) -> object:
+            # A related object given before it had a key (a seat of a match inserted just
+            # before) gives its key now, as bulk_create takes it (and the instance keeps it).
+            related = field.get_cached_value(instance, None)
+            if related is not None and related.pk != getattr(instance, name):
+                setattr(instance, name, related.pk)
+            return getattr(instance, name)
+        return related_key
     if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
         return lambda instance: field.pre_save(instance, True)
     if field.get_internal_type() in _PLAIN_TYPES:

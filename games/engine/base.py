@@ -150,8 +150,9 @@ class Game:
             state.moves = data["moves"]
             state.forfeited = list(data.get("forfeited", []))
             state._events_offset = data.get("events_offset", 0)
-            state._events = [(e, {int(k): v for k, v in p.items()} if p else None)
-                             for e, p in data["events"]]
+            offset = state._events_offset
+            state._events = [({"n": offset + i, **e}, {int(k): v for k, v in p.items()} if p
+                              else None) for i, (e, p) in enumerate(data["events"])]
             state.load(copy_data(data["state"]))
         except EngineError:
             raise
@@ -282,18 +283,20 @@ class State:
     # ---- the shared machinery ------------------------------------------------------------
 
     def emit(self, event_type: str, private: dict[int, JSON] | None = None, **public: Any) -> None:
-        """Record an event: ``public`` for everyone, ``private[seat]`` for that seat alone."""
-        public["type"] = event_type
-        self._events.append((public, private))
+        """Record an event: ``public`` for everyone, ``private[seat]`` for that seat alone. The
+        public part is kept with its index ``"n"`` as the log shows it, so :meth:`log_since`
+        hands out the very same dicts (never changed once recorded) instead of a copy a move."""
+        self._events.append(({"n": self.event_count, **public, "type": event_type}, private))
 
     def _events_from(self, n: int) -> Iterator[tuple[JSON, dict[int, JSON] | None]]:
-        """(public event with its index ``"n"``, private parts by seat) for ``n, n+1, ...``."""
+        """(a copy of the public event, with its index ``"n"``; private parts by seat) for
+        ``n, n+1, ...``."""
         offset = self._events_offset
         if n < offset:
             raise EngineError(f"events before {offset} are not in this state (saved without them)")
         for i in range(n - offset, len(self._events)):
             public, private = self._events[i]
-            yield {"n": offset + i, **public}, private
+            yield dict(public), private
 
     def events_since(self, n: int = 0, seat: int | None = None) -> list[JSON]:
         """Events ``n, n+1, ...`` as everyone saw them, each with its index ``"n"``; with
@@ -307,13 +310,15 @@ class State:
 
     def log_since(self, n: int = 0) -> list[JSON]:
         """Events ``n, n+1, ...`` for the record: public, with each seat's private details under
-        ``"private"`` keyed by the seat as a string. For audits and replays, never for a seat."""
-        out = []
-        for event, private in self._events_from(n):
-            if private:
-                event["private"] = {str(seat): detail for seat, detail in private.items()}
-            out.append(event)
-        return out
+        ``"private"`` keyed by the seat as a string. For audits and replays, never for a seat.
+        Public events are the state's own dicts, shared, not copied (the driver logs every move
+        this way, and a batch of matches keeps its moves until it is stored): read them only."""
+        offset = self._events_offset
+        if n < offset:
+            raise EngineError(f"events before {offset} are not in this state (saved without them)")
+        return [public if not private else
+                {**public, "private": {str(seat): detail for seat, detail in private.items()}}
+                for public, private in self._events[n - offset:]]
 
     @property
     def event_count(self) -> int:
@@ -388,7 +393,9 @@ class State:
         """The whole state as plain JSON. With ``events=False`` the event log is left out (only
         its length is kept), for callers that store events themselves; the loaded state then
         answers ``events_since(n)`` for ``n >= event_count`` only."""
-        log = ([[e, {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
+        # Saved without the events' indices (the offset gives them back): as saved before.
+        log = ([[{k: v for k, v in e.items() if k != "n"},
+                 {str(k): v for k, v in p.items()} if p else None] for e, p in self._events]
                if events else [])
         return copy_data({
             "game": self.game.id,

@@ -256,9 +256,6 @@ def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]]
         insert_tree(match, [seats, [MatchLogPage(**page_row(0, moves))] if moves else []])
     else:
         insert_models([match for match, _, _ in matches])
-        for match, seats, _ in matches:
-            for seat in seats:
-                seat.match = match  # its match_id, now the match has one
         insert_models([seat for _, seats, _ in matches for seat in seats])
         insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
                                    if (moves := driver.take_moves())])

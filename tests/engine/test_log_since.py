@@ -26,3 +26,28 @@ def test_the_log_merges_what_each_seat_saw(game_id: str) -> None:
             for seat in range(state.players):
                 seen = [e.get("private") for e in state.events_since(since, seat)]
                 assert [e.get("private", {}).get(str(seat)) for e in log] == seen
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_what_a_caller_does_with_events_never_changes_the_state(game_id: str) -> None:
+    """The log hands out the state's own public events (no copy a move): a seat's events and a
+    saved state are copies, so changing them changes nothing; a saved state keeps its format
+    (the events' indices come back from the offset) and loads to the same events."""
+    game = get_game(game_id)
+    state = game.new_match(players=game.min_players, seed=3)
+    bot = [game.make_bot("random", seat, 3) for seat in range(state.players)]
+    for _ in range(6):
+        seat = state.to_act()[0]
+        state.apply(seat, bot[seat].choose(state.view(seat), state.legal_actions(seat)))
+    log = state.log_since(0)
+    assert [e["n"] for e in log] == list(range(state.event_count))
+    for seat in (None, *range(state.players)):
+        for event in state.events_since(0, seat):
+            event["type"], event["private"] = "changed", "changed"
+    saved = state.to_json()
+    assert all("n" not in event for event, _ in saved["events"])
+    for event, _ in saved["events"]:
+        event["type"] = "changed"
+    assert state.log_since(0) == log
+    loaded = game.from_json(state.to_json())
+    assert loaded.log_since(0) == log and loaded.events_since(1) == state.events_since(1)

@@ -177,6 +177,8 @@ def test_insert_models_sets_keys_and_writes_rows_as_bulk_create_would(
     matches = [Match(game="dice_cup", seed=2**62 + n, players=2, options={"note": BAIT},
                      state={"scores": {1: 2}}, created_by=alice, status="running")
                for n in range(3)]
+    seats = [Seat(match=match, number=n, kind="reference", bot_name="random")
+             for match in matches for n in range(2)]  # before their matches have keys
     with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 3):
         insert_models(matches)  # PostgreSQL: the keys from the sequence, then one COPY
     assert len({m.pk for m in matches}) == 3 and all(m.pk for m in matches)
@@ -188,9 +190,22 @@ def test_insert_models_sets_keys_and_writes_rows_as_bulk_create_would(
                 row.status) == (match.seed, {"note": BAIT}, {"scores": {"1": 2}}, None, 0,
                                 alice.pk, "running"), "JSON's int keys read back as strings"
         assert row.created_at == match.created_at
-    seats = [Seat(match=match, number=n, kind="reference", bot_name="random")
-             for match in matches for n in range(2)]
     insert_models(seats)
+    assert all(s.pk and s.match_id == s.match.pk for s in seats)
     assert sorted(Seat.objects.filter(match__in=matches).values_list("pk", "match_id", "number")) \
         == sorted((s.pk, s.match_id, s.number) for s in seats)
     insert_models([])  # nothing to write: no statement, no error
+
+
+def test_a_duplicate_key_raises_djangos_integrity_error(make_match) -> None:
+    """As bulk_create does: a league batch whose hand another worker took rolls back on it."""
+    from django.db import IntegrityError, transaction
+
+    from games.db import insert_models
+    from games.models import Seat
+
+    match = make_match("dice_cup", [None, None])  # seats 0 and 1 exist
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_models([Seat(match=match, number=1, kind="player")])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_rows(MatchLogPage, [_pages(match)[0], _pages(match)[0]])
