@@ -58,7 +58,14 @@ def tables_advance(*, night_id: int, first: int, count: int,
                          .filter(pk=night_id, status=Night.Status.RUNNING).first())
                 if night is None:
                     return started
-                while new_hands := _start_ready_hands(night, tables, batch):
+                # Drained: the group had nothing more to start (every table has played its
+                # hands, or waits for one that finishes elsewhere), so no batch after this one.
+                drained = False
+                while True:
+                    new_hands = _start_ready_hands(night, tables, batch)
+                    if not new_hands:
+                        drained = True
+                        break
                     finished_here = any(h.status == Hand.Status.FINISHED for h in new_hands)
                     if not finished_here or clock.monotonic() > batch_end:
                         break
@@ -74,6 +81,8 @@ def tables_advance(*, night_id: int, first: int, count: int,
         Night.objects.filter(pk=night_id).update(lease_until=series.lease_until())
         if not finished_here:
             return started  # each is recorded when its match finishes (hand_record)
+        if drained:
+            break
         if clock.monotonic() > stop_at:
             series.enqueue("advance_tables", night_id, first, count)
             return started

@@ -194,6 +194,21 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
         assert 1 not in league.order
 
 
+def test_a_group_of_in_process_tables_plays_its_night_in_one_batch_and_no_more(
+        alice, inline_nights, monkeypatch) -> None:
+    """A batch that had nothing more to start is the last: the group goes straight to the
+    night's finish, without a batch that would only lock and read the hands to find nothing
+    (each costs its round trips)."""
+    opened = []
+    real = night_hands._Batch.open
+    monkeypatch.setattr(night_hands._Batch, "open",
+                        lambda batch, *args: opened.append(1) or real(batch, *args))
+    league = make_league(alice, members=5, hands_per_night=3)
+    night = play_night(league, alice)
+    assert night.status == "finished" and len(hands_of(night)) == 3
+    assert len(opened) == 1, "three hands well within one batch's time"
+
+
 def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> None:
     league = make_league(alice, members=8, table_size=4)
     night = play_night(league, alice)
