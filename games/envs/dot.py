@@ -18,8 +18,6 @@ from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import Any
 
-import numpy as np
-
 from games.engine.dot import STARS, Phase, deck_keys
 
 from .base import JSON, FlatCodec
@@ -56,9 +54,10 @@ class DotCodec(FlatCodec):
         step = self._step(view, legal)
         return super().legal_indices(view, legal) if step is None else list(self._indices(*step))
 
-    def legal_mask(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> np.ndarray:
+    def legal_bytes(self, view: JSON, legal: Sequence[JSON],
+                    pending: Any = None) -> bytes | bytearray:
         step = self._step(view, legal)
-        return super().legal_mask(view, legal) if step is None else self._mask(*step)
+        return super().legal_bytes(view, legal) if step is None else self._mask(*step)
 
     def _step(self, view: JSON, legal: Sequence[JSON]) -> tuple[str, tuple[str, ...], Any] | None:
         """What the legal lists' documented contents depend on, read from the view without
@@ -81,11 +80,11 @@ class DotCodec(FlatCodec):
                      for chosen in dict.fromkeys(combinations(sorted(cards), arg)))
 
     @functools.lru_cache(maxsize=1 << 14)  # noqa: B019
-    def _mask(self, kind: str, cards: tuple[str, ...], arg: Any) -> np.ndarray:
-        mask = np.zeros(self.action_size, np.int8)
-        mask[list(self._indices(kind, cards, arg))] = 1
-        mask.flags.writeable = False  # shared by every environment of these options
-        return mask
+    def _mask(self, kind: str, cards: tuple[str, ...], arg: Any) -> bytes:
+        mask = bytearray(self.action_size)
+        for index in self._indices(kind, cards, arg):
+            mask[index] = 1
+        return bytes(mask)  # immutable: shared by every environment of these options
 
     def key(self, view: JSON, action: JSON) -> Hashable:
         if action["type"] == "commit":

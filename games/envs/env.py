@@ -20,12 +20,13 @@ from pettingzoo import AECEnv
 from games.engine import Rng, get_game
 from games.engine.base import State
 
-from .base import JSON, Codec
+from .base import FLOAT32, INT8, JSON, Codec
 from .dice_cup import DiceCupCodec
 from .dot import DotCodec
 from .dtc import DtcCodec
 from .dutch import DutchCodec
 from .great_dalmuti import GreatDalmutiCodec
+from .observation import Observation
 from .wrapping import ActionSpace, recommended_wrappers
 
 CODECS: dict[str, type[Codec]] = {c.game_id: c for c in (
@@ -151,45 +152,46 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         return self.match.to_act()[0]
 
     def observe(self, agent: str) -> JSON:
+        """The agent's :class:`Observation`: fresh arrays (the caller may change them), its
+        JSON view made when first read. The vector and the mask are made once per position
+        (and per pending part), then copied out of their bytes."""
         seat = self.agent_seat[agent]
         entry = self._position(seat)
-        view, text, vector = entry
-        if text is None:  # first observation of this position: the work is done here, once
-            text = entry[1] = view_json(view)
-            vector = entry[2] = self.codec.vector(view)
-        vector = vector.copy()
+        packed = entry[2]
+        if packed is None:  # first observation of this position: the vector is packed once
+            packed = entry[2] = self.codec.packed(entry[0])
         if agent == self.agent_selection and not self.match.is_over:
-            mask = self._mask(seat, view).copy()
             if self.pending is not None:  # the part-built action, seen by its seat alone
-                vector[self.codec.observation_size - self.codec.pending_size:] = \
-                    self.codec.encode_pending(self.pending)
+                packed = self.codec.with_pending(packed, self.pending)
+            mask = np.frombuffer(bytearray(self._mask(seat, entry[0])), INT8)
         else:
-            mask = np.zeros(self.codec.action_size, np.int8)
-        return {"observation": vector, "action_mask": mask, "view": text}
+            mask = np.zeros(self.codec.action_size, INT8)
+        return Observation.lazy(np.frombuffer(bytearray(packed), FLOAT32), mask, entry,
+                                view_json)
 
     def forget_position(self) -> None:
         """Drop what is cached about the current position (after ``match`` is replaced)."""
-        # Per (seat, moves): [the view, its JSON text, its observation vector with no pending
-        # part] (the last two made on the first observe()); per (seat, moves, pending): the
-        # action mask.
+        # Per (seat, moves): [the view, its JSON text, its packed observation vector with no
+        # pending part] (the text made when an observation's "view" is first read, the vector
+        # on the first observe()); per (seat, moves, pending): the action mask's bytes.
         self._position_cache: tuple[tuple, list] = ((), [])
         self._mask_cache: tuple[tuple, Any] = ((), None)
 
     def _position(self, seat: int) -> list:
-        """``[view, text, vector]`` of the seat's position, each computed once per position
-        (observe and step both need the view; the steps of a DTC offer share all three). Only
-        ``step()`` needs nothing but the view, so the text and vector wait for ``observe()``."""
+        """``[view, text, packed vector]`` of the seat's position, each computed once per
+        position (observe and step both need the view; the steps of a DTC offer share all
+        three). ``step()`` needs nothing but the view, so the others wait to be asked for."""
         key = (seat, self.match.moves)
         if self._position_cache[0] != key:
             self._position_cache = (key, [self.match.view(seat), None, None])
         return self._position_cache[1]
 
-    def _mask(self, seat: int, view: JSON) -> np.ndarray:
-        """The acting seat's action mask (never changed: observe() hands out copies)."""
+    def _mask(self, seat: int, view: JSON) -> bytes | bytearray:
+        """The acting seat's action mask as bytes (never changed: observe() copies it)."""
         key = (seat, self.match.moves, self.pending)
         if self._mask_cache[0] != key:
             legal = self.match.legal_actions(seat)
-            self._mask_cache = (key, self.codec.legal_mask(view, legal, self.pending))
+            self._mask_cache = (key, self.codec.legal_bytes(view, legal, self.pending))
         return self._mask_cache[1]
 
     def step(self, action: Any) -> None:
@@ -203,8 +205,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         index = int(action)
         mask = self._mask(seat, view)
         if not 0 <= index < len(mask) or not mask[index]:
-            raise ValueError(f"{agent}: action {action!r} is not legal now (legal: "
-                             f"{np.flatnonzero(mask).tolist()})")
+            legal = [i for i, bit in enumerate(mask) if bit]
+            raise ValueError(f"{agent}: action {action!r} is not legal now (legal: {legal})")
         self._cumulative_rewards[agent] = 0.0
         move, self.pending = self.codec.decode(view, index, self.pending)
         if move is not None:

@@ -406,3 +406,114 @@ def test_env_plays_as_pettingzoos_own_wrappers(game_id: str) -> None:
             ref.step(action)
         assert ours.rewards == ref.rewards and ours.terminations == ref.terminations
         assert ours.unwrapped.match.result() == ref.unwrapped.match.result()
+
+
+def _eager(e, agent: str, obs: dict | None = None) -> dict:
+    """What observe() handed out before the view was made lazily: the arrays (those of
+    ``obs``, read without touching its view, if given), and the text."""
+    from games.envs import view_json
+
+    obs = e.observe(agent) if obs is None else obs
+    return {"observation": dict.__getitem__(obs, "observation"),
+            "action_mask": dict.__getitem__(obs, "action_mask"),
+            "view": view_json(e.match.view(e.agent_seat[agent]))}
+
+
+def _same(a: dict, b: dict) -> bool:
+    return (list(a) == list(b) and a["view"] == b["view"]
+            and np.array_equal(a["observation"], b["observation"])
+            and np.array_equal(a["action_mask"], b["action_mask"]))
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_lazy_view_reads_as_the_eager_one(game_id: str) -> None:
+    """games/envs/observation.py: an observation's "view" is made on first read, by any way of
+    reading a dict, and is then the text of the observed position, even read steps later."""
+    import copy
+    import json
+    import pickle
+
+    from games.envs.observation import LAZY, Observation
+
+    e, rng = random_env(game_id, 2)
+    held: list[tuple[Observation, str]] = []
+    made_later: list[bool] = []
+    reads = [
+        lambda o: o["view"], lambda o: o.get("view"), lambda o: dict(o.items())["view"],
+        lambda o: list(o.values())[2], lambda o: dict(o)["view"], lambda o: {**o}["view"],
+        lambda o: [o[k] for k in o][2], lambda o: o.copy()["view"],
+        lambda o: copy.copy(o)["view"], lambda o: copy.deepcopy(o)["view"],
+        lambda o: pickle.loads(pickle.dumps(o))["view"], lambda o: o.setdefault("view"),
+        lambda o: json.loads(json.dumps(o, default=np.ndarray.tolist))["view"],
+        lambda o: (o | {})["view"], lambda o: ({} | o)["view"],
+    ]
+
+    def check(e, obs) -> None:
+        for agent in e.agents:
+            lazy = e.observe(agent)
+            eager = _eager(e, agent, lazy)
+            stored = dict.__getitem__(lazy, "view")  # made already if its position's was
+            assert type(lazy) is Observation and stored in (LAZY, eager["view"])
+            made_later.append(stored is LAZY)
+            assert lazy == eager and eager == lazy
+            assert not lazy != eager  # noqa: SIM202  (__ne__ is overridden too)
+            assert e.observation_space(agent).contains(lazy)
+            held.append((lazy, eager["view"]))
+        first = held[-1][0]
+        assert reads[len(held) % len(reads)](first) == held[-1][1]
+        assert dict.__getitem__(first, "view") == held[-1][1], "made once, then kept"
+        copied = copy.deepcopy(e.observe(e.agent_selection))
+        assert type(copied) is Observation and _same(copied, _eager(e, e.agent_selection))
+        now = e.agent_selection
+        assert repr(e.observe(now)).endswith(repr(_eager(e, now)["view"]) + "}")
+
+    play(e, rng, check)
+    assert sum(made_later) > len(made_later) / 2
+    for lazy, text in held[::7]:  # read after the match went on: the position's text still
+        assert lazy["view"] == text
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_engine_views_share_nothing_with_the_state(game_id: str) -> None:
+    """What the lazy view relies on: ``state.view(seat)`` is a snapshot, whose text is the
+    same when it is made after the match went on (a view sharing a list with the state that a
+    later move changes would fail here)."""
+    import orjson
+
+    e, rng = random_env(game_id, 5)
+    held = []
+
+    def check(e, obs) -> None:
+        for seat in range(e.players):
+            view = e.match.view(seat)
+            held.append((view, orjson.dumps(view)))
+
+    play(e, rng, check)
+    assert held and all(orjson.dumps(view) == text for view, text in held)
+
+
+def test_env_checks_all_three_wrappers_at_once_only_over_its_own_stack() -> None:
+    """OrderEnforcingWrapper makes the other two layers' checks itself (one call to the
+    environment a step) only over exactly recommended_wrappers' stack; over any other it
+    goes down the layers, and plays the same."""
+    from games.envs.wrapping import OrderEnforcingWrapper, TerminateIllegalWrapper
+
+    fused = env("dice_cup")
+    assert isinstance(fused._illegal, TerminateIllegalWrapper)
+    other = OrderEnforcingWrapper(TerminateIllegalWrapper(raw_env("dice_cup"), illegal_reward=-1))
+    assert other._illegal is None
+    for e in (fused, other):
+        e.reset(seed=9)
+    rng = Rng(9)
+    while fused.agents:
+        a, b = fused.last(), other.last()
+        assert a[1:] == b[1:] and _same(a[0], b[0])
+        if a[2] or a[3]:
+            fused.step(None)
+            other.step(None)
+            continue
+        legal = np.flatnonzero(a[0]["action_mask"])
+        index = int(legal[rng.below(len(legal))])
+        fused.step(index)
+        other.step(index)
+    assert fused.rewards == other.rewards and not other.agents
