@@ -97,6 +97,8 @@ class Codec:
         """:meth:`observe` as native float32 bytes. Packed by ``struct`` (C floats, rounded to
         nearest as numpy does): half the time of ``np.fromiter`` on a list of Python numbers,
         and it too refuses a list of the wrong length."""
+        if pending is None and not self.pending_size:  # most games: no list concatenation
+            return self._packer.pack(*self.encode(view))
         return self._packer.pack(*self.observe(view, pending))
 
     def with_pending(self, packed: bytes, pending: Any) -> bytes:

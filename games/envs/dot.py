@@ -23,6 +23,7 @@ from games.engine.dot import STARS, Phase, deck_keys
 from .base import JSON, FlatCodec
 
 PHASES = tuple(Phase)  # the engine's, in its order
+PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 
 
 def _choices(cards: list[str], size: int) -> list[tuple[str, ...]]:
@@ -41,6 +42,7 @@ class DotCodec(FlatCodec):
         self.card_index = {k: i for i, k in enumerate(self.card_keys)}
         super().__init__(players, options)
         k, d = len(self.card_keys), len(self.distinct)
+        self._zeros = (0,) * d  # the default count of each card key (map's second iterable)
         self.observation_size = 3 + 3 + 1 + 9 + 6 + k + 2 * k + 6 + 2 * d + 2 + 3 + 1 + 4
 
     def keys(self) -> Sequence[Hashable]:
@@ -97,33 +99,49 @@ class DotCodec(FlatCodec):
         return {"type": "discard", "cards": _counts(key[1])}
 
     def encode(self, view: JSON) -> list[float]:
+        # One list extended with rotations and C-level loops (map over the card keys): this
+        # runs on every step (bench/envs.py).
         me = view["seat"]
-        hot = self.one_hot
         k = len(self.card_keys)
-        out = hot(PHASES.index(view["phase"]), len(PHASES))
-        out += hot(view["round"] - 1, 3)
+        out = [0.0] * 6
+        out[PHASE_AT[view["phase"]]] = 1.0
+        out[3 + view["round"] - 1] = 1.0
         out.append(float(view["rule"] == "largest"))
-        out += view["pot"] + view["supply"] + view["unclaimed"]
-        for tokens in self.by_offset(view["tokens"], me):
-            out += tokens
-        out += self._count_vector(view["hand"], k)
-        for pool in self.by_offset(view["pools"], me):
-            out += self._count_vector(pool, k)
-        for stars in self.by_offset(view["stars_left"], me):
+        out += view["pot"]
+        out += view["supply"]
+        out += view["unclaimed"]
+        tokens = view["tokens"]
+        for per_seat in tokens[me:] + tokens[:me]:
+            out += per_seat
+        count = self._count_vector
+        out += count(view["hand"], k)
+        pools = view["pools"]
+        for pool in pools[me:] + pools[:me]:
+            out += count(pool, k)
+        stars_left = view["stars_left"]
+        for stars in stars_left[me:] + stars_left[:me]:
             out += [float(s in stars) for s in STARS]
-        for unrevealed in self.by_offset(view["unrevealed"], me):
-            out += [unrevealed.get(key, 0) for key in self.distinct]
-        out += [float(c) for c in self.by_offset(view["committed"], me)]
+        distinct, zeros = self.distinct, self._zeros
+        unrevealed = view["unrevealed"]
+        for per_seat in unrevealed[me:] + unrevealed[:me]:
+            out += map(per_seat.get, distinct, zeros)
+        committed = view["committed"]
+        out += map(float, committed[me:] + committed[:me])
         step = view["discard"]
         out += [0.0, 0.0, 0.0] if step is None else [1.0, float(step["seat"] == me), step["count"]]
         out.append(float(view["my_commit"] is not None))
-        out += self.by_offset(view["hand_sizes"], me) + self.by_offset(view["deck_sizes"], me)
+        hand_sizes, deck_sizes = view["hand_sizes"], view["deck_sizes"]
+        out += hand_sizes[me:]
+        out += hand_sizes[:me]
+        out += deck_sizes[me:]
+        out += deck_sizes[:me]
         return out
 
     def _count_vector(self, cards: Sequence[str], size: int) -> list[float]:
         out = [0.0] * size
+        index = self.card_index
         for card in cards:
-            out[self.card_index[card]] += 1
+            out[index[card]] += 1
         return out
 
 

@@ -13,7 +13,7 @@ and ``offer, claim <v>`` sends it with the claim. Index (15)::
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import itemgetter, lt
 from typing import Any
 
 from games.engine.dtc import KEYS, VALUES, Phase, offer_bounds
@@ -27,6 +27,9 @@ CALL = ACCEPT + 1
 PHASES = tuple(Phase)  # the engine's, in its order
 PHASE_AT = {phase: i for i, phase in enumerate(PHASES)}
 _EMPTY = (0,) * len(KEYS)
+#: An offer step's mask past its ``add`` indices, by its first legal claim (None: no claim).
+_CLAIMS_FROM = {start: bytes(start is not None and start <= i < ACCEPT for i in range(CLAIM, CALL + 1))
+                for start in (None, *range(CLAIM, ACCEPT))}
 #: A counts-per-rank dict with all seven keys (a view's hand, a penalty pile) in rank order.
 _by_rank = itemgetter(*KEYS)
 
@@ -50,17 +53,38 @@ class DtcCodec(Codec):
         DTC-2/DTC-4), so a bot given ``legal_description`` instead of the list may pass []."""
         if view["phase"] != "offer":
             return [ACCEPT if a["type"] == "accept" else CALL for a in legal]
-        hand = [view["hand"][k] for k in KEYS]
+        return list(self._offer_indices(*self._offer_step(view, pending)))
+
+    def legal_bytes(self, view: JSON, legal: Any, pending: Any = None) -> bytes | bytearray:
+        if view["phase"] != "offer":
+            return super().legal_bytes(view, legal, pending)
+        return self._offer_mask(*self._offer_step(view, pending))
+
+    def _offer_step(self, view: JSON, pending: Any) -> tuple[tuple[int, ...], Any, Any]:
+        """What an offer step's legal indices depend on: the hand per rank, what the offer
+        must beat, the cards added so far (each step of an offer has a mask of its own)."""
         beat = view["to_beat"]
-        min_count, min_value = offer_bounds(None if beat is None else
-                                            (beat["count"], beat["value"]))
-        chosen = pending or _EMPTY
-        out = [ADD + r for r in range(len(KEYS)) if chosen[r] < hand[r]]
+        return (_by_rank(view["hand"]), None if beat is None else (beat["count"], beat["value"]),
+                pending or _EMPTY)
+
+    def _offer_mask(self, hand: tuple[int, ...], beat: Any, chosen: tuple[int, ...]) -> bytes:
+        """:meth:`_offer_indices` as mask bytes, written at once (no list of indices)."""
+        return bytes(map(lt, chosen, hand)) + _CLAIMS_FROM[self._claim_start(beat, chosen)]
+
+    def _claim_start(self, beat: Any, chosen: tuple[int, ...]) -> int | None:
+        """The first legal ``claim`` index with these cards added (DTC-2/DTC-4), or None."""
+        min_count, min_value = offer_bounds(beat)
         k = sum(chosen)
         if k > min_count:
-            out += range(CLAIM, CLAIM + VALUES)
-        elif k == min_count:
-            out += range(CLAIM + min_value - 1, CLAIM + VALUES)
+            return CLAIM
+        return CLAIM + min_value - 1 if k == min_count else None
+
+    def _offer_indices(self, hand: tuple[int, ...], beat: Any,
+                       chosen: tuple[int, ...]) -> list[int]:
+        out = [ADD + r for r in range(len(KEYS)) if chosen[r] < hand[r]]
+        start = self._claim_start(beat, chosen)
+        if start is not None:
+            out += range(start, CLAIM + VALUES)
         return out
 
     def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
@@ -69,8 +93,9 @@ class DtcCodec(Codec):
         if index == CALL:
             return {"type": "call"}, None
         chosen = pending or _EMPTY
-        if index < CLAIM:
-            return None, tuple(c + (r == index) for r, c in enumerate(chosen))
+        if index < CLAIM:  # one more card of rank r
+            r = index - ADD
+            return None, chosen[:r] + (chosen[r] + 1,) + chosen[r + 1:]
         cards = {KEYS[r]: c for r, c in enumerate(chosen) if c}
         return {"type": "offer", "cards": cards, "value": index - CLAIM + 1}, None
 
