@@ -66,6 +66,23 @@ class DiceCupCodec(FlatCodec):
             out += [base + x for x in numbers]
         return out + [self.index_of[self.key(view, a)] for a in legal.trades]
 
+    def legal_bytes(self, view: JSON, legal: Sequence[JSON],
+                    pending: Any = None) -> bytes | bytearray:
+        targets = getattr(legal, "targets", None)
+        if targets is None:
+            return super().legal_bytes(view, legal)
+        # The call step's lazy list, written into the mask at once (no list of indices).
+        mask = bytearray(self.action_size)
+        me, width, n = view["seat"], len(CHIPS), self.players
+        for target, numbers in zip(targets, legal.numbers):
+            base = (target - me) % n * width - CHIPS[0]
+            for x in numbers:
+                mask[base + x] = 1
+        index_of = self.index_of
+        for a in legal.trades:
+            mask[index_of[("trade", tuple(a["give"]), a["take"])]] = 1
+        return mask
+
     def key(self, view: JSON, action: JSON) -> Hashable:
         kind = action["type"]
         if kind == "call":
