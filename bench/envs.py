@@ -12,7 +12,9 @@ matches, timed by CPU time of this process:
   ``state.legal_actions(seat)``, then ``state.apply(seat, action)``;
 * environment: per step, what an agent does: ``last()`` (observation vector, action mask and
   JSON view), reading its ``observation`` and ``action_mask``, then ``step(index)``; through
-  ``env()`` (PettingZoo's recommended wrappers) and through ``raw_env`` (none).
+  ``env()`` (PettingZoo's recommended wrappers) and through ``raw_env`` (none). The JSON view
+  is made when first read (games/envs/observation.py), so a loop like this one, which never
+  reads it, does not pay for it.
 
 Overhead = environment time / raw engine time for the same engine moves. Target: at most 1.5x.
 Before timing, every match is replayed once both ways and must end with the same result (the
