@@ -62,11 +62,6 @@ MISSED_DEADLINE = "timeout"
 _NO_ANSWER = SeatAnswer(detail="platform error: no answer")
 
 
-def _step_goes_on(before: Sequence[int], after: Sequence[int]) -> bool:
-    """The seats left to act (some) are a strict subset of those asked before an action."""
-    return len(after) < len(before) and set(after) <= set(before)
-
-
 @dataclass(slots=True)
 class Entry:
     """What every entry of the match log holds (``games.log`` stores them).
@@ -205,13 +200,11 @@ class MatchDriver:
         state.apply(seat, action)
         self.version += 1
         # The step goes on only while the seats left are a strict subset of those asked before:
-        # a seat asked again right after its own action faces a new decision. (After a step of
-        # one seat, only the match's end goes on: no sets built for most moves.)
+        # a seat asked again right after its own action faces a new decision.
         after = state.to_act()
-        if after and (len(before) == 1 or not _step_goes_on(before, after)):
+        if not (len(after) < len(before) and set(after) <= set(before)):
             self.step_version = self.version
-        self._moves.append(Move(self.version, kind, seat, action, state.log_since(since),
-                                state.event_count, turn, strike, detail))
+        self._log(kind, seat, action, since=since, turn=turn, strike=strike, detail=detail)
 
     def resign(self, seat: int, reason: str = "resigned") -> None:
         """Forfeit ``seat``: ranked last, and it plays default actions from now on."""
@@ -391,12 +384,10 @@ class MatchDriver:
 
     def _log(self, kind: EntryKind, seat: int | None, action: JSON | None, *, since: int,
              turn: int | None = None, strike: str | None = None, detail: str = "") -> None:
-        state = self.state
-        self._moves.append(Move(n=self.version, kind=kind, seat=seat, action=action,
-                                events=state.log_since(since),
-                                event_count=state.event_count,
-                                turn=state.moves if turn is None else turn, strike=strike,
-                                detail=detail))
+        state = self.state  # Move's fields in order (positional: the driver logs every move)
+        self._moves.append(Move(self.version, kind, seat, action, state.log_since(since),
+                                state.event_count, state.moves if turn is None else turn,
+                                strike, detail))
 
 
 __all__ = ["APPLIED", "ILLEGAL_ACTION", "MISSED_DEADLINE", "Entry", "EntryKind", "MatchDriver",

@@ -80,13 +80,19 @@ def insert_models(objects: Sequence[models.Model]) -> None:
                 copy.write_row([read(instance) for read in readers])
     _log_statement(f"{sql} -- {len(objects)} rows", started)
     for instance in objects:
-        instance._state.adding, instance._state.db = False, connection.alias
+        mark_stored(instance)
+
+
+def mark_stored(instance: models.Model) -> None:
+    """``instance`` is a row now, as ``save`` and ``bulk_create`` leave it (for inserts made
+    here, with the keys already set)."""
+    instance._state.adding, instance._state.db = False, connection.alias
 
 
 #: Field types whose Python values psycopg takes as they are (no ``get_db_prep_save``).
 _PLAIN_TYPES = frozenset({
     "AutoField", "BigAutoField", "BigIntegerField", "BooleanField", "CharField",
-    "DateTimeField", "ForeignKey", "IntegerField", "PositiveIntegerField",
+    "DateTimeField", "IntegerField", "PositiveIntegerField",
     "PositiveSmallIntegerField", "SmallIntegerField", "TextField"})
 
 

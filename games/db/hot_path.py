@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from .bulk import insert_rows, value_reader
+from .bulk import insert_rows, mark_stored, value_reader
 
 
 def claim_match(match_id: int, *, until: datetime, now: datetime
@@ -178,12 +178,12 @@ def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]
         cursor.execute(f"WITH {', '.join(parts)} SELECT {', '.join(selected)}", params)
         parent_id, *child_ids = cursor.fetchone()
     parent.pk = parent_id
-    parent._state.adding, parent._state.db = False, connection.alias
+    mark_stored(parent)
     for group, link, pks in zip(lists, links, child_ids):
         for child, pk in zip(group, pks, strict=True):
             setattr(child, link.name, parent)
             child.pk = pk
-            child._state.adding, child._state.db = False, connection.alias
+            mark_stored(child)
 
 
 def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,

@@ -120,6 +120,12 @@ class Codec:
 
     # ---- helpers -----------------------------------------------------------------------------
 
+    @staticmethod
+    def indices_of(mask: bytes | bytearray) -> list[int]:
+        """The legal indices of a mask made by :meth:`legal_bytes`, in index order (for codecs
+        whose mask is made first, and for error messages)."""
+        return [index for index, bit in enumerate(mask) if bit]
+
     def offset(self, seat: int, me: int) -> int:
         """The offset of ``seat`` seen from ``me`` (0 = me, 1 = my left, ...)."""
         return (seat - me) % self.players

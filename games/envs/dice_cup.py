@@ -55,32 +55,25 @@ class DiceCupCodec(FlatCodec):
         return out
 
     def legal_indices(self, view: JSON, legal: Sequence[JSON], pending: Any = None) -> list[int]:
-        targets = getattr(legal, "targets", None)
-        if targets is None:
+        if getattr(legal, "targets", None) is None:
             return super().legal_indices(view, legal)
-        # The call step's lazy list: numbers per target, then trades (no dicts built).
-        me, width = view["seat"], len(CHIPS)
-        out = []
-        for target, numbers in zip(targets, legal.numbers):
-            base = self.offset(target, me) * width - CHIPS[0]
-            out += [base + x for x in numbers]
-        return out + [self.index_of[self.key(view, a)] for a in legal.trades]
+        return self.indices_of(self.legal_bytes(view, legal))
 
     def legal_bytes(self, view: JSON, legal: Sequence[JSON],
                     pending: Any = None) -> bytes | bytearray:
         targets = getattr(legal, "targets", None)
         if targets is None:
             return super().legal_bytes(view, legal)
-        # The call step's lazy list, written into the mask at once (no list of indices).
+        # The call step's lazy list (numbers per target, then trades; no dicts built), written
+        # into the mask at once: no list of indices.
         mask = bytearray(self.action_size)
-        me, width, n = view["seat"], len(CHIPS), self.players
+        me, width = view["seat"], len(CHIPS)
         for target, numbers in zip(targets, legal.numbers):
-            base = (target - me) % n * width - CHIPS[0]
+            base = self.offset(target, me) * width - CHIPS[0]
             for x in numbers:
                 mask[base + x] = 1
-        index_of = self.index_of
         for a in legal.trades:
-            mask[index_of[("trade", tuple(a["give"]), a["take"])]] = 1
+            mask[self.index_of[self.key(view, a)]] = 1
         return mask
 
     def key(self, view: JSON, action: JSON) -> Hashable:

@@ -53,7 +53,7 @@ class DtcCodec(Codec):
         DTC-2/DTC-4), so a bot given ``legal_description`` instead of the list may pass []."""
         if view["phase"] != "offer":
             return [ACCEPT if a["type"] == "accept" else CALL for a in legal]
-        return list(self._offer_indices(*self._offer_step(view, pending)))
+        return self.indices_of(self._offer_mask(*self._offer_step(view, pending)))
 
     def legal_bytes(self, view: JSON, legal: Any, pending: Any = None) -> bytes | bytearray:
         if view["phase"] != "offer":
@@ -68,7 +68,8 @@ class DtcCodec(Codec):
                 pending or _EMPTY)
 
     def _offer_mask(self, hand: tuple[int, ...], beat: Any, chosen: tuple[int, ...]) -> bytes:
-        """:meth:`_offer_indices` as mask bytes, written at once (no list of indices)."""
+        """An offer step's mask, written at once (no list of indices): the ranks the hand
+        still has more of, then the claims from :meth:`_claim_start` on."""
         return bytes(map(lt, chosen, hand)) + _CLAIMS_FROM[self._claim_start(beat, chosen)]
 
     def _claim_start(self, beat: Any, chosen: tuple[int, ...]) -> int | None:
@@ -78,14 +79,6 @@ class DtcCodec(Codec):
         if k > min_count:
             return CLAIM
         return CLAIM + min_value - 1 if k == min_count else None
-
-    def _offer_indices(self, hand: tuple[int, ...], beat: Any,
-                       chosen: tuple[int, ...]) -> list[int]:
-        out = [ADD + r for r in range(len(KEYS)) if chosen[r] < hand[r]]
-        start = self._claim_start(beat, chosen)
-        if start is not None:
-            out += range(start, CLAIM + VALUES)
-        return out
 
     def decode(self, view: JSON, index: int, pending: Any = None) -> tuple[JSON | None, Any]:
         if index == ACCEPT:

@@ -14,7 +14,7 @@ offsets from the acting seat. Index, in this order (``S`` = 54, ``n`` = players)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from games.engine.dutch import DECK_SIZE, NAME, RANK_NAMES, Phase
@@ -90,16 +90,10 @@ class DutchCodec(FlatCodec):
             # position looked up once, not searched for per swap
             index_of, me = self.index_of, view["seat"]
             where = [{s["slot"]: i for i, s in enumerate(hand["slots"])} for hand in view["hands"]]
-            out = []
-            for a in legal:
-                if a["type"] != "jack":
-                    out.append(index_of[(a["type"],)])
-                    continue
-                x, y = a["a"], a["b"]
-                ends = sorted((((x["seat"] - me) % self.players, where[x["seat"]][x["slot"]]),
-                               ((y["seat"] - me) % self.players, where[y["seat"]][y["slot"]])))
-                out.append(index_of[("jack", *ends[0], *ends[1])])
-            return out
+            def position(handle: JSON) -> int:
+                return where[handle["seat"]][handle["slot"]]
+            return [index_of[self._jack_key(me, a, position) if a["type"] == "jack"
+                             else (a["type"],)] for a in legal]
         return super().legal_indices(view, legal)
 
     def key(self, view: JSON, action: JSON) -> Hashable:
@@ -109,11 +103,14 @@ class DutchCodec(FlatCodec):
         if kind == "ace":
             return ("ace", self.offset(action["seat"], view["seat"]))
         if kind == "jack":
-            me = view["seat"]
-            ends = sorted((self.offset(h["seat"], me), self._position(view, h))
-                          for h in (action["a"], action["b"]))
-            return ("jack", *ends[0], *ends[1])
+            return self._jack_key(view["seat"], action, lambda h: self._position(view, h))
         return (kind,)
+
+    def _jack_key(self, me: int, action: JSON, position: Callable[[JSON], int]) -> Hashable:
+        """A swap's key: its two ends (seat offset, slot position), in order; ``position``
+        finds a slot's position in its hand."""
+        ends = sorted((self.offset(h["seat"], me), position(h)) for h in (action["a"], action["b"]))
+        return ("jack", *ends[0], *ends[1])
 
     def build(self, view: JSON, key: Any) -> JSON:
         kind, me = key[0], view["seat"]

@@ -205,8 +205,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         index = int(action)
         mask = self._mask(seat, view)
         if not 0 <= index < len(mask) or not mask[index]:
-            legal = [i for i, bit in enumerate(mask) if bit]
-            raise ValueError(f"{agent}: action {action!r} is not legal now (legal: {legal})")
+            raise ValueError(f"{agent}: action {action!r} is not legal now (legal: "
+                             f"{self.codec.indices_of(mask)})")
         self._cumulative_rewards[agent] = 0.0
         move, self.pending = self.codec.decode(view, index, self.pending)
         if move is not None:
