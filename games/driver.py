@@ -138,6 +138,11 @@ class MatchDriver:
         #: Open sessions by kind name.
         self.sessions: dict[str, SeatSession] = dict(sessions or {})
         self._moves: list[Move] = []
+        #: Each seat's kind name where that kind is inline and automatic (:meth:`settle` asks
+        #: it), else None: looked up once, not once a move.
+        self._inline: list[str | None] = [
+            seat.kind if kind.automatic is not None and kind.inline else None
+            for seat, kind in zip(table.seats, self.kinds)]
 
     # ---- what the driver made ------------------------------------------------------------
 
@@ -193,6 +198,12 @@ class MatchDriver:
             before: Sequence[int] | None = None) -> None:
         """Apply ``action`` for ``seat`` (:class:`IllegalAction` propagates, nothing changed).
         ``before``: the seats to act now, if the caller has them (:meth:`settle` does)."""
+        self._act(seat, action, kind, strike, detail, before)
+
+    def _act(self, seat: int, action: JSON, kind: EntryKind, strike: str | None, detail: str,
+             before: Sequence[int] | None) -> None:
+        """:meth:`act` with every argument positional, as the driver calls it once a move (a
+        call with keywords costs about twice as much)."""
         state = self.state
         since, turn = state.event_count, state.moves
         if before is None:
@@ -204,7 +215,7 @@ class MatchDriver:
         after = state.to_act()
         if not (len(after) < len(before) and set(after) <= set(before)):
             self.step_version = self.version
-        self._log(kind, seat, action, since=since, turn=turn, strike=strike, detail=detail)
+        self._log(kind, seat, action, since, turn, strike, detail)
 
     def resign(self, seat: int, reason: str = "resigned") -> None:
         """Forfeit ``seat``: ranked last, and it plays default actions from now on."""
@@ -233,7 +244,7 @@ class MatchDriver:
         :meth:`act`)."""
         if answer.action is not None:
             try:
-                self.act(seat, answer.action, before=before)
+                self._act(seat, answer.action, EntryKind.ACTION, None, "", before)
                 return
             except IllegalAction as exc:
                 log.info("match %s seat %s chose an illegal action: %s", self.table.match_id,
@@ -291,7 +302,8 @@ class MatchDriver:
         """Forfeited seats play their default action and inline automatic seats (reference
         bots) choose, until only polling or out-of-process seats are due or the match is over
         (the engine's move cap guarantees that it ends)."""
-        state, kinds, forfeited, seats = self.state, self.kinds, self.forfeited, self.table.seats
+        state, forfeited = self.state, self.forfeited
+        inline = self._inline
         while not state.is_over:
             progressed = False
             to_act = state.to_act()
@@ -299,13 +311,12 @@ class MatchDriver:
                 # After the first seat has acted, the others of the step may be asked no more.
                 if i and (state.is_over or seat not in state.to_act()):
                     continue
-                kind = kinds[seat]
                 if seat in forfeited:
-                    self.act(seat, state.default_action(seat), kind=EntryKind.DEFAULT,
-                             before=None if i else to_act)
-                elif kind.automatic is not None and kind.inline:
-                    self._take_answer(seat, self._ask_seat(seats[seat].kind, seat),
-                                      before=None if i else to_act)
+                    self._act(seat, state.default_action(seat), EntryKind.DEFAULT, None, "",
+                              None if i else to_act)
+                elif (name := inline[seat]) is not None:
+                    self._take_answer(seat, self._ask_seat(name, seat),
+                                      None if i else to_act)
                 else:
                     continue
                 progressed = True
@@ -382,7 +393,7 @@ class MatchDriver:
     def _kind(self, name: str) -> SeatKind:
         return self._kinds.get(name) or get_seat_kind(name)
 
-    def _log(self, kind: EntryKind, seat: int | None, action: JSON | None, *, since: int,
+    def _log(self, kind: EntryKind, seat: int | None, action: JSON | None, since: int,
              turn: int | None = None, strike: str | None = None, detail: str = "") -> None:
         state = self.state  # Move's fields in order (positional: the driver logs every move)
         self._moves.append(Move(self.version, kind, seat, action, state.log_since(since),

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.db import insert_models
@@ -115,6 +116,9 @@ class _Batch:
     first_of_season: bool = False
     hands: list[Hand] = field(default_factory=list)
     built: list[BuiltMatch] = field(default_factory=list)
+    #: The indices of the league's members who left, read again each round (built once: a
+    #: clone of it runs the query without building the filter again).
+    leavers: QuerySet | None = None
 
     def open(self, night: Night, tables: Sequence[int]) -> bool:
         """Lock the tables' hand rows, then read the night's status again (a night cancelled
@@ -127,6 +131,8 @@ class _Batch:
             return False
         self.opened = True
         self.members = {m.index: m for m in league.members.all()}
+        self.leavers = league.members.filter(left_at__isnull=False).values_list("index",
+                                                                               flat=True)
         self.outcomes = outcomes_of(hands)
         self.keys = {hand_key(h.table, h.number) for h in hands}
         self.first_of_season = (len({h.table for h in hands}) < len(tables)
@@ -155,7 +161,7 @@ def _start_ready_hands(night: Night, tables: Sequence[int], batch: _Batch) -> li
     if not batch.opened and not batch.open(night, tables):
         return []
     league = night.league
-    left = set(league.members.filter(left_at__isnull=False).values_list("index", flat=True))
+    left = set(batch.leavers.all())
     night_plan = night_format(night, left=left, first_of_season=batch.first_of_season)
     planned = [match for match in night_plan.plan_tables(batch.outcomes, tables)
                if match.key not in batch.keys]

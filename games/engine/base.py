@@ -316,9 +316,13 @@ class State:
         offset = self._events_offset
         if n < offset:
             raise EngineError(f"events before {offset} are not in this state (saved without them)")
-        return [public if not private else
-                {**public, "private": {str(seat): detail for seat, detail in private.items()}}
-                for public, private in self._events[n - offset:]]
+        # A loop, not a comprehension: the driver asks for one or two events a move, and a
+        # comprehension's own frame costs more than that (Python 3.11).
+        records = []
+        for public, private in self._events[n - offset:]:
+            records.append(public if not private else {
+                **public, "private": {str(seat): detail for seat, detail in private.items()}})
+        return records
 
     @property
     def event_count(self) -> int:
