@@ -13,7 +13,8 @@ itself never imports it. Sits on ``games.engine`` only (no Django). See ``docs/t
 """
 
 from .base import Codec, FlatCodec
-from .env import CODECS, REWARDS, codec, env, rank_rewards, raw_env, view_json
+from .env import CODECS, REWARDS, codec, env, rank_rewards, raw_env
+from .observation import view_json
 
 __all__ = ["CODECS", "REWARDS", "Codec", "FlatCodec", "codec", "env", "rank_rewards", "raw_env",
            "view_json"]

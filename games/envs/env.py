@@ -14,7 +14,6 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-import orjson
 from pettingzoo import AECEnv
 
 from games.engine import Rng, get_game
@@ -54,12 +53,6 @@ def codec(game_id: str, players: int | None = None, **options: Any) -> Codec:
 
 
 _codecs: dict[tuple[str, int, str], Codec] = {}
-
-
-def view_json(view: JSON) -> str:
-    """The view as compact ASCII JSON (the observation's ``"view"``)."""
-    text = orjson.dumps(view).decode()
-    return text if text.isascii() else json.dumps(view, separators=(",", ":"))
 
 
 def rank_rewards(ranks: list[int]) -> list[float]:
@@ -166,8 +159,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
             mask = np.frombuffer(bytearray(self._mask(seat, entry[0])), INT8)
         else:
             mask = np.zeros(self.codec.action_size, INT8)
-        return Observation.lazy(np.frombuffer(bytearray(packed), FLOAT32), mask, entry,
-                                view_json)
+        return Observation.lazy(np.frombuffer(bytearray(packed), FLOAT32), mask, entry)
 
     def forget_position(self) -> None:
         """Drop what is cached about the current position (after ``match`` is replaced)."""
@@ -209,13 +201,13 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
                              f"{self.codec.indices_of(mask)})")
         self._cumulative_rewards[agent] = 0.0
         move, self.pending = self.codec.decode(view, index, self.pending)
-        if move is not None:
+        if move is not None:  # else a part-built action: the same seat goes on
             state.apply(seat, move)
-        if state.is_over:
-            self._finish()  # the only rewards: every step before pays 0
-            self._accumulate_rewards()
-        else:
-            self.agent_selection = self.possible_agents[self._next_seat()]
+            if state.is_over:
+                self._finish()  # the only rewards: every step before pays 0
+                self._accumulate_rewards()
+            else:
+                self.agent_selection = self.possible_agents[self._next_seat()]
         if self.render_mode == "human":
             self.render()
 

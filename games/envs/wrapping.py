@@ -24,6 +24,10 @@ AEC_FIELDS = ("agent_selection", "agents", "rewards", "terminations", "truncatio
               "_cumulative_rewards")
 
 
+#: Reads an observation's mask as stored (the mask is never made lazily): no Python-level
+#: ``Observation.__getitem__`` call.
+_dict_get = dict.get
+
 #: What ``ActionSpace.contains`` answers at once: a plain int, and numpy's int64 (what
 #: ``sample(mask)`` and ``np.flatnonzero`` give), which gymnasium accepts whenever in range.
 _QUICK = frozenset((int, np.int64))
@@ -123,9 +127,9 @@ class TerminateIllegalWrapper(_ReadsThrough, wrappers.TerminateIllegalWrapper):
         does) and the caller steps the environment below."""
         prev, aec = self._prev_obs, self._aec
         agent = aec.agent_selection
-        if (isinstance(prev, dict) and not self._terminated and not aec.terminations[agent]
-                and not aec.truncations[agent] and "action_mask" in prev
-                and prev["action_mask"][action]):
+        mask = _dict_get(prev, "action_mask") if isinstance(prev, dict) else None
+        if (mask is not None and not self._terminated and not aec.terminations[agent]
+                and not aec.truncations[agent] and mask[action]):
             self._prev_obs = self._prev_info = None
             return True
         return False
@@ -159,12 +163,12 @@ class OrderEnforcingWrapper(_ReadsThrough, wrappers.OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         if self._has_reset and self._aec.agents:  # PettingZoo's else-branch, at once
-            illegal = self._illegal
+            illegal, aec = self._illegal, self._aec
             if (illegal is not None and action is not None  # AssertOutOfBounds', then
-                    and self._aec.action_space(self._aec.agent_selection).contains(action)
+                    and aec.action_space(aec.agent_selection).contains(action)
                     and illegal._quick(action)):  # TerminateIllegal's checks
                 self._has_updated = True
-                self._aec.step(action)
+                aec.step(action)
                 return
             self._has_updated = True
             self.env.step(action)
@@ -185,14 +189,23 @@ class OrderEnforcingWrapper(_ReadsThrough, wrappers.OrderEnforcingWrapper):
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """``AECEnv.last``, reading the fields from the unwrapped environment."""
+        """``AECEnv.last``, reading the fields from the unwrapped environment (and over
+        :func:`recommended_wrappers`' stack, TerminateIllegalWrapper's observe at once)."""
         if not self._has_reset:
             return super().last(observe)
-        aec = self._aec
+        aec, illegal = self._aec, self._illegal
         agent = aec.agent_selection
         assert agent is not None
-        return (self.observe(agent) if observe else None, aec._cumulative_rewards[agent],
-                aec.terminations[agent], aec.truncations[agent], aec.infos[agent])
+        infos = aec.infos
+        if not observe:
+            obs = None
+        elif illegal is None:
+            obs = self.env.observe(agent)
+        else:
+            obs = illegal._prev_obs = aec.observe(agent)
+            illegal._prev_info = infos.get(agent, {})
+        return (obs, aec._cumulative_rewards[agent], aec.terminations[agent],
+                aec.truncations[agent], infos[agent])
 
     @property
     def agent_selection(self) -> Any:
