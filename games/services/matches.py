@@ -41,7 +41,15 @@ from ..errors import (
 from ..models import AppliedAction, Match, Seat
 from ..seats import PLAYER, get_seat_kind
 from ..states import load_state
-from .store import driver_for, locked_match, save_locked, save_new, seat_of
+from .store import (
+    Started,
+    driver_for,
+    locked_match,
+    save_locked,
+    save_new,
+    seat_of,
+    take_started,
+)
 
 JSON = dict[str, Any]
 SEED_BITS = 63  # fits a signed BigIntegerField
@@ -133,25 +141,26 @@ def matches_create(*, game: str, created_by: AbstractBaseUser | None,
 @dataclass(frozen=True)
 class BuiltMatch:
     """A match of :func:`matches_build`: not stored yet; played to the end already if every
-    seat is an in-process bot (``over``)."""
+    seat is an in-process bot (``over``). ``started``: what its driver made, once it started
+    (every seat taken), the driver itself let go (``store.take_started``)."""
 
     match: Match
     seats: list[Seat]
-    driver: MatchDriver | None
+    started: Started | None
 
     @property
     def over(self) -> bool:
-        return self.driver is not None and self.driver.state.is_over
+        return self.match.status == Match.Status.FINISHED
 
     @property
     def result(self) -> JSON | None:
         """The engine's ``result()`` once :attr:`over` (what the match will store)."""
-        return self.driver.state.result() if self.over else None
+        return self.match.result if self.over else None
 
     @property
     def forfeited(self) -> list[int]:
         """Its seats that forfeited (started forfeited, or struck out)."""
-        return sorted(self.driver.forfeited) if self.driver is not None else []
+        return [seat.number for seat in self.seats if seat.forfeited]
 
 
 def matches_build(*, game: str, created_by: AbstractBaseUser | None,
@@ -179,7 +188,7 @@ def matches_save(built: Sequence[BuiltMatch], *, announce: bool = True) -> None:
         return
     # One match is one statement (store.save_new), which needs no transaction of its own.
     with transaction.atomic() if len(built) > 1 else nullcontext():
-        save_new([(new.match, new.seats, new.driver) for new in built], announce=announce)
+        save_new([(new.match, new.seats, new.started) for new in built], announce=announce)
 
 
 def matches_unseal(*, match_ids: Sequence[int]) -> int:
@@ -237,13 +246,14 @@ def _build(engine: Any, created_by: Any, matches: Sequence[NewMatch], *,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit)
         seats = _seats(match, new, created_by, join, now)
-        driver = None
+        started = None
         if not any(seat.is_open for seat in seats):
             match.status, match.started_at = Match.Status.RUNNING, now
-            driver = _started_driver(match, state, seats, new.forfeited)  # matches_save stores it
+            started = take_started(match, seats,
+                                   _started_driver(match, state, seats, new.forfeited), now=now)
         else:
             match.state = state.to_json()
-        built.append(BuiltMatch(match, seats, driver))
+        built.append(BuiltMatch(match, seats, started))
     return built
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -175,7 +177,8 @@ def save_locked(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | No
     if moves:
         insert_rows(MatchLogPage, [page_row(match.pk, moves)])
     _save_seats(driver, seats, moves, ending=False)
-    _after_commit([(match, driver, finishing)], enqueue=enqueue, started=started, remember=True)
+    _after_commit([(match, enqueue and _wakes_out_of_process(driver, started), driver.state,
+                    finishing)])
 
 
 def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
@@ -213,7 +216,7 @@ def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
         lease.until = renewed
     moves = driver.take_moves()
     _save_seats(driver, seats, moves, ending=driver.state.is_over)
-    _after_commit([(match, driver, finishing)], enqueue=False, started=False, remember=False)
+    _after_commit([(match, False, None, finishing)])
     return True
 
 
@@ -233,37 +236,63 @@ def _save_seats(driver: MatchDriver, seats: Sequence[Seat], moves: Sequence[Move
     flush(driver, moves, applied=True, ending=ending)
 
 
-def save_new(matches: Sequence[tuple[Match, Sequence[Seat], MatchDriver | None]], *,
-             now: datetime | None = None, announce: bool = True) -> None:
-    """Insert new matches with their seats, and for those that started (a driver given) their
-    state and first moves: a few statements in the caller's transaction whatever their number
-    (a tournament creates many at once); one match, one statement (``games.db.insert_tree``:
-    no transaction needed on PostgreSQL)."""
-    now = now or timezone.now()
-    finishing = {id(match): _take_state(match, driver, now=now, previous_to_act=None)
-                 for match, _, driver in matches if driver is not None}
-    for match, seats, driver in matches:
-        for seat in seats:
-            seat.match = match
-            if driver is not None:
-                seat.strikes = driver.strikes[seat.number]
-                seat.forfeited = seat.number in driver.forfeited
-    started = [(match, driver, finishing[id(match)]) for match, _, driver in matches
-               if driver is not None]
-    if len(matches) == 1:  # POST /api/matches/: one statement (no transaction needed)
-        [(match, seats, driver)] = matches
-        moves = driver.take_moves() if driver is not None else []
-        insert_tree(match, [seats, [MatchLogPage(**page_row(0, moves))] if moves else []])
-    else:
-        insert_models([match for match, _, _ in matches])
-        insert_models([seat for _, seats, _ in matches for seat in seats])
-        insert_rows(MatchLogPage, [page_row(match.pk, moves) for match, driver, _ in started
-                                   if (moves := driver.take_moves())])
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A new match's driver once it has started (:func:`take_started`), reduced at once to
+    what storing the match writes beyond its row and its seats' rows (whose fields it set).
+    A caller that keeps many matches before storing them (a league batch, up to a second of
+    hands) then keeps a log page's text, not every move's objects for the collector to walk
+    again and again (docs/performance.md)."""
+
+    #: Its log page row but for the match id, or None if the driver made no moves.
+    page: dict[str, Any] | None
+    #: This save finishes the match (``match_finished`` once committed).
+    finishing: bool
+    #: Its out-of-process seats are to be asked, or told it started or ended (the task).
+    wakes: bool
+    #: The state to share with readers once committed: None once over (see :func:`save_new`).
+    state: State | None
+
+
+def take_started(match: Match, seats: Sequence[Seat], driver: MatchDriver, *,
+                 now: datetime) -> Started:
+    """Copy what ``driver`` made of a new match onto ``match`` and ``seats`` (not saved)
+    and keep the rest for :func:`save_new`; the driver is not needed after this."""
+    finishing = _take_state(match, driver, now=now, previous_to_act=None)
+    for seat in seats:
+        seat.strikes = driver.strikes[seat.number]
+        seat.forfeited = seat.number in driver.forfeited
+    moves = driver.take_moves()
     # Matches over already (a tournament's or a league's bots played them here) are not
     # cached: their readers are web processes, not this one, and hundreds of them would only
     # churn the cache (each holds its whole event log for the collector to walk;
     # docs/performance.md).
-    _after_commit(started, enqueue=True, started=True, remember=True, remember_over=False,
+    return Started(page=page_row(0, moves) if moves else None, finishing=finishing,
+                   wakes=_wakes_out_of_process(driver, started=True),
+                   state=None if driver.state.is_over else driver.state)
+
+
+def save_new(matches: Sequence[tuple[Match, Sequence[Seat], Started | None]], *,
+             announce: bool = True) -> None:
+    """Insert new matches with their seats, and for those that started
+    (:func:`take_started`) their first moves: a few statements in the caller's transaction
+    whatever their number (a tournament creates many at once); one match, one statement
+    (``games.db.insert_tree``: no transaction needed on PostgreSQL)."""
+    for match, seats, _ in matches:
+        for seat in seats:
+            seat.match = match
+    if len(matches) == 1:  # POST /api/matches/: one statement (no transaction needed)
+        [(match, seats, started)] = matches
+        page = started.page if started is not None else None
+        insert_tree(match, [seats, [MatchLogPage(**page)] if page else []])
+    else:
+        insert_models([match for match, _, _ in matches])
+        insert_models([seat for _, seats, _ in matches for seat in seats])
+        insert_rows(MatchLogPage, [{**page, "match_id": match.pk}
+                                   for match, _, started in matches
+                                   if started is not None and (page := started.page)])
+    _after_commit([(match, started.wakes, started.state, started.finishing)
+                   for match, _, started in matches if started is not None],
                   announce=announce)
 
 
@@ -294,22 +323,20 @@ def _take_state(match: Match, driver: MatchDriver, *, now: datetime,
     return finishing
 
 
-def _after_commit(stored: Sequence[tuple[Match, MatchDriver, bool]], *, enqueue: bool,
-                  started: bool, remember: bool, remember_over: bool = True,
+def _after_commit(stored: Sequence[tuple[Match, bool, State | None, bool]], *,
                   announce: bool = True) -> None:
-    """Once committed: queue the task for out-of-process seats, share each final state with
-    readers (when its driver will not change it again; those of finished matches only if
-    ``remember_over``), and tell whoever listens which matches finished (unless not
+    """Once committed, for each (match, wakes, state, finishing): queue the task for its
+    out-of-process seats if ``wakes``, share ``state`` with readers (the driver will not
+    change it again), and tell whoever listens which matches finished (unless not
     ``announce``: their creator records them itself)."""
-    for match, driver, _ in stored:
-        if enqueue and _wakes_out_of_process(driver, started):
+    for match, wakes, _, _ in stored:
+        if wakes:
             enqueue_advance(match.pk)
-    if remember:
-        # From here on these State objects are never changed: readers may share them.
-        states = [(match, driver.state) for match, driver, _ in stored
-                  if remember_over or not driver.state.is_over]
+    # From here on these State objects are never changed: readers may share them.
+    states = [(match, state) for match, _, state, _ in stored if state is not None]
+    if states:
         transaction.on_commit(lambda: [remember_state(m, s) for m, s in states])
-    finished = {match.pk: match.series for match, _, finishing in stored if finishing}
+    finished = {match.pk: match.series for match, _, _, finishing in stored if finishing}
     if finished and announce:
         transaction.on_commit(lambda: match_finished.send(
             sender=Match, match_ids=list(finished), series=finished))
@@ -342,5 +369,5 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
     return bool(due)
 
 
-__all__ = ["Lease", "driver_for", "enqueue_advance", "flush", "locked_match", "save_batch",
-           "save_locked", "save_new", "seat_of", "table_of"]
+__all__ = ["Lease", "Started", "driver_for", "enqueue_advance", "flush", "locked_match",
+           "save_batch", "save_locked", "save_new", "seat_of", "table_of", "take_started"]
