@@ -131,8 +131,9 @@ class _Batch:
             return False
         self.opened = True
         self.members = {m.index: m for m in league.members.all()}
-        self.leavers = league.members.filter(left_at__isnull=False).values_list("index",
-                                                                               flat=True)
+        # No ordering: Member's default (by league) joins the league table for nothing.
+        self.leavers = (league.members.filter(left_at__isnull=False).order_by()
+                        .values_list("index", flat=True))
         self.outcomes = outcomes_of(hands)
         self.keys = {hand_key(h.table, h.number) for h in hands}
         self.first_of_season = (len({h.table for h in hands}) < len(tables)
