@@ -250,7 +250,7 @@ class Started:
     finishing: bool
     #: Its out-of-process seats are to be asked, or told it started or ended (the task).
     wakes: bool
-    #: The state to share with readers once committed: None once over (see :func:`save_new`).
+    #: The state to share with readers once committed; None once over (:func:`take_started`).
     state: State | None
 
 
