@@ -79,6 +79,24 @@ def test_matches_created_over_are_not_cached_but_running_ones_are(
     assert cached_state(state_key(running)) is not None
 
 
+def test_a_built_match_keeps_its_log_as_text_not_its_driver(alice) -> None:
+    """A league batch keeps up to a second of built hands before storing them: each keeps its
+    log page's text and its result, not the driver's moves for the collector to walk
+    (store.take_started); the page stored is the same as a match saved at once."""
+    from games.services import NewMatch, matches_build, matches_save
+
+    bots = [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"}]
+    [built] = matches_build(game="dice_cup", created_by=alice,
+                            matches=[NewMatch(seats=bots, seed=1)])
+    assert not hasattr(built, "driver")
+    assert built.over and built.started.state is None
+    assert isinstance(built.started.page["entries"], str)
+    assert built.result == built.match.result and built.forfeited == []
+    matches_save([built])
+    [page] = MatchLogPage.objects.filter(match=built.match)
+    assert [e.n for e in log.page_entries(page)] == list(range(built.match.version + 1))
+
+
 @pytest.mark.postgres
 def test_on_postgresql_pages_are_compressed_with_lz4() -> None:
     """lz4 wrote a tournament match's page in about half pglz's time (migration 0010)."""
