@@ -164,7 +164,7 @@ class WebhookSession(SeatSession):
             claimed, found = claim_unset(
                 BotSeat, self._claim_rows(self.table.match_id, self._bot_ids),
                 unique=("match_id", "number"), field="started_at", value=timezone.now(),
-                read=(Bot, set(self._bot_ids.values()), "owner"))
+                read=(Bot, set(self._bot_ids.values()), "owner"), durable=False)
             self._found(found)
             numbers = sorted(number for _, number in claimed)
         else:
@@ -204,7 +204,7 @@ class WebhookSession(SeatSession):
             return
         rows = [self._row(record, applied) for record in self._caller.take_records()
                 if self.bots.get(record.seat) is not None]
-        insert_rows(BotCall, rows)
+        insert_rows(BotCall, rows, durable=False)  # a log: a database crash may lose its tail
 
     def _row(self, record: CallRecord, applied: bool) -> dict[str, Any]:
         moved_on = not applied and record.path == BotCall.Path.MOVE
@@ -239,13 +239,15 @@ class WebhookSession(SeatSession):
         """Set ``field`` (``started_at`` or ``ended_at``) to now on each seat's
         :class:`BotSeat` where it is unset, creating missing rows; the seat numbers set here.
         One atomic upsert (``games.db.claim_unset``), so of two tasks racing for a match
-        exactly one sends each call, in one round trip."""
+        exactly one sends each call, in one round trip. Its commit, when it is a transaction
+        of its own, does not wait for the disk (``durable=False``): only a database crash
+        could undo it, and then the task redoes its unstored batch, this call with it."""
         if field not in ("started_at", "ended_at"):
             raise ValueError(field)
         ids = {number: bot.pk if bot else None for number, bot in bots.items()}
         claimed, _ = claim_unset(BotSeat, WebhookSession._claim_rows(match_id, ids),
                                  unique=("match_id", "number"), field=field,
-                                 value=timezone.now())
+                                 value=timezone.now(), durable=False)
         return sorted(number for _, number in claimed)
 
     @staticmethod

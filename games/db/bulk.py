@@ -21,12 +21,22 @@ import orjson
 from django.db import connection, models
 from django.utils import timezone
 
+from .transactions import execute_unflushed
 
-def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) -> None:
+
+def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
+                durable: bool = True) -> None:
     """INSERT ``rows`` of ``model`` in one statement. A row is a mapping of field attribute
     names (``match_id``, not ``match``) to values; fields left out get their defaults. No model
     instances are built on PostgreSQL (building one cost more than writing its row): use it
-    for rows nobody reads back in the same request (logs)."""
+    for rows nobody reads back in the same request (logs).
+
+    ``durable=False``, run on its own (autocommit): its commit does not wait for the disk
+    (:func:`~.transactions.execute_unflushed`; rows whose loss on a database crash is
+    harmless, e.g. the call log of /end). On PostgreSQL that is one ``INSERT ... SELECT FROM
+    json_populate_recordset`` (COPY cannot share its round trip): for 3 call log rows 0.43 ms
+    against 0.45 ms by COPY, for 69 1.3 against 1.2 ms, less CPU either way (0.18 against 0.26
+    ms, 0.39 against 0.44 ms; 2026-12-03, load average 2), before the commit."""
     if not rows:
         return
     if connection.vendor != "postgresql":
@@ -37,6 +47,9 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
     table = connection.ops.quote_name(model._meta.db_table)
     now = timezone.now()
     values = [value_reader(field, now) for field in fields]
+    if not durable and connection.get_autocommit():
+        _insert_json(table, columns, fields, values, rows)
+        return
     sql = f"COPY {table} ({columns}) FROM STDIN"
     started = time.monotonic()
     with connection.cursor() as cursor, connection.wrap_database_errors, \
@@ -44,6 +57,27 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
         for row in rows:
             copy.write_row([value(row) for value in values])
     _log_statement(f"{sql} -- {len(rows)} rows", started)
+
+
+def _insert_json(table: str, columns: str, fields: Sequence[models.Field],
+                 values: Sequence[Callable[[Mapping[str, Any]], object]],
+                 rows: Sequence[Mapping[str, Any]]) -> None:
+    """:func:`insert_rows`'s unflushed statement: the rows as one JSON array of objects by
+    column, which ``json_populate_recordset`` reads into the table's own column types (JSON
+    fields nested as their JSON, which COPY takes as text)."""
+    names = [field.column for field in fields]
+    json_fields = [isinstance(field, models.JSONField) for field in fields]
+    objects = []
+    for row in rows:
+        record = {}
+        for name, is_json, value in zip(names, json_fields, values):
+            found = value(row)
+            record[name] = orjson.Fragment(found) if is_json and found is not None else found
+        objects.append(record)
+    with connection.cursor() as cursor:
+        execute_unflushed(cursor, f"INSERT INTO {table} ({columns}) SELECT {columns} FROM "
+                                  f"json_populate_recordset(NULL::{table}, %s)",
+                          [orjson.dumps(objects).decode()])
 
 
 def insert_models(objects: Sequence[models.Model]) -> None:

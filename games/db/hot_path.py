@@ -22,6 +22,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from .bulk import insert_rows, mark_stored, value_reader
+from .transactions import execute_unflushed
 
 
 def claim_match(match_id: int, *, until: datetime, now: datetime
@@ -29,7 +30,8 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
     """Set the match's ``lease_until`` to ``until`` if it is unset or before ``now``, and
     read the match and its seats (by number) as the claim left them, in one statement; None
     if the match is not there or someone else holds it. The ORM takes two statements (the
-    conditional UPDATE, then the seats with their match)."""
+    conditional UPDATE, then the seats with their match). Run on its own, its commit does not
+    wait for the disk (:func:`~.transactions.execute_unflushed`: a lease)."""
     from ..models import Match, Seat
 
     if connection.vendor != "postgresql":
@@ -58,7 +60,8 @@ def claim_match(match_id: int, *, until: datetime, now: datetime
            f"ON s.{quote(Seat._meta.get_field('match').column)} = c.{quote(Match._meta.pk.column)}"
            f" ORDER BY s.{quote(Seat._meta.get_field('number').column)}")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [until, match_id, now])
+        # A lease: a database crash that undid it would only free the match sooner.
+        execute_unflushed(cursor, sql, [until, match_id, now])
         rows = cursor.fetchall()
     if not rows:
         return None
@@ -189,7 +192,7 @@ def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]
 def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
                 unique: Sequence[str], field: str, value: Any,
                 read: tuple[type[models.Model], Collection[Any], str] | None = None,
-                ) -> tuple[list[tuple[Any, ...]], dict[Any, models.Model]]:
+                durable: bool = True) -> tuple[list[tuple[Any, ...]], dict[Any, models.Model]]:
     """Set ``field`` to ``value`` on each of ``rows`` (attribute names to values; ``unique``:
     the fields of a unique constraint, which find it) where it is unset, inserting the rows
     that are missing (other fields at their defaults; a foreign key whose row is gone as NULL);
@@ -200,7 +203,11 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
 
     ``read``: (a model, primary keys, one of its foreign keys): those rows, that relation
     loaded, by primary key, read in the same statement on PostgreSQL (a webhook session's
-    bots and their owners with its /start claim). The ORM's read is a statement of its own."""
+    bots and their owners with its /start claim). The ORM's read is a statement of its own.
+
+    ``durable=False``: run on its own (autocommit), its commit does not wait for the disk
+    (:func:`~.transactions.execute_unflushed`)."""
+    run = execute_unflushed if not durable else _execute
     meta = model._meta
     quote = connection.ops.quote_name
     table = quote(meta.db_table)
@@ -231,7 +238,7 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
         claimed: list[tuple[Any, ...]] = []
         if rows:
             with connection.cursor() as cursor:
-                cursor.execute(claim, params)
+                run(cursor, claim, params)
                 claimed = [tuple(found) for found in cursor.fetchall()]
         if read is None:
             return claimed, {}
@@ -251,7 +258,7 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
            f"ANY(%s) LEFT JOIN {quote(link.related_model._meta.db_table)} r "
            f"ON r.{quote(link.target_field.column)} = o.{quote(link.column)}")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, list(pks)])
+        run(cursor, sql, [*params, list(pks)])
         found_rows = cursor.fetchall()
     claimed = [tuple(key) for key in orjson.loads(found_rows[0][0] or "[]")]
     found = {}
@@ -264,6 +271,10 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
                                                       row[1 + len(other_fields):]))
         found[instance.pk] = instance
     return claimed, found
+
+
+def _execute(cursor: Any, sql: str, params: Sequence[Any]) -> None:
+    cursor.execute(sql, params)
 
 
 def _instance(model: type[models.Model], fields: Sequence[models.Field],

@@ -183,19 +183,27 @@ def test_the_final_batch_claims_end_in_its_own_transaction(alice, open_ref_serve
 WEBHOOK_MATCH_STATEMENTS = [
     # creation: the bot checked; the match, its seats and its first log page in one statement
     "SELECT bots_bot", "WITH games_match",
-    # the task: its lease claimed with its first read; /start claimed with the bots read
-    "WITH games_match", "WITH bots_botseat",
+    # the task: its lease claimed with its first read; /start claimed with the bots read;
+    # neither commit waits for the disk (a database crash would only make them happen again)
+    "WITH games_match unflushed", "WITH bots_botseat unflushed",
     # the batch: moves, log page and (the match ends) the lease let go in one statement, the
-    # call rows and /end claimed in the session's savepoint (the COMMIT releases it)
+    # call rows and /end claimed in the session's savepoint (the COMMIT releases it); the one
+    # commit of the task that waits for the disk
     "BEGIN", "WITH games_match", "SAVEPOINT", "COPY bots_botcall", "INSERT bots_botseat",
     "COMMIT",
-    # /end sent: its call rows
-    "COPY bots_botcall",
+    # /end sent: its call rows (a log), not waiting for the disk either
+    "INSERT bots_botcall unflushed",
 ]
+
+#: What ``games.db.execute_unflushed`` sends before a statement run on its own.
+UNFLUSHED = "SELECT set_config('synchronous_commit', 'off', true); "
 
 
 def _statement(sql: str) -> str:
-    """The statement's verb and first table, e.g. 'INSERT games_seat'."""
+    """The statement's verb and first table, e.g. 'INSERT games_seat' ('... unflushed': its
+    commit does not wait for the disk)."""
+    if sql.startswith(UNFLUSHED):
+        return _statement(sql.removeprefix(UNFLUSHED)) + " unflushed"
     verb = sql.split(None, 1)[0].upper()
     table = re.search(r'"((?:games|bots)_[a-z]+)"', sql)
     return f"{verb} {table.group(1)}" if table and verb not in ("SAVEPOINT", "RELEASE") else verb

@@ -1,12 +1,12 @@
-"""Log rows written in one statement (COPY on PostgreSQL) read back exactly as bulk_create
-would have written them."""
+"""Log rows written in one statement (COPY on PostgreSQL, or an INSERT whose commit does not
+wait for the disk) read back exactly as bulk_create would have written them."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
-from games.db import insert_rows
+from games.db import execute_unflushed, insert_rows
 from games.models import Match, MatchLogPage
 
 pytestmark = pytest.mark.django_db
@@ -32,12 +32,23 @@ def test_insert_rows_reads_back_as_written(make_match) -> None:
     assert all(page.created_at for page in MatchLogPage.objects.filter(match=match))
 
 
-def test_insert_rows_writes_json_and_null_and_defaults(make_match) -> None:
+@pytest.mark.django_db(transaction=True)  # autocommit: each statement its own transaction
+def test_unflushed_rows_read_back_as_written(make_match) -> None:
     match = make_match("dice_cup", [None, None])
+    insert_rows(MatchLogPage, _pages(match), durable=False)
+    assert _read(match) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")]
+    _check_json_null_and_defaults(match, durable=False)
+
+
+def test_insert_rows_writes_json_and_null_and_defaults(make_match) -> None:
+    _check_json_null_and_defaults(make_match("dice_cup", [None, None]), durable=True)
+
+
+def _check_json_null_and_defaults(match, *, durable: bool) -> None:
     rows = [{"game": "dice_cup", "seed": 1, "players": 2, "state": {"note": BAIT},
              "result": {"ranks": [1, 2], "note": BAIT}},
             {"game": "dice_cup", "seed": 2, "players": 2, "state": {}, "result": None}]
-    insert_rows(Match, rows)
+    insert_rows(Match, rows, durable=durable)
     written = Match.objects.exclude(pk=match.pk).order_by("seed")
     assert [(m.seed, m.state, m.result, m.status, m.version) for m in written] == [
         (1, {"note": BAIT}, {"ranks": [1, 2], "note": BAIT}, "open", 0),
@@ -55,6 +66,35 @@ def test_on_postgresql_rows_go_by_copy(make_match, django_assert_num_queries) ->
         insert_rows(MatchLogPage, _pages(match))
     assert captured.captured_queries[0]["sql"].startswith('COPY "games_matchlogpage"')
     assert len(_read(match)) == 2
+
+
+#: What ``execute_unflushed`` sends first.
+UNFLUSHED = "SELECT set_config('synchronous_commit', 'off', true); "
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_unflushed_statements_commit_without_waiting_for_the_disk(
+        make_match, django_assert_num_queries) -> None:
+    setting = "SELECT current_setting('synchronous_commit')"
+    with connection.cursor() as cursor:
+        execute_unflushed(cursor, setting, None)
+        assert cursor.fetchone() == ("off",), "the statement's own transaction"
+        cursor.execute(setting)
+        assert cursor.fetchone() == ("on",), "that transaction alone"
+    with transaction.atomic(), connection.cursor() as cursor:
+        execute_unflushed(cursor, setting, None)
+        assert cursor.fetchone() == ("on",), "inside a transaction its COMMIT decides"
+    match = make_match("dice_cup", [None, None])
+    with django_assert_num_queries(1) as captured:
+        insert_rows(MatchLogPage, _pages(match), durable=False)
+    assert captured.captured_queries[0]["sql"].startswith(
+        UNFLUSHED + 'INSERT INTO "games_matchlogpage"')
+    other = make_match("dice_cup", [None, None])
+    with django_assert_num_queries(3) as captured, transaction.atomic():  # BEGIN, COMMIT
+        insert_rows(MatchLogPage, _pages(other), durable=False)
+    assert captured.captured_queries[1]["sql"].startswith('COPY "games_matchlogpage"'), \
+        "inside a transaction: COPY, as durable rows"
 
 
 def test_update_rows_gives_each_row_its_own_values(make_match, django_user_model) -> None:
