@@ -14,9 +14,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import secrets
 import time
-import uuid
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -47,7 +47,7 @@ def signed_header_pairs(secret: str, body: bytes, *, previous_secret: str = "",
                         msg_id: str | None = None,
                         timestamp: int | None = None) -> list[tuple[bytes, bytes]]:
     """:func:`sign_headers` as the ``(name, value)`` byte pairs an HTTP client sends as is."""
-    msg = (msg_id or f"msg_{uuid.uuid4().hex}").encode()
+    msg = msg_id.encode() if msg_id else b"msg_" + _uuid4_hex()
     timestamp = int(time.time()) if timestamp is None else timestamp
     signed = b"%s.%d.%s" % (msg, timestamp, body)
     # The scheme's HMAC computed directly with the decoded key (cached per secret): the same
@@ -55,10 +55,19 @@ def signed_header_pairs(secret: str, body: bytes, *, previous_secret: str = "",
     # re-decoding the secret and round-tripping the body through str on every call.
     keys = [secret, previous_secret] if previous_secret else [secret]
     signatures = b" ".join(
-        b"v1," + base64.b64encode(hmac.new(_key(key), signed, hashlib.sha256).digest())
+        b"v1," + base64.b64encode(hmac.digest(_key(key), signed, hashlib.sha256))
         for key in keys)
     return [(b"webhook-id", msg), (b"webhook-timestamp", b"%d" % timestamp),
             (b"webhook-signature", signatures)]
+
+
+def _uuid4_hex() -> bytes:
+    """``uuid.uuid4().hex`` as bytes (random, version 4, RFC 4122 variant) without building a
+    ``UUID``: a third of its time, on every call to a bot."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex().encode()
 
 
 @lru_cache(maxsize=4096)

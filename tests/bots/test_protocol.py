@@ -131,6 +131,17 @@ def test_bad_answers_are_failures_with_reasons(asked, raw, reason) -> None:
     assert state.to_json() == before  # reading an answer never changes the state
 
 
+@pytest.mark.parametrize("raw", [
+    b'{"a": 1, "a": 2}', b'[NaN, Infinity, -Infinity, 1e400]', b'\xef\xbb\xbf{"a": [1.5, -0.0]}',
+    b'"\\ud800"', b'[18446744073709551616, -9223372036854775809, 9223372036854775807, 0.1]',
+    b'{"x": "\\u00e9 \\n \xc3\xa9", "y": [true, false, null, -0]}',
+])
+def test_answers_read_as_the_standard_library_reads_them(raw) -> None:
+    """orjson reads most answers; what it reads differently (an integer beyond 64 bits becomes
+    a float) or refuses goes to the standard library: the same values, of the same types."""
+    assert repr(protocol._load(raw)) == repr(json.loads(raw))
+
+
 def test_a_good_answer_and_its_log(asked) -> None:
     state, seat = asked
     action = state.legal_actions(seat)[0]

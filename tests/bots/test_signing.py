@@ -71,3 +71,14 @@ def test_secrets_are_random_whsec_base64_of_32_bytes() -> None:
     assert first.startswith("whsec_") and first != second
     assert len(base64.b64decode(first.removeprefix("whsec_"))) == 32
     assert sign_headers(first, b"x")["webhook-id"] != sign_headers(first, b"x")["webhook-id"]
+
+
+def test_message_ids_are_random_uuid4s() -> None:
+    import uuid
+
+    ids = {sign_headers(new_secret(), b"x")["webhook-id"] for _ in range(200)}
+    assert len(ids) == 200
+    for msg_id in ids:
+        found = uuid.UUID(hex=msg_id.removeprefix("msg_"))
+        assert msg_id == f"msg_{found.hex}" and found.version == 4
+        assert found.variant == uuid.RFC_4122
