@@ -1,4 +1,5 @@
-"""Writing many rows at once: :func:`insert_rows` (``COPY ... FROM STDIN`` on PostgreSQL) and
+"""Writing many rows at once: :func:`insert_rows` (``COPY ... FROM STDIN`` on PostgreSQL; rows
+that need not wait for the disk, one ``INSERT ... json_populate_recordset``) and
 :func:`update_rows` (one ``UPDATE ... FROM UNNEST``), and how a row's values go to ``COPY``
 (:func:`value_reader`, which the hot path's inserts share).
 
