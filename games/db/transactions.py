@@ -71,10 +71,10 @@ def execute_unflushed(cursor: CursorWrapper, sql: str, params: Sequence[Any] | N
     task's lease, the once-only claims of /start and /end (a crash redoes the unstored batch,
     /start with it), call log rows. A commit waiting for the flush took 3.3-3.7 ms on the
     shared machine's disk, one without 0.12-0.28 ms (2026-12-03, docs/performance.md); a
-    webhook match (creation and task) made five such commits, now two. Inside a transaction the statement runs as it is (the
-    transaction's own COMMIT decides), and so it does with server-side binding (one statement
-    a message: Django's default binds on the client, which sends both in one). Afterwards
-    ``cursor`` reads the statement's result."""
+    webhook match (creation and task) made five such commits, now two. Inside a transaction
+    the statement runs as it is (the transaction's own COMMIT decides), and so it does with
+    server-side binding (one statement a message: Django's default binds on the client, which
+    sends both in one). Afterwards ``cursor`` reads the statement's result."""
     if (connection.vendor == "postgresql" and connection.get_autocommit()
             and not connection.settings_dict["OPTIONS"].get("server_side_binding")):
         cursor.execute(_NO_FLUSH_WAIT + sql, params)
