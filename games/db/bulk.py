@@ -22,6 +22,8 @@ import orjson
 from django.db import connection, models
 from django.utils import timezone
 
+from lib import jsontext
+
 from .transactions import execute_unflushed
 
 
@@ -221,4 +223,4 @@ _REQUIRED = object()
 
 def _json_text(value: Any) -> str | None:
     """A JSON field's value as the text PostgreSQL reads into jsonb; Python None is SQL NULL."""
-    return None if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    return None if value is None else jsontext.dumps(value).decode()
