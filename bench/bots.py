@@ -26,6 +26,9 @@ every /move call at the /move figure, one /start and one /end round at the notic
 time of this process per move is printed too (steadier when other work shares the machine). A
 least-squares line through (moves, ms) of every match splits it into a cost per match and a
 cost per move. Targets: at most 0.25 ms per move all-in (issue 23), under 5 ms per match.
+The first line gives the database's round trip (``SELECT 1`` through Django) and the load
+average: every statement of a match waits at least that round trip, and on a shared VM it moves
+with how busy the machine is (bench/common.py), so read the figures beside it.
 
 3. **worker**: what a user sees: ``--worker-matches`` matches created one after another with
    the task queued on commit (as the API does) and played by one real Celery worker process
@@ -50,7 +53,7 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import raw_round_ms, setup_bench, start_worker
+from bench.common import database_round_trip_ms, raw_round_ms, setup_bench, start_worker
 
 TARGET_PER_MOVE_MS = 0.25
 TARGET_PER_MATCH_MS = 5.0
@@ -270,6 +273,7 @@ def main() -> int:
                                          secret=secret),
                             raw_round_ms(url, "/start", [notices], 200, secret=secret)))
             runs.append(bench.task_path(range(r * args.matches, (r + 1) * args.matches)))
+        database_ms = statistics.median(database_round_trip_ms() for _ in range(3))
         raw = Raw(statistics.median(r.move_ms for r in raws),
                   statistics.median(r.notify_ms for r in raws))
         worker = bench_worker(bench, args.worker_matches, raw) if args.worker_matches else None
@@ -279,6 +283,8 @@ def main() -> int:
     print(f"Python {platform.python_version()} on {platform.machine()}; {connection.vendor}; "
           f"bot: {args.bot} in its own process ({url}); {args.game}, {args.players} webhook "
           f"seats, {args.rounds} rounds of {args.matches} matches")
+    print(f"database round trip (SELECT 1 through Django, median): {database_ms:.3f} ms; load "
+          f"average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"raw HTTP round trip (http.client keep-alive, {len(bodies)} real /move bodies of "
           f"{statistics.mean(map(len, bodies)):.0f} B on average): "
           f"{raw.move_ms:.3f} ms (rounds: {', '.join(f'{x.move_ms:.3f}' for x in raws)}); a "

@@ -135,3 +135,22 @@ def raw_round_ms(url: str, path: str, rounds: Sequence[Sequence[bytes]], n: int,
     for conn in conns:
         conn.close()
     return elapsed * 1000 / n
+
+
+def database_round_trip_ms(n: int = 300) -> float:
+    """Median ms of ``SELECT 1`` through Django's connection: the floor under every statement
+    a bench's code path sends. On the shared VM it moves with the machine's idle state (a
+    quiet machine wakes an idle core for each round trip: 0.34 ms measured quiet, 0.08 ms with
+    the other core busy, 2026-12-03), which is why webhook figures swing between runs."""
+    import statistics
+
+    from django.db import connection
+
+    times = []
+    with connection.cursor() as cursor:
+        for _ in range(n):
+            started = time.perf_counter()
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+            times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
