@@ -140,8 +140,9 @@ def raw_round_ms(url: str, path: str, rounds: Sequence[Sequence[bytes]], n: int,
 def database_round_trip_ms(n: int = 300) -> float:
     """Median ms of ``SELECT 1`` through Django's connection: the floor under every statement
     a bench's code path sends. On the shared VM it moves with the machine's idle state (a
-    quiet machine wakes an idle core for each round trip: 0.34 ms measured quiet, 0.08 ms with
-    the other core busy, 2026-12-03), which is why webhook figures swing between runs."""
+    quiet machine wakes an idle core for each round trip): 0.10 ms quiet against 0.045 ms with
+    CI running beside it; a cursor opened for each statement, 0.34 ms quiet against 0.08 ms
+    (2026-12-03). Hence webhook figures swing between runs."""
     import statistics
 
     from django.db import connection
