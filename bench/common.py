@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import time
@@ -143,8 +144,6 @@ def database_round_trip_ms(n: int = 300) -> float:
     quiet machine wakes an idle core for each round trip): 0.10 ms quiet against 0.045 ms with
     CI running beside it; a cursor opened for each statement, 0.34 ms quiet against 0.08 ms
     (2026-12-03). Hence webhook figures swing between runs."""
-    import statistics
-
     from django.db import connection
 
     times = []
