@@ -274,6 +274,8 @@ def claim_unset(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
 
 
 def _execute(cursor: Any, sql: str, params: Sequence[Any]) -> None:
+    """:func:`~.transactions.execute_unflushed`'s durable twin: the cursor's own ``execute``
+    (a debug cursor logs it; ``CursorWrapper.execute`` unbound would not)."""
     cursor.execute(sql, params)
 
 
