@@ -466,15 +466,26 @@ class DiceCupState(State):
         if phase is ANSWER or phase is GIVE:
             call = {"target": self.target, "number": self.number,
                     "from_target": self.from_target}
+        # One walk over the chips for every seat's chips and points (a view is built for each
+        # bot request: chips_of and points per seat walked them 2 * players + 1 times).
+        middle: list[int] = []
+        chips: list[list[int]] = [[] for _ in range(self.players)]
+        points = [0] * self.players
+        for chip, (o, p) in enumerate(zip(self.owner, _PTS), start=3):
+            if o == MIDDLE:
+                middle.append(chip)
+            else:
+                chips[o].append(chip)
+                points[o] += p
         return {
             "phase": phase,
             "roller": self.roller,
             "turn": self.turn,
             "turn_cap": TURN_CAP,
             "target_points": self.options["target_points"],
-            "middle": self.chips_of(MIDDLE),
-            "chips": [self.chips_of(s) for s in range(self.players)],
-            "points": [self.points(s) for s in range(self.players)],
+            "middle": middle,
+            "chips": chips,
+            "points": points,
             "dice": list(self.dice) if show_dice else None,
             "dice_revealed": self.revealed,
             "call": call,

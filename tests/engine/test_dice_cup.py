@@ -670,3 +670,21 @@ def test_lazy_call_actions_describe_themselves_compactly():
         "count": len(legal),
     }
     assert len(legal) == 2 + 14 + 1
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_view_chips_and_points_agree_with_the_seat_queries_throughout_play(players):
+    """The view's ``middle``, ``chips`` and ``points`` (built in one walk over the chips) say
+    what ``chips_of`` and ``points`` say, for every seat at every step of random matches."""
+    for seed in range(20):
+        state = GAME.new_match(players=players, seed=seed)
+        rng = Rng(seed)
+        while not state.is_over:
+            view = state.view(0)
+            assert view["middle"] == state.chips_of(MIDDLE)
+            assert view["chips"] == [state.chips_of(s) for s in range(players)]
+            assert view["points"] == [state.points(s) for s in range(players)]
+            seat = state.to_act()[0]
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.below(len(legal))])
+        assert state.view(None)["points"] == [state.points(s) for s in range(players)]
