@@ -24,7 +24,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from games.db import claim_unset, insert_rows
+from games.db import claim_unset, insert_rows, row_by_pk
 from games.driver import Move
 from games.engine import State
 from games.names import seat_labels
@@ -52,18 +52,23 @@ def check_webhook_bot(game_id: str, bot: str, user: Any = None) -> None:
         bot_id = int(bot)
     except (TypeError, ValueError):
         raise ValueError(f"a webhook seat needs a bot id, not {bot!r}") from None
-    found = Bot.objects.filter(pk=bot_id).first()
+    found = row_by_pk(Bot, bot_id, _CHECKED_FIELDS)  # every match's creation: no ORM query
     if found is None:
         raise ValueError(f"no bot {bot_id}")
-    if not found.enabled:
+    if not found["enabled"]:
         raise ValueError(f"bot {bot_id} is disabled")
-    if not found.public and (user is None or user.pk != found.owner_id):
+    if not found["public"] and (user is None or user.pk != found["owner_id"]):
         raise ValueError(f"bot {bot_id} is private: only its owner may seat it")
-    if not found.handshake_ok:
-        raise ValueError(f"bot {bot_id} has not passed its handshake: {found.handshake_error}")
-    if game_id not in found.games:
+    if not found["handshake_ok"]:
+        raise ValueError(f"bot {bot_id} has not passed its handshake: "
+                         f"{found['handshake_error']}")
+    if game_id not in found["games"]:
         raise ValueError(f"bot {bot_id} does not play {game_id} (its handshake lists "
-                         f"{', '.join(found.games) or 'nothing'})")
+                         f"{', '.join(found['games']) or 'nothing'})")
+
+
+#: What :func:`check_webhook_bot` reads of a bot.
+_CHECKED_FIELDS = ("enabled", "public", "owner_id", "handshake_ok", "handshake_error", "games")
 
 
 def match_info(table: Table, bots: dict[int, Bot | None]) -> protocol.MatchInfo:
@@ -120,8 +125,6 @@ class WebhookSession(SeatSession):
         self._bots: dict[int, Bot | None] | None = None
         self._info: protocol.MatchInfo | None = None
         self._caller: WebhookCaller | None = None
-        #: Seats whose /end this session claimed in the transaction that ended the match.
-        self._end_claimed: list[int] | None = None
 
     @property
     def bots(self) -> dict[int, Bot | None]:
@@ -171,18 +174,11 @@ class WebhookSession(SeatSession):
             numbers = self._claim(self.table.match_id, self.bots, "started_at")
         self._notify(state, "start", numbers)
 
-    def finishing(self, state: State) -> None:
-        """Claim /end in the transaction that stores the final moves (no statement of its
-        own): committed together, so exactly one task sends it."""
-        self._end_claimed = self._claim(self.table.match_id, self.bots, "ended_at")
-
     def finished(self, state: State) -> None:
-        """Sent after the final moves are stored: the call rows are written here and now."""
-        claimed = self._end_claimed
-        if claimed is None:  # this task found the match over: claim now
-            claimed = self._claim(self.table.match_id, self.bots, "ended_at")
-        self._end_claimed = []
-        self._notify(state, "end", claimed)
+        """``/end`` to the seats this task claims it for (a task that finds it claimed sends
+        nothing), then its call rows. Claimed after the final moves are stored, by a statement
+        of its own: a worker that dies before it leaves /end to the next task."""
+        self._notify(state, "end", self._claim(self.table.match_id, self.bots, "ended_at"))
         self._write_calls(applied=True)
 
     def flush(self, moves: Sequence[Move], applied: bool) -> None:

@@ -115,20 +115,17 @@ class SeatSession:
         """The match runs. Out-of-process kinds only: called by the Celery task outside any
         transaction, at least once (a re-run task may call again): make it idempotent."""
 
-    def finishing(self, state: State) -> None:
-        """The moves this session's task is storing end the match: called inside that
-        transaction (after :meth:`flush`), before :meth:`finished` on the same session once it
-        commits (a task that finds the match already over calls ``finished`` alone)."""
-
     def finished(self, state: State) -> None:
         """The match is over. Out-of-process kinds only: called by the Celery task outside any
         transaction, at least once (a re-run task may call again): make it idempotent."""
 
     def flush(self, moves: Sequence[Any], applied: bool) -> None:
-        """Write the kind's own records of the answers given since the last flush, inside the
-        transaction that stores ``moves`` (``games.driver.Move``; ``applied`` True), or after the
-        match moved on meanwhile and the answers were thrown away (``applied`` False: nothing of
-        them is in the match; keep the record of the calls)."""
+        """Write the kind's own records of the answers given since the last flush, once
+        ``moves`` (``games.driver.Move``) are stored (``applied`` True): inside the transaction
+        that stores them on a request's path, just after it on the task's (a crash in between
+        loses those records, never a move), or after the match moved on meanwhile and the
+        answers were thrown away (``applied`` False: nothing of them is in the match; keep the
+        record of the calls)."""
 
 
 class AutomaticSeat(Protocol):

@@ -3,11 +3,12 @@ transaction open and no row locked while they are asked.
 
 The task reads the match, builds a match driver (``games.driver``) and lets it ask the due
 seats and apply their answers, step after step, in memory: a *batch*. The batch is then stored
-in one short transaction, guarded by the match version: if anyone changed the match meanwhile
-(a player resigned, the deadline sweep struck a seat, another task got there first) nothing of
-the batch is stored, the seats' late answers are thrown away (their kinds still record the
-calls, marked as not applied) and the task looks at the match again. So a resign or a join
-never waits on a stranger's server, and no answer is ever applied twice.
+in one statement (``games.services.store.save_batch``), guarded by the match version and the
+task's lease, and the seat kinds write their records of it after. If anyone changed the match
+meanwhile (a player resigned, the deadline sweep struck a seat, another task got there first)
+nothing of the batch is stored, the seats' late answers are thrown away (their kinds still
+record the calls, marked as not applied) and the task looks at the match again. So a resign
+or a join never waits on a stranger's server, and no answer is ever applied twice.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
 
     While only such seats are due, a batch goes on in memory until it has ``batch_moves`` log
     entries, has lasted ``batch_seconds``, a polling seat becomes due or the match ends; then it
-    is stored at once (one short transaction, a few statements whatever its length). A crash
-    loses the unstored batch only; the task is idempotent and resumes from the last stored
+    is stored at once (one statement whatever its length, then the seat kinds' records). A
+    crash loses the unstored batch only (and, between the two, the kinds' records of it); the task is idempotent and resumes from the last stored
     version, asking the seats again.
 
     A step that also waits for polling seats (a simultaneous step) is asked the same way, and
@@ -158,12 +159,11 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
         done, answered = driver.run(max_moves=batch_moves, until=batch_end,
                                     max_steps=max_steps - steps)
         steps += done
-        with transaction.atomic():
-            stored = save_batch(match, driver, seats=seats, previous_to_act=previous,
-                                base_version=base_version, lease=lease)
-            if not stored:
-                flush(driver, driver.take_moves(), applied=False)
+        stored = save_batch(match, driver, seats=seats, previous_to_act=previous,
+                            base_version=base_version, lease=lease)
+        moves = driver.take_moves()
         if not stored:
+            flush(driver, moves, applied=False)
             # Operators (and the several-hosts test) read this: a host cut off for longer
             # than its lease comes back to find its batch refused, not stored late.
             log.info("match %s: late batch refused (the lease ran out or the match moved on "
@@ -171,6 +171,7 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
             outcome = None
             break
         applied += answered
+        flush(driver, moves, applied=True)
         if driver.state.is_over:
             _finish(match, driver)
             outcome = _DONE

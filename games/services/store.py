@@ -1,10 +1,11 @@
 """Loading a match into the match driver and storing what the driver made: the one place where
 a driver's moves become rows (a log page, ``Seat``, ``Match``).
 
-Two ways in, each inside the caller's transaction: :func:`save_locked` holding the match's row
-lock (the request paths), and :func:`save_batch` for the Celery task, which holds no lock while
-it asks bots: its write happens only if nobody else changed the match since the version the
-driver started from and its lease is still its own. :func:`save_new` inserts new matches.
+Two ways in: :func:`save_locked`, inside the caller's transaction, holding the match's row lock
+(the request paths), and :func:`save_batch` for the Celery task, which holds no lock while it
+asks bots: its write happens only if nobody else changed the match since the version the driver
+started from and its lease is still its own, in one statement when no seat changed (then no
+transaction at all). :func:`save_new` inserts new matches.
 """
 
 from __future__ import annotations
@@ -176,26 +177,31 @@ def save_locked(match: Match, driver: MatchDriver, *, seats: Sequence[Seat] | No
     moves = driver.take_moves()
     if moves:
         insert_rows(MatchLogPage, [page_row(match.pk, moves)])
-    _save_seats(driver, seats, moves, ending=False)
+    _save_seats(_seat_changes(driver, seats))
+    flush(driver, moves, applied=True)
     _after_commit([(match, enqueue and _wakes_out_of_process(driver, started), driver.state,
                     finishing)])
 
 
 def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
                previous_to_act: Sequence[int], base_version: int, lease: Lease) -> bool:
-    """The task's guarded batch: store the moves its driver made from ``base_version`` on,
-    in one guarded UPDATE with their log page, no row locked (the task asked bots meanwhile).
-    Returns False, having written nothing, when the match is no longer at ``base_version``
-    (or not running) or ``lease`` is no longer held. The write renews the lease, or, when
-    these moves end the match, lets it go (the task asks nothing more), and each session's
-    ``finishing`` hook runs in this transaction (the task tells them ``finished`` once it
-    commits). The state is not cached: a worker's readers are web processes.
+    """The task's guarded batch: store the moves its driver made from ``base_version`` on
+    (``driver.moves``, left there for the caller's :func:`flush`) in one guarded UPDATE with
+    their log page, no row locked (the task asked bots meanwhile). Returns False, having
+    written nothing, when the match is no longer at ``base_version`` (or not running) or
+    ``lease`` is no longer held. The write renews the lease, or, when these moves end the
+    match, lets it go (the task asks nothing more). Run outside a transaction: that statement
+    is one of its own (its commit waits for the disk: these are the match's moves) unless a
+    seat's strikes or forfeit changed too, which are written with it in one transaction. The
+    sessions write their records after it (:func:`flush`), so a failing one never undoes the
+    moves and costs the batch no savepoint. The state is not cached: a worker's readers are
+    web processes.
     """
     now = timezone.now()
-    seats = _by_number(match, seats)
     finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
     if lease.released or timezone.now() >= lease.until:
         return False  # ran out: another task may be asking these seats already
+    changed = _seat_changes(driver, _by_number(match, seats))
     release = driver.state.is_over
     guard = {"pk": match.pk, "version": base_version, "status": Match.Status.RUNNING,
              "lease_until": lease.until}
@@ -206,16 +212,16 @@ def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
     # after sending comes back with it seconds later, maybe before anyone took the match over,
     # and what it saw while cut off (its bots' timeouts) is not stored.
     page = [page_row(match.pk, driver.moves)] if driver.moves else []
-    if not update_then_insert(Match, guard, fields, MatchLogPage, page,
-                              still_ahead="lease_until"):
-        return False
+    with transaction.atomic() if changed else nullcontext():
+        if not update_then_insert(Match, guard, fields, MatchLogPage, page,
+                                  still_ahead="lease_until"):
+            return False
+        _save_seats(changed)
     match.lease_until = renewed
     if release:  # lease.until stays what the row held, for release(rolled_back=True)
         lease.released = True
     else:
         lease.until = renewed
-    moves = driver.take_moves()
-    _save_seats(driver, seats, moves, ending=driver.state.is_over)
     _after_commit([(match, False, None, finishing)])
     return True
 
@@ -224,16 +230,21 @@ def _by_number(match: Match, seats: Sequence[Seat] | None) -> list[Seat]:
     return sorted(match.seats.all() if seats is None else seats, key=lambda s: s.number)
 
 
-def _save_seats(driver: MatchDriver, seats: Sequence[Seat], moves: Sequence[Move], *,
-                ending: bool) -> None:
-    """The seats' strikes and forfeits as the driver left them (a statement per changed
-    seat), then the sessions' own records of ``moves`` (``ending``: and ``finishing``)."""
+def _seat_changes(driver: MatchDriver, seats: Sequence[Seat]) -> list[tuple[Seat, int, bool]]:
+    """(seat, strikes, forfeited) for each seat whose strikes or forfeit the driver changed."""
+    changed = []
     for seat in seats:
         strikes, forfeited = driver.strikes[seat.number], seat.number in driver.forfeited
         if (seat.strikes, seat.forfeited) != (strikes, forfeited):
-            seat.strikes, seat.forfeited = strikes, forfeited
-            Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
-    flush(driver, moves, applied=True, ending=ending)
+            changed.append((seat, strikes, forfeited))
+    return changed
+
+
+def _save_seats(changed: Sequence[tuple[Seat, int, bool]]) -> None:
+    """Write :func:`_seat_changes` (a statement per seat) and set them on the seats."""
+    for seat, strikes, forfeited in changed:
+        Seat.objects.filter(pk=seat.pk).update(strikes=strikes, forfeited=forfeited)
+        seat.strikes, seat.forfeited = strikes, forfeited
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,19 +353,17 @@ def _after_commit(stored: Sequence[tuple[Match, bool, State | None, bool]], *,
             sender=Match, match_ids=list(finished), series=finished))
 
 
-def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool,
-          ending: bool = False) -> None:
-    """Each session writes its own records (inside a transaction, in a savepoint: a failing
-    one loses only its own rows, never the moves); with ``ending``, its ``finishing`` hook
-    runs too, in the same savepoint."""
+def flush(driver: MatchDriver, moves: Sequence[Move], *, applied: bool) -> None:
+    """Each session writes its own records of ``moves`` (``SeatSession.flush``). Inside a
+    transaction (:func:`save_locked`'s) each in a savepoint, so a failing one loses only its
+    own rows, never the moves; outside one (after a task's batch) on their own. Either way an
+    error is logged, never raised: another app's bug must not stall or lose the moves."""
     in_transaction = transaction.get_connection().in_atomic_block
     for session in driver.sessions.values():
         try:
             with savepoint() if in_transaction else nullcontext():
                 session.flush(moves, applied)
-                if ending:
-                    session.finishing(driver.state)
-        except Exception:  # another app's bug must not stall or lose the moves
+        except Exception:
             log.exception("match %s: flush of %s failed", driver.table.match_id,
                           type(session).__name__)
 

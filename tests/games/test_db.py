@@ -184,6 +184,37 @@ def test_update_then_insert_writes_both_or_nothing(make_match) -> None:
         "Python None is SQL NULL, not JSON null"
 
 
+@pytest.mark.django_db(transaction=True)  # autocommit: the call is a transaction of its own
+def test_update_then_insert_on_its_own_is_all_or_nothing(make_match) -> None:
+    """The task stores a batch with no transaction around it: a page that cannot be written
+    (a duplicate first entry) leaves the match's row as it was, on every database."""
+    from django.db import IntegrityError
+
+    from games.db import update_then_insert
+
+    match = make_match("dice_cup", [None, None])
+    insert_rows(MatchLogPage, _pages(match)[:1])
+    with pytest.raises(IntegrityError):
+        update_then_insert(Match, {"pk": match.pk, "version": match.version},
+                           {"version": match.version + 1}, MatchLogPage, _pages(match)[:1])
+    assert Match.objects.get(pk=match.pk).version == match.version
+
+
+def test_row_by_pk_reads_fields_as_the_orm_does(alice, django_assert_num_queries) -> None:
+    from bots.models import Bot
+    from games.db import row_by_pk
+
+    bot = Bot.objects.create(owner=alice, name="b", url="http://bot.example/", secret="s" * 32,
+                             games=["dice_cup", "dot"], handshake_ok=True,
+                             handshake_error="none")
+    names = ("games", "owner_id", "handshake_ok", "handshake_error", "created_at", "enabled")
+    expected = dict(zip(names, Bot.objects.filter(pk=bot.pk).values_list(*names).get()))
+    with django_assert_num_queries(1):
+        assert row_by_pk(Bot, bot.pk, names) == expected
+    assert expected["games"] == ["dice_cup", "dot"] and expected["created_at"].tzinfo
+    assert row_by_pk(Bot, bot.pk + 1000, names) is None
+
+
 def test_insert_tree_writes_a_match_its_seats_and_page_as_bulk_create_would(
         alice, django_assert_max_num_queries) -> None:
     from games.db import insert_tree
