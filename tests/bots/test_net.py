@@ -143,18 +143,19 @@ def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
 def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, secret) -> None:
     bot = fake_bot("good")
 
-    def broken(multi, transfers):
-        raise RuntimeError("curl multi is broken")
+    def broken(*args):
+        raise RuntimeError("curl is broken")
 
+    call = Call(url=bot.url, path="", body=b"", secret=secret, timeout=1, method="GET")
     with BotClient(allow_private=True) as client:
-        monkeypatch.setattr(BotClient, "_run", staticmethod(broken))
-        replies = client.call_many([Call(url=bot.url, path="", body=b"", secret=secret,
-                                         timeout=1, method="GET")] * 2)
+        monkeypatch.setattr(BotClient, "_run", staticmethod(broken))  # several calls at once
+        monkeypatch.setattr(BotClient, "_perform", staticmethod(broken))  # one alone
+        replies = client.call_many([call] * 2)
         assert [r.failure.reason for r in replies] == [protocol.PLATFORM_ERROR] * 2
+        assert client.call(call).failure.reason == protocol.PLATFORM_ERROR
         monkeypatch.undo()
-        reply = client.call(Call(url=bot.url, path="", body=b"", secret=secret, timeout=1,
-                                 method="GET"))
-        assert reply.failure is None, "the handles went back and work again"
+        assert client.call(call).failure is None, "the handles went back and work again"
+        assert all(r.failure is None for r in client.call_many([call] * 2))
 
 
 @pytest.fixture
@@ -232,7 +233,7 @@ def test_a_hosts_answer_is_reused_for_a_while_then_checked_again(monkeypatch, fa
 
 def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
     """Sequential calls share one connection; a simultaneous step needs one per call in
-    flight, and those are reused too."""
+    flight, and those are reused too, by calls alone and at once alike (one cache)."""
     bot = fake_bot("good")
     call = Call(url=bot.url, path="", body=b"", secret=secret, timeout=2, method="GET")
     with BotClient(allow_private=True) as client:
@@ -241,7 +242,8 @@ def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
         assert bot.connections == 1
         for _ in range(3):
             assert all(r.failure is None for r in client.call_many([call] * 3))
-    assert bot.connections == 3 and bot.calls["/"] == 14
+            assert client.call(call).failure is None
+    assert bot.connections == 3 and bot.calls["/"] == 17
 
 
 @pytest.mark.parametrize("base, path, joined", [
