@@ -89,19 +89,29 @@ class WebhookCaller:
         whose body could not be built gets a platform failure: the default, no strike)."""
         replies, answers = self._call(state, seats, "move", self._move_body)
         for seat, reply in replies.items():
-            outcome = reply.failure or protocol.parse_move_answer(
-                state, seat, reply.body, compact=self.endpoints[seat].compact_legal_actions)
-            record = self._record(seat, "move", state, reply)
-            record.log = outcome.log or ""
-            if isinstance(outcome, protocol.MoveAnswer):
-                answers[seat] = SeatAnswer(action=outcome.action)
-            else:
-                record.reason, record.detail = outcome.reason, outcome.detail
-                record.strike = outcome.is_bot_fault
-                answers[seat] = SeatAnswer(strike=outcome.reason if record.strike else None,
-                                           detail=outcome.detail)
-            self.records.append(record)
+            answers[seat] = self._answer(state, seat, reply)
         return answers
+
+    def ask_one(self, state: State, seat: int) -> SeatAnswer:
+        """:meth:`ask` of one seat: what most steps ask, with no mappings built."""
+        call = self._prepare(state, seat, "move", self._move_body)
+        if isinstance(call, SeatAnswer):
+            return call
+        return self._answer(state, seat, self.client.call(call))
+
+    def _answer(self, state: State, seat: int, reply: Reply) -> SeatAnswer:
+        """The seat's answer in ``reply`` to /move, read now, and the call's record."""
+        outcome = reply.failure or protocol.parse_move_answer(
+            state, seat, reply.body, compact=self.endpoints[seat].compact_legal_actions)
+        record = self._record(seat, "move", state, reply)
+        record.log = outcome.log or ""
+        self.records.append(record)
+        if isinstance(outcome, protocol.MoveAnswer):
+            return SeatAnswer(action=outcome.action)
+        record.reason, record.detail = outcome.reason, outcome.detail
+        record.strike = outcome.is_bot_fault
+        return SeatAnswer(strike=outcome.reason if record.strike else None,
+                          detail=outcome.detail)
 
     def notify(self, state: State, seats: Sequence[int], path: str) -> None:
         """``/start`` or ``/end`` to every seat at once; answers are ignored, failures
@@ -126,23 +136,32 @@ class WebhookCaller:
         calls: list[Call] = []
         asked: list[int] = []
         failed: dict[int, SeatAnswer] = {}
-        timeout = self.info.timeout_ms / 1000
         for seat in seats:
-            endpoint = self.endpoints[seat]
-            try:
-                body = protocol.encode(make_body(self.info, state, seat))
-            except Exception as exc:  # our bug must not stop the match
-                log.exception("match %s seat %s: building /%s failed", self.info.id, seat, path)
-                self.records.append(CallRecord(seat=seat, path=path, turn=state.moves,
-                                               elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR,
-                                               detail=repr(exc)))
-                failed[seat] = SeatAnswer(detail=f"platform error: {exc!r}")
-                continue
-            calls.append(Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
-                              previous_secret=endpoint.previous_secret, timeout=timeout))
-            asked.append(seat)
+            call = self._prepare(state, seat, path, make_body)
+            if isinstance(call, SeatAnswer):
+                failed[seat] = call
+            else:
+                calls.append(call)
+                asked.append(seat)
         replies = self.client.call_many(calls) if calls else []
         return dict(zip(asked, replies, strict=True)), failed
+
+    def _prepare(self, state: State, seat: int, path: str,
+                 make_body: Callable[[MatchInfo, State, int], JSON]) -> Call | SeatAnswer:
+        """The seat's call, or, if its body could not be built (our bug: it must not stop the
+        match), a platform failure answer and its record."""
+        endpoint = self.endpoints[seat]
+        try:
+            body = protocol.encode(make_body(self.info, state, seat))
+        except Exception as exc:
+            log.exception("match %s seat %s: building /%s failed", self.info.id, seat, path)
+            self.records.append(CallRecord(seat=seat, path=path, turn=state.moves,
+                                           elapsed_ms=0.0, reason=protocol.PLATFORM_ERROR,
+                                           detail=repr(exc)))
+            return SeatAnswer(detail=f"platform error: {exc!r}")
+        return Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
+                    previous_secret=endpoint.previous_secret,
+                    timeout=self.info.timeout_ms / 1000)
 
     @staticmethod
     def _record(seat: int, path: str, state: State, reply: Reply) -> CallRecord:

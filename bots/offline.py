@@ -146,6 +146,9 @@ class _OfflineWebhookSession(SeatSession):
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
         return self.caller.ask(state, seats)
 
+    def ask_one(self, state: State, seat: int, version: int) -> SeatAnswer:
+        return self.caller.ask_one(state, seat)
+
     def started(self, state: State) -> None:
         self._notify(state, "start")
 

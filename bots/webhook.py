@@ -108,6 +108,10 @@ def bot_label(name: str, owner: str) -> str:
     return f"{name} ({owner})"
 
 
+def _unavailable() -> SeatAnswer:
+    return SeatAnswer(strike=BOT_UNAVAILABLE, detail="the bot was deleted or disabled")
+
+
 class WebhookSession(SeatSession):
     """The webhook seats of one match for one batch: bots looked up once (a bot disabled or
     deleted meanwhile is noticed at the next batch), call records kept until the moves they
@@ -156,11 +160,16 @@ class WebhookSession(SeatSession):
 
     def ask(self, state: State, seats: Sequence[int], version: int) -> dict[int, SeatAnswer]:
         asked = self._available(seats)
-        answers = {n: SeatAnswer(strike=BOT_UNAVAILABLE, detail="the bot was deleted or disabled")
-                   for n in seats if n not in asked}
+        answers = {n: _unavailable() for n in seats if n not in asked}
         if asked:
             answers.update(self.caller.ask(state, asked))
         return answers
+
+    def ask_one(self, state: State, seat: int, version: int) -> SeatAnswer:
+        bot = self.bots.get(seat)
+        if bot is None or not bot.enabled:
+            return _unavailable()
+        return self.caller.ask_one(state, seat)
 
     def started(self, state: State) -> None:
         if self._bots is None:  # the bots read with the claim, in one statement

@@ -357,8 +357,9 @@ class MatchDriver:
         return {seat: answers.get(seat) or _NO_ANSWER for seat in seats}
 
     def _ask_seat(self, name: str, seat: int) -> SeatAnswer:
-        """:meth:`_ask_kind` of one seat, as :meth:`settle` asks inline seats once a move
-        (``SeatSession.ask_one``: no mappings built and taken apart for every move)."""
+        """:meth:`_ask_kind` of one seat, as :meth:`settle` asks inline seats and :meth:`run`
+        a step of one seat, once a move (``SeatSession.ask_one``: no mappings built and taken
+        apart for every move)."""
         try:
             answer = self.session(name).ask_one(self.state, seat, self.version)
         except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match (logged)
@@ -380,7 +381,12 @@ class MatchDriver:
             due, others = self.due_out_of_process()
             if not due or others:
                 break
-            applied += self.submit(self.ask(due))
+            if len(due) == 1:  # most steps: one seat, asked without mappings (ask_one)
+                seat = due[0]
+                self._take_answer(seat, self._ask_seat(self.table.seats[seat].kind, seat), due)
+                applied += 1
+            else:
+                applied += self.submit(self.ask(due))
             self.settle()
             steps += 1
             if len(self._moves) >= max_moves or (until is not None

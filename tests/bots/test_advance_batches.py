@@ -62,21 +62,24 @@ class Crash(BaseException):
 def test_a_crash_loses_only_the_unflushed_moves_and_the_task_resumes(alice, open_ref_server,
                                                                       monkeypatch) -> None:
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
-    original = WebhookSession.ask
     calls = {"n": 0}
 
-    def dying(self: Any, state: Any, seats: Any, version: int) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 13:
-            raise Crash()
-        return original(self, state, seats, version)
+    def dying(original: Any) -> Any:  # a step of several seats (ask) or of one (ask_one)
+        def ask(self: Any, state: Any, seats: Any, version: int) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 13:
+                raise Crash()
+            return original(self, state, seats, version)
+        return ask
 
-    monkeypatch.setattr(WebhookSession, "ask", dying)
-    with pytest.raises(Crash):
-        services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
+    with monkeypatch.context() as patched:
+        patched.setattr(WebhookSession, "ask", dying(WebhookSession.ask))
+        patched.setattr(WebhookSession, "ask_one", dying(WebhookSession.ask_one))
+        with pytest.raises(Crash):
+            services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
+    assert calls["n"] == 13
     saved = consistent(match_id)
     assert saved.status == "running" and 5 <= saved.version <= 13, saved.version
-    monkeypatch.setattr(WebhookSession, "ask", original)
     services.match_advance_automatic_seats(match_id=match_id, batch_moves=5)
     match = consistent(match_id)
     assert match.status == "finished"

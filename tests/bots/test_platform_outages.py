@@ -99,22 +99,25 @@ def test_one_task_at_a_time_asks_a_match_and_a_lost_lease_stops_it(alice, open_r
     held.release()
     # Another task takes the lease over mid-batch (this one's ran out, a host was cut off):
     # this one's batch is refused and it stops; the other one plays on from the last version.
-    original, calls = WebhookSession.ask, []
+    calls: list[int] = []
 
-    def overtaken(self: Any, state: Any, seats: Any, version: int) -> Any:
-        calls.append(version)
-        if len(calls) == 3:
-            Match.objects.filter(pk=match.pk).update(
-                lease_until=timezone.now() + timedelta(minutes=1))
-        return original(self, state, seats, version)
+    def overtaken(original: Any) -> Any:  # a step of several seats (ask) or of one (ask_one)
+        def ask(self: Any, state: Any, seats: Any, version: int) -> Any:
+            calls.append(version)
+            if len(calls) == 3:
+                Match.objects.filter(pk=match.pk).update(
+                    lease_until=timezone.now() + timedelta(minutes=1))
+            return original(self, state, seats, version)
+        return ask
 
-    monkeypatch.setattr(WebhookSession, "ask", overtaken)
-    assert services.match_advance_automatic_seats(match_id=match.pk, batch_moves=1) == 2
+    with monkeypatch.context() as patched:
+        patched.setattr(WebhookSession, "ask", overtaken(WebhookSession.ask))
+        patched.setattr(WebhookSession, "ask_one", overtaken(WebhookSession.ask_one))
+        assert services.match_advance_automatic_seats(match_id=match.pk, batch_moves=1) == 2
     stopped = consistent(match.pk)
     assert stopped.status == "running" and len(calls) == 3
     assert BotCall.objects.filter(match=match, applied=False).count() == 1
     Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
-    monkeypatch.setattr(WebhookSession, "ask", original)
     services.match_advance_automatic_seats(match_id=match.pk)
     assert consistent(match.pk).status == "finished"
     assert Match.objects.get(pk=match.pk).lease_until is None, "released at the end"
