@@ -186,8 +186,17 @@ class WebhookSession(SeatSession):
     def finished(self, state: State) -> None:
         """``/end`` to the seats this task claims it for (a task that finds it claimed sends
         nothing), then its call rows. Claimed after the final moves are stored, by a statement
-        of its own: a worker that dies before it leaves /end to the next task."""
-        self._notify(state, "end", self._claim(self.table.match_id, self.bots, "ended_at"))
+        of its own (a worker that dies before it leaves /end to the next task), which also
+        writes the call rows held until then: the final batch's, whose moves are stored."""
+        held = self._caller.take_records() if self._caller is not None else []
+        try:
+            claimed = self._claim(self.table.match_id, self.bots, "ended_at",
+                                  log=self._rows(held, applied=True))
+        except BaseException:
+            if self._caller is not None:
+                self._caller.records[:0] = held  # unwritten: the next flush writes them
+            raise
+        self._notify(state, "end", claimed)
         self._write_calls(applied=True)
 
     def flush(self, moves: Sequence[Move], applied: bool) -> None:
@@ -207,9 +216,12 @@ class WebhookSession(SeatSession):
     def _write_calls(self, *, applied: bool) -> None:
         if self._caller is None:
             return
-        rows = [self._row(record, applied) for record in self._caller.take_records()
+        # A log: a database crash may lose its tail.
+        insert_rows(BotCall, self._rows(self._caller.take_records(), applied), durable=False)
+
+    def _rows(self, records: Sequence[CallRecord], applied: bool) -> list[dict[str, Any]]:
+        return [self._row(record, applied) for record in records
                 if self.bots.get(record.seat) is not None]
-        insert_rows(BotCall, rows, durable=False)  # a log: a database crash may lose its tail
 
     def _row(self, record: CallRecord, applied: bool) -> dict[str, Any]:
         moved_on = not applied and record.path == BotCall.Path.MOVE
@@ -240,19 +252,22 @@ class WebhookSession(SeatSession):
                 seat.save(update_fields=["strikes", "last_error"])
 
     @staticmethod
-    def _claim(match_id: int | str, bots: dict[int, Bot | None], field: str) -> list[int]:
+    def _claim(match_id: int | str, bots: dict[int, Bot | None], field: str, *,
+               log: Sequence[dict[str, Any]] = ()) -> list[int]:
         """Set ``field`` (``started_at`` or ``ended_at``) to now on each seat's
         :class:`BotSeat` where it is unset, creating missing rows; the seat numbers set here.
         One atomic upsert (``games.db.claim_unset``), so of two tasks racing for a match
-        exactly one sends each call, in one round trip. Its commit, when it is a transaction
-        of its own, does not wait for the disk (``durable=False``): only a database crash
-        could undo it, and then the task redoes its unstored batch, this call with it."""
+        exactly one sends each call, in one round trip, with ``log`` (call rows) inserted in
+        it. Its commit, when it is a transaction of its own, does not wait for the disk
+        (``durable=False``): only a database crash could undo it, and then the task redoes
+        its unstored batch, this call with it."""
         if field not in ("started_at", "ended_at"):
             raise ValueError(field)
         ids = {number: bot.pk if bot else None for number, bot in bots.items()}
         claimed, _ = claim_unset(BotSeat, WebhookSession._claim_rows(match_id, ids),
                                  unique=("match_id", "number"), field=field,
-                                 value=timezone.now(), durable=False)
+                                 value=timezone.now(), durable=False,
+                                 insert_first=(BotCall, log) if log else None)
         return sorted(number for _, number in claimed)
 
     @staticmethod

@@ -117,7 +117,9 @@ class SeatSession:
 
     def finished(self, state: State) -> None:
         """The match is over. Out-of-process kinds only: called by the Celery task outside any
-        transaction, at least once (a re-run task may call again): make it idempotent."""
+        transaction, at least once (a re-run task may call again): make it idempotent. Called
+        once the final moves are stored and before their :meth:`flush`, so a kind may write
+        its records of them with its own statement here."""
 
     def flush(self, moves: Sequence[Any], applied: bool) -> None:
         """Write the kind's own records of the answers given since the last flush, once

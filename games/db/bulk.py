@@ -45,14 +45,15 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
     if connection.vendor != "postgresql":
         model.objects.bulk_create([model(**row) for row in rows])
         return
+    if not durable and connection.get_autocommit():
+        with connection.cursor() as cursor:
+            execute_unflushed(cursor, *insert_json_statement(model, rows))
+        return
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(model._meta.db_table)
     now = timezone.now()
     values = [value_reader(field, now) for field in fields]
-    if not durable and connection.get_autocommit():
-        _insert_json(table, columns, fields, values, rows)
-        return
     sql = f"COPY {table} ({columns}) FROM STDIN"
     started = time.monotonic()
     with connection.cursor() as cursor, connection.wrap_database_errors, \
@@ -62,25 +63,29 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
     _log_statement(f"{sql} -- {len(rows)} rows", started)
 
 
-def _insert_json(table: str, columns: str, fields: Sequence[models.Field],
-                 values: Sequence[Callable[[Mapping[str, Any]], object]],
-                 rows: Sequence[Mapping[str, Any]]) -> None:
-    """:func:`insert_rows`'s unflushed statement: the rows as one JSON array of objects by
-    column, which ``json_populate_recordset`` reads into the table's own column types (JSON
-    fields nested as their JSON, which COPY takes as text)."""
-    names = [field.column for field in fields]
-    json_fields = [isinstance(field, models.JSONField) for field in fields]
+def insert_json_statement(model: type[models.Model],
+                          rows: Sequence[Mapping[str, Any]]) -> tuple[str, list[Any]]:
+    """:func:`insert_rows`'s unflushed statement on PostgreSQL, as (SQL, parameters) for a
+    caller that sends it with a statement of its own in one round trip (``claim_unset``): the
+    rows as one JSON array of objects by column, which ``json_populate_recordset`` reads into
+    the table's own column types (JSON fields nested as their JSON, which COPY takes as
+    text)."""
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    table = connection.ops.quote_name(model._meta.db_table)
+    now = timezone.now()
+    readers = [(field.column, isinstance(field, models.JSONField), value_reader(field, now))
+               for field in fields]
     objects = []
     for row in rows:
         record = {}
-        for name, is_json, value in zip(names, json_fields, values):
+        for name, is_json, value in readers:
             found = value(row)
             record[name] = orjson.Fragment(found) if is_json and found is not None else found
         objects.append(record)
-    with connection.cursor() as cursor:
-        execute_unflushed(cursor, f"INSERT INTO {table} ({columns}) SELECT {columns} FROM "
-                                  f"json_populate_recordset(NULL::{table}, %s)",
-                          [orjson.dumps(objects).decode()])
+    sql = (f"INSERT INTO {table} ({columns}) SELECT {columns} FROM "
+           f"json_populate_recordset(NULL::{table}, %s)")
+    return sql, [orjson.dumps(objects).decode()]
 
 
 def insert_models(objects: Sequence[models.Model]) -> None:

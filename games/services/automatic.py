@@ -171,11 +171,14 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
             outcome = None
             break
         applied += answered
-        flush(driver, moves, applied=True)
         if driver.state.is_over:
+            # Told first: a kind may write the batch's records with its /end claim (the
+            # webhook kind does, in one round trip); the flush writes what is left.
             _finish(match, driver)
+            flush(driver, moves, applied=True)
             outcome = _DONE
             break
+        flush(driver, moves, applied=True)
     # Records the sessions still hold (e.g. /start calls of a run that found no bot due).
     flush(driver, [], applied=True)
     return steps, applied, outcome

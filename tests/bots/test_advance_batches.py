@@ -136,30 +136,37 @@ def test_a_failing_flush_loses_the_call_log_not_the_moves(alice, open_ref_server
 def test_a_flush_whose_statement_fails_loses_the_call_log_not_the_moves(
         alice, open_ref_server, monkeypatch) -> None:
     """Inside a transaction (here the test's), a database error in a session's records would
-    abort it: it is undone to the session's savepoint, its rows with it, and the moves stand."""
+    abort it: it is undone to the session's savepoint, its rows with it, and the moves stand.
+    (The final batch's call rows are written with the /end claim, before its flush.)"""
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
     original = WebhookSession.flush
+    flushed: list[Any] = []
 
     def failing_statement(self: Any, moves: Any, applied: bool) -> None:
         original(self, moves, applied)
         if moves:
+            flushed.append(moves)
             with connection.cursor() as cursor:
                 cursor.execute("SELECT * FROM no_such_table")
 
     monkeypatch.setattr(WebhookSession, "flush", failing_statement)
     moves = services.match_advance_automatic_seats(match_id=match_id, batch_moves=8)
     match = Match.objects.get(pk=match_id)
-    assert match.status == "finished" and moves > 16
+    assert match.status == "finished" and moves > 16 and len(flushed) > 2
     assert sum(1 for e in entries(match_id) if e.kind == "action") == moves
-    assert not BotCall.objects.filter(match_id=match_id, path="move").exists(), \
-        "each failed flush's own rows were undone"
+    final = [m.turn for m in flushed[-1] if m.kind == "action"]
+    assert sorted(BotCall.objects.filter(match_id=match_id, path="move")
+                  .values_list("turn", flat=True)) == final, \
+        "each failed flush's own rows were undone: only the final batch's, written with /end"
     assert BotCall.objects.filter(match_id=match_id, path="end").count() == 3
 
 
 def test_a_worker_dying_before_end_leaves_it_to_the_next_task(alice, open_ref_server,
                                                               monkeypatch) -> None:
     """/end is claimed once the final moves are stored, by a statement of its own: a worker
-    that dies in between has claimed nothing, so the next task sends it, once."""
+    that dies in between has claimed nothing, so the next task sends it, once. (That batch's
+    call rows, written with the claim, are lost with it, as a worker dying right after any
+    batch loses that batch's: a log, never a move.)"""
     from bots.models import BotSeat
 
     match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
@@ -170,7 +177,10 @@ def test_a_worker_dying_before_end_leaves_it_to_the_next_task(alice, open_ref_se
     monkeypatch.setattr(WebhookSession, "finished", dying)
     with pytest.raises(Crash):
         services.match_advance_automatic_seats(match_id=match_id)
-    assert consistent(match_id).status == "finished"
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "finished"
+    assert [e.n for e in entries(match_id)] == list(range(match.version + 1))
+    assert not BotCall.objects.filter(match_id=match_id, path="move").exists()
     assert not BotSeat.objects.filter(match_id=match_id, ended_at__isnull=False).exists()
     monkeypatch.undo()
     services.match_advance_automatic_seats(match_id=match_id)
@@ -178,6 +188,27 @@ def test_a_worker_dying_before_end_leaves_it_to_the_next_task(alice, open_ref_se
     assert BotCall.objects.filter(match_id=match_id, path="end").count() == 3, \
         "sent by the next task, and only once"
     assert BotSeat.objects.filter(match_id=match_id, ended_at__isnull=False).count() == 3
+
+
+def test_an_end_claim_that_fails_leaves_the_final_call_rows_to_the_flush(
+        alice, open_ref_server, monkeypatch, caplog) -> None:
+    """The final batch's call rows go with the /end claim; if that statement fails (logged, the
+    match is over all the same) they are written by the flush after it, not lost."""
+    from bots import webhook
+
+    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
+    original = webhook.claim_unset
+
+    def failing_end_claim(*args: Any, **kwargs: Any) -> Any:
+        if kwargs["field"] == "ended_at":
+            raise RuntimeError("the database went away")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(webhook, "claim_unset", failing_end_claim)
+    services.match_advance_automatic_seats(match_id=match_id)
+    assert consistent(match_id).status == "finished", "every /move row written"
+    assert not BotCall.objects.filter(match_id=match_id, path="end").exists()
+    assert "the database went away" in caplog.text
 
 
 #: The statements of one whole webhook match of three seats (``POST /api/matches/`` then the
@@ -193,9 +224,9 @@ WEBHOOK_MATCH_STATEMENTS = [
     # the batch: moves, log page and (the match ends) the lease let go in one statement, no
     # transaction around it: the one commit of the task that waits for the disk
     "WITH games_match",
-    # then its call rows (a log), /end claimed, and after /end its call rows
-    "INSERT bots_botcall unflushed", "INSERT bots_botseat unflushed",
-    "INSERT bots_botcall unflushed",
+    # then /end claimed with the batch's call rows (a log) in one round trip, and after /end
+    # its call rows
+    "INSERT bots_botcall; INSERT bots_botseat unflushed", "INSERT bots_botcall unflushed",
 ]
 
 #: What ``games.db.execute_unflushed`` sends before a statement run on its own.
@@ -207,6 +238,9 @@ def _statement(sql: str) -> str:
     commit does not wait for the disk)."""
     if sql.startswith(UNFLUSHED):
         return _statement(sql.removeprefix(UNFLUSHED)) + " unflushed"
+    first, _, then = sql.partition("; INSERT INTO ")
+    if then:  # two statements in one round trip
+        return f"{_statement(first)}; {_statement('INSERT INTO ' + then)}"
     verb = sql.split(None, 1)[0].upper()
     table = re.search(r'"((?:games|bots)_[a-z]+)"', sql)
     return f"{verb} {table.group(1)}" if table and verb not in ("SAVEPOINT", "RELEASE") else verb

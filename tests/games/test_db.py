@@ -280,3 +280,37 @@ def test_a_duplicate_key_raises_djangos_integrity_error(make_match) -> None:
         insert_models([Seat(match=match, number=1, kind="player")])
     with pytest.raises(IntegrityError), transaction.atomic():
         insert_rows(MatchLogPage, [_pages(match)[0], _pages(match)[0]])
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as the webhook task claims /end
+def test_claim_unset_writes_rows_first_in_the_same_round_trip_all_or_nothing(
+        make_match, django_assert_num_queries) -> None:
+    """A webhook task's /end claim carries the final batch's call rows: both or neither, and
+    on PostgreSQL in one round trip."""
+    from django.db import IntegrityError
+    from django.utils import timezone
+
+    from games.db import claim_unset
+    from games.models import Seat
+
+    match = make_match("dice_cup", [None, None])
+    now = timezone.now()
+
+    def claim(number: int, pages: list[dict]) -> list[tuple]:
+        claimed, _ = claim_unset(Seat, [{"match_id": match.pk, "number": number}],
+                                 unique=("match_id", "number"), field="joined_at", value=now,
+                                 durable=False, insert_first=(MatchLogPage, pages))
+        return claimed
+
+    if connection.vendor == "postgresql":
+        with django_assert_num_queries(1):
+            assert claim(5, _pages(match)) == [(match.pk, 5)]
+    else:  # a transaction around two statements
+        assert claim(5, _pages(match)) == [(match.pk, 5)]
+    assert _read(match) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")]
+    assert Seat.objects.get(match=match, number=5).joined_at == now
+    assert claim(5, []) == [], "claimed once"
+    with pytest.raises(IntegrityError):  # the same pages again: a duplicate first entry
+        claim(6, _pages(match)[:1])
+    assert not Seat.objects.filter(match=match, number=6).exists(), "nothing of the claim"
+    assert len(_read(match)) == 2
