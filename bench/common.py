@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The production matches worker (docker-compose.yml's ``worker-matches``, docs/deploy.md).
+PRODUCTION_MATCHES_POOL = ("--pool", "threads", "--concurrency", "32")
 
 
 def prepare_environment(db: str, tmp: pathlib.Path) -> str:

@@ -38,6 +38,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import PRODUCTION_MATCHES_POOL
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_local"
 #: The production run's broker: CELERY_BROKER_URL when it is a Redis URL, else Redis's db 0.
 DEFAULT_REDIS = (os.environ["CELERY_BROKER_URL"]
@@ -45,8 +47,6 @@ DEFAULT_REDIS = (os.environ["CELERY_BROKER_URL"]
                  else "redis://127.0.0.1:6379/0")
 TARGET_RATIO = 0.5
 STACKS = ("embedded", "production")
-#: The production matches worker (docker-compose.yml's ``worker-matches``, docs/api.md).
-PRODUCTION_MATCHES_POOL = ("--pool", "threads", "--concurrency", "32")
 #: Variables that would point a stack somewhere else than the bench says.
 STACK_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL",
                    "BLUFF_VAR_DIR")

@@ -107,8 +107,8 @@ def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
     env.pop("DATABASE_URL", None)
     done = subprocess.run(
         [sys.executable, "bench/bots.py", "--db", "sqlite", "--rounds", "1", "--matches", "2",
-         "--worker-matches", "0"], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=300, check=False)
+         "--worker-matches", "0", "--deployed-matches", "0"], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     for figure in ("raw HTTP round trip", "a round of /start notices",
