@@ -148,7 +148,7 @@ def main() -> int:
                "CELERY_RESULT_BACKEND": services.broker_url}
         from tests.helpers.workers import run_script, stop_processes
 
-        worker_command = run_script().worker_command
+        worker_command = run_script.worker_command
 
         rates = {}
         for count in (1, 2, 3):

@@ -25,7 +25,6 @@ embedded default at least 0.5x the production stack. The last line reads
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
@@ -39,6 +38,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import PRODUCTION_MATCHES_POOL
+from scripts import run as run_script
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_local"
 #: The production run's broker: CELERY_BROKER_URL when it is a Redis URL, else Redis's db 0.
@@ -52,18 +52,10 @@ STACK_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
                    "BLUFF_VAR_DIR")
 
 
-def run_script():
-    """``scripts/run.py`` as a module: the commands and environment `make run` uses."""
-    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 def stack_processes(stack: str) -> dict[str, list[str]]:
     """The worker and beat commands of ``stack`` (``embedded`` or ``production``): for the
     embedded default exactly those of `make run` (its web server aside)."""
-    run = run_script()
+    run = run_script
     processes = {name: command for name, command in run.commands().items() if name != "web"}
     if stack == "production":
         matches = f"worker-{run.QUEUES[0]}"
@@ -78,7 +70,7 @@ def stack_environment(stack: str, tmp: pathlib.Path, db: str, redis: str) -> dic
                     "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
                     "DJANGO_SETTINGS_MODULE": "config.settings", "BLUFF_VAR_DIR": str(tmp)})
     if stack == "embedded":
-        return run_script().local_environment(environ)
+        return run_script.local_environment(environ)
     base, _, number = redis.rpartition("/")
     results = f"{base}/{int(number or 0) + 1}"  # as docker-compose.yml: results next to it
     return {**environ, "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", "DATABASE_URL": db,

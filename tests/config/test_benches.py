@@ -137,7 +137,7 @@ def test_the_schedules_bench_measures_the_schedule_tournaments_get() -> None:
 
 
 def test_the_local_bench_starts_the_workers_make_run_starts_and_compose_s_matches_pool() -> None:
-    run = local.run_script()
+    run = local.run_script
     embedded = local.stack_processes("embedded")
     assert embedded == {name: cmd for name, cmd in run.commands().items() if name != "web"}
     production = local.stack_processes("production")

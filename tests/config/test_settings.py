@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -129,9 +128,8 @@ def test_defaults_share_throttle_counts_and_refuse_private_bot_addresses(tmp_pat
 
 
 def test_make_run_allows_bots_on_this_machine_unless_told_otherwise() -> None:
-    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
+    from scripts import run
+
     assert run.local_environment({})["BOTS_ALLOW_PRIVATE_ADDRESSES"] == "1"
     assert run.local_environment({"BOTS_ALLOW_PRIVATE_ADDRESSES": "0"})[
         "BOTS_ALLOW_PRIVATE_ADDRESSES"] == "0"

@@ -26,7 +26,7 @@ def test_tasks_are_routed_to_their_queues() -> None:
     for task in ("games.expire_deadlines", "games.resume_stalled_matches", "bots.health_check",
                  "bots.prune_call_log", "bluffleague.ping"):
         assert route({}, task)["queue"].name == settings.QUEUE_HOUSEKEEPING, task
-    assert set(run_script().QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
+    assert set(run_script.QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
 
 
 @REAL_WORKERS
@@ -38,7 +38,7 @@ def test_the_workers_make_run_starts_serve_both_queues(tmp_path: Path) -> None:
     purge_queues()  # messages other tests left on the broker are not this test's business
     quiet = ("--pool", "solo", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
              "--without-heartbeat")
-    run = run_script()
+    run = run_script
     logs = {queue: tmp_path / f"{queue}.log" for queue in run.QUEUES}
     workers = [subprocess.Popen(run.worker_command(queue, *quiet), cwd=ROOT,
                                 stdout=logs[queue].open("w"), stderr=subprocess.STDOUT)
@@ -124,7 +124,7 @@ def test_make_run_plays_matches_on_a_thread_pool_as_the_production_stack_does() 
     """A match of webhook bots mostly waits on the bots: one match at a time (``--concurrency
     1``) made a newcomer's first round robin take minutes. `make run`'s matches worker keeps
     as many in flight as docker-compose.yml's; options a caller adds win."""
-    run = run_script()
+    run = run_script
     matches = run.worker_command("matches")
     pool = " ".join(matches[matches.index("--pool"):])
     assert pool == "--pool threads --concurrency 32"

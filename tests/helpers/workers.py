@@ -4,7 +4,6 @@ process with the same seeds, its standings, every match played exactly once."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import socket
@@ -18,6 +17,7 @@ from django.db import connection
 
 from games.log import entries
 from games.models import Match
+from scripts import run as run_script
 from tests.conftest import database_url_for_subprocess
 from tests.helpers.tasks import run_tasks
 from tournaments import selectors, services
@@ -26,20 +26,12 @@ from tournaments.models import Tournament, TournamentMatch
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_script() -> Any:
-    """``scripts/run.py`` (what `make run` runs) as a module: its queues and worker command."""
-    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 class Workers:
     """The workers `make run` starts (one per queue), as subprocesses on the test database."""
 
     def __init__(self, tmp_path: Path, **env: str) -> None:
         self.logs = tmp_path
-        self.run = run_script()
+        self.run = run_script
         self.env = {**os.environ, "DATABASE_URL": database_url_for_subprocess(tmp_path),
                     "BOTS_ALLOW_PRIVATE_ADDRESSES": "1", **env}
         self.processes: dict[str, subprocess.Popen] = {}
