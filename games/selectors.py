@@ -7,7 +7,7 @@ The poll path is built to be cheap when nothing changed: :func:`seat_poll_key` r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -58,6 +58,16 @@ def match_list(*, game: str | None = None, status: str | None = None,
         "state")
     return filtered(MatchFilter, qs, {"game": game, "status": status, "player": player,
                                       "bot": bot})
+
+
+def matches_being_advanced(*, match_ids: Iterable[int]) -> list[int]:
+    """Which of these running matches a task is asking the out-of-process seats of right now
+    (its lease on them has not run out, ``games.services.store.Lease``): another process is
+    playing them, and they move without the caller. A lease of a task that died runs out, and
+    then the match is anyone's again."""
+    return list(Match.objects.filter(pk__in=list(match_ids), status=Match.Status.RUNNING,
+                                     lease_until__gt=timezone.now())
+                .order_by("pk").values_list("pk", flat=True))
 
 
 def seats_to_act(*, user: AbstractBaseUser) -> list[Seat]:

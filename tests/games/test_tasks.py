@@ -45,3 +45,18 @@ def test_out_of_process_seats_act_in_a_task_queued_on_commit(alice, alice_api, e
     assert moved >= 1 and echo_kind.asked[0] == version + 1 and len(echo_kind.asked) == moved
     assert tasks.advance_automatic_seats.apply(args=[match.pk]).get() == 0, "idempotent"
     assert poll(alice_api, match, 0).json()["your_turn"]
+
+
+def test_matches_being_advanced_are_the_running_ones_whose_lease_has_not_run_out(
+        make_match, alice, bob) -> None:
+    """What ``run_tournament`` waits for next to workers (games.selectors)."""
+    from games.selectors import matches_being_advanced
+
+    held, lapsed, free, over = (make_match("dice_cup", [alice, bob]) for _ in range(4))
+    now = timezone.now()
+    Match.objects.filter(pk__in=[held.pk, over.pk]).update(lease_until=now + timedelta(hours=1))
+    Match.objects.filter(pk=lapsed.pk).update(lease_until=now - timedelta(seconds=1))
+    Match.objects.filter(pk=over.pk).update(status=Match.Status.FINISHED)
+    ids = [held.pk, lapsed.pk, free.pk, over.pk]
+    assert matches_being_advanced(match_ids=ids) == [held.pk]
+    assert matches_being_advanced(match_ids=[]) == []

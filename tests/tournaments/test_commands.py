@@ -135,3 +135,43 @@ def test_allow_private_lets_it_call_a_bot_on_this_machine(alice, settings, flag)
         assert "BOTS_ALLOW_PRIVATE_ADDRESSES=1" in blocked[0].detail
         assert "--allow-private" in blocked[0].detail
     assert settings.BOTS_ALLOW_PRIVATE_ADDRESSES is False, "only while the command runs"
+
+
+def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch) -> None:
+    """Next to running workers (make run's), a match a worker is asking the bots of (its lease
+    held) ends without the command: it waits, its bar moving, and prints the final standings
+    instead of leaving with the match running."""
+    from games import seats
+    from games.models import Match
+    from games.services import match_advance_automatic_seats
+    from tests.helpers.matches import EchoSeat
+    from tests.helpers.tasks import hold_tasks
+    from tournaments import playing
+    from tournaments.management.commands import run_tournament
+
+    hold_tasks(monkeypatch)  # no worker of the test's own: the "worker" is the fake below
+    monkeypatch.setitem(seats._KINDS, "webhook", seats.SeatKind(
+        name="webhook", automatic=EchoSeat(), inline=False,
+        check_bot=lambda game, bot, user=None: None))
+    tournament = services.tournament_create(
+        organiser=alice, name="shared", game="dice_cup", table_size=2, meetings=2, seed=3,
+        participants=[{"kind": "webhook", "bot": "7"}, {"kind": "reference", "bot": "random"}])
+    playing.tournament_play(tournament_id=tournament.pk)
+    busy = TournamentMatch.objects.filter(tournament=tournament).order_by("pk").first()
+    Match.objects.filter(pk=busy.match_id).update(
+        lease_until=timezone.now() + timedelta(hours=1))  # a worker is asking its bots
+    waits = []
+
+    def worker_plays_on(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:  # the worker's task ends the match and lets go
+            Match.objects.filter(pk=busy.match_id).update(lease_until=None)
+            match_advance_automatic_seats(match_id=busy.match_id)
+            playing.tournament_match_record(match_id=busy.match_id)
+
+    monkeypatch.setattr(run_tournament, "sleep", worker_plays_on)
+    out, _ = run(str(tournament.pk), "--no-progress")
+    assert len(waits) == 3, "it waited while the worker held the match, and no longer"
+    assert "finished, 2/2 matches finished (0 forfeits, 0 running" in out
+    busy.refresh_from_db()
+    assert busy.status == "finished" and busy.attempts == 1, "played once, by the worker"

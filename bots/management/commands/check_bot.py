@@ -91,7 +91,8 @@ class Command(BaseCommand):
                 moves += stats.moves
                 defaults += stats.defaults
                 played += 1
-                progress.set_postfix(strikes=sum(strikes.values()))
+                # Shown at the bar's next (throttled) redraw, not one redraw per match.
+                progress.set_postfix(strikes=sum(strikes.values()), refresh=False)
                 if report.stopped:
                     stopped = report.stopped
                     break

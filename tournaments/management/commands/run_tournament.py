@@ -9,15 +9,17 @@ Pending matches are claimed and started a chunk at a time by ``tournament_play``
 ``play_matches`` task does; matches of reference bots are played and recorded there), webhook
 seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic_seats`` task
 does) and the outcome is recorded by ``tournament_match_record``. So it is safe next to running
-workers: a match is claimed once, whoever claims it. Matches with a polling player wait for
-that player; the command leaves them running (the workers and the player finish them) and says
-how many. ``--allow-private`` lets the webhook bots it calls be on this machine (as `make run`
+workers: a match is claimed once, whoever claims it, and the command waits for the matches a
+worker is playing (its bar moving as they end) before it prints the standings. Matches with a
+polling player wait for that player; the command leaves them running (the workers and the
+player finish them) and says how many. ``--allow-private`` lets the webhook bots it calls be on this machine (as `make run`
 does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from django.conf import settings
@@ -25,6 +27,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from games import selectors as match_selectors
 from games.models import Match
 from games.seats import PLAYER
 from games.services import match_advance_automatic_seats
@@ -117,8 +120,12 @@ class Command(BaseCommand):
                                        match__isnull=False):
                     self._finish(row)
                 bar.update(_done(tournament) - bar.n)
-                if not any(playing.tournament_play(tournament_id=tournament.pk).values()):
-                    break  # nothing left that this process could claim
+                if any(playing.tournament_play(tournament_id=tournament.pk).values()):
+                    continue
+                # Nothing left that this process could claim: wait for what workers play.
+                if not _played_elsewhere(rows):
+                    break
+                sleep(WAIT_SECONDS)
 
     @staticmethod
     def _finish(row: TournamentMatch) -> None:
@@ -189,6 +196,22 @@ def standings_table(rows: list[dict[str, Any]]) -> str:
 
 def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+#: How often the command looks again at matches that a worker is playing.
+WAIT_SECONDS = 0.2
+
+
+def sleep(seconds: float) -> None:  # a seam for tests
+    time.sleep(seconds)
+
+
+def _played_elsewhere(rows: Any) -> bool:
+    """Whether another process (a worker) is asking the bots of a running match of ``rows``
+    right now: it ends without this command, which waits for it."""
+    running = rows.filter(status=TournamentMatch.Status.RUNNING, match__isnull=False)
+    return bool(match_selectors.matches_being_advanced(
+        match_ids=list(running.values_list("match_id", flat=True))))
 
 
 def _done(tournament: Tournament) -> int:
