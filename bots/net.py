@@ -62,7 +62,7 @@ from .protocol import (
     TIMEOUT,
     Failure,
 )
-from .signing import signed_header_pairs
+from .signing import signed_header_lines
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
 DEFAULT_CONNECT_TIMEOUT: Final = 2.0
@@ -176,6 +176,8 @@ class _Handles(threading.local):
     multi: pycurl.CurlMulti | None = None
     share: pycurl.CurlShare | None = None
     idle: list[pycurl.Curl]
+    #: Each easy handle's URL, RESOLVE entry and time limit as last set (``_begin``).
+    options: dict[pycurl.Curl, tuple[str, str | None, int]]
     pid: int = 0
 
 
@@ -335,6 +337,7 @@ class BotClient:
             handles.share = pycurl.CurlShare()
             handles.share.setopt(pycurl.SH_SHARE, pycurl.LOCK_DATA_CONNECT)
             handles.idle = []
+            handles.options = {}
             handles.pid = os.getpid()
             with self._lock:
                 self._owned.append((handles.multi, handles.share, handles.idle))
@@ -362,22 +365,30 @@ class BotClient:
         resolve = self._resolve_entry(target)
         easy = self._easy()
         transfer = _Transfer(call, easy, self.max_response_bytes, self.allow_private)
+        timeout_ms = max(1, round(call.timeout * 1000))
+        options = (target.url, resolve, timeout_ms)
+        set_on = self._handles.options
         try:
-            easy.setopt(pycurl.URL, target.url)
-            easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
+            # A handle keeps its options from call to call: most calls go where the handle's
+            # last one went (the same bot, the same checked addresses, the same time limit), and
+            # then setting them again is work for nothing.
+            if set_on.get(easy) != options:
+                set_on.pop(easy, None)  # unknown until all are set
+                easy.setopt(pycurl.URL, target.url)
+                easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
+                easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
+                easy.setopt(pycurl.CONNECTTIMEOUT_MS,
+                            max(1, min(timeout_ms, round(self.connect_timeout * 1000))))
+                set_on[easy] = options
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
-            headers = [b"%s: %s" % pair for pair in signed_header_pairs(
-                call.secret, call.body, previous_secret=call.previous_secret)]
+            headers = signed_header_lines(call.secret, call.body,
+                                          previous_secret=call.previous_secret)
             if call.method == "POST":
                 easy.setopt(pycurl.HTTPHEADER, headers + _POST_HEADERS)
                 easy.setopt(pycurl.POSTFIELDS, call.body)
             else:
                 easy.setopt(pycurl.HTTPHEADER, headers + _GET_HEADERS)
                 easy.setopt(pycurl.HTTPGET, 1)
-            timeout_ms = max(1, round(call.timeout * 1000))
-            easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
-            easy.setopt(pycurl.CONNECTTIMEOUT_MS,
-                        max(1, min(timeout_ms, round(self.connect_timeout * 1000))))
             easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
         except BaseException:
             self._handles.idle.append(easy)

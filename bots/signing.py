@@ -22,8 +22,8 @@ from functools import lru_cache
 
 from standardwebhooks import Webhook, WebhookVerificationError
 
-__all__ = ["WebhookVerificationError", "new_secret", "sign_headers", "signed_header_pairs",
-           "verify"]
+__all__ = ["WebhookVerificationError", "new_secret", "sign_headers", "signed_header_lines",
+           "signed_header_pairs", "verify"]
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32  # 256 bits; the scheme asks for 24 to 64 random bytes
@@ -47,18 +47,51 @@ def signed_header_pairs(secret: str, body: bytes, *, previous_secret: str = "",
                         msg_id: str | None = None,
                         timestamp: int | None = None) -> list[tuple[bytes, bytes]]:
     """:func:`sign_headers` as the ``(name, value)`` byte pairs an HTTP client sends as is."""
+    msg, timestamp, signatures = _sign(secret, body, previous_secret, msg_id, timestamp)
+    return [(ID_HEADER, msg), (TIMESTAMP_HEADER, b"%d" % timestamp),
+            (SIGNATURE_HEADER, signatures)]
+
+
+def signed_header_lines(secret: str, body: bytes, *, previous_secret: str = "") -> list[bytes]:
+    """:func:`sign_headers` as the ``name: value`` lines libcurl sends (``HTTPHEADER``), built
+    at once: every call to a bot makes them."""
+    msg, timestamp, signatures = _sign(secret, body, previous_secret, None, None)
+    return [ID_HEADER + b": " + msg, b"%s: %d" % (TIMESTAMP_HEADER, timestamp),
+            SIGNATURE_HEADER + b": " + signatures]
+
+
+ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER = (b"webhook-id", b"webhook-timestamp",
+                                                 b"webhook-signature")
+
+
+def _sign(secret: str, body: bytes, previous_secret: str, msg_id: str | None,
+          timestamp: int | None) -> tuple[bytes, int, bytes]:
+    """(id, timestamp, the signature header's value) for ``body``."""
     msg = msg_id.encode() if msg_id else b"msg_" + _uuid4_hex()
     timestamp = int(time.time()) if timestamp is None else timestamp
     signed = b"%s.%d.%s" % (msg, timestamp, body)
-    # The scheme's HMAC computed directly with the decoded key (cached per secret): the same
-    # bytes as ``Webhook(secret).sign`` (the specification's test vector checks it), without
-    # re-decoding the secret and round-tripping the body through str on every call.
-    keys = [secret, previous_secret] if previous_secret else [secret]
-    signatures = b" ".join(
-        b"v1," + base64.b64encode(hmac.digest(_key(key), signed, hashlib.sha256))
-        for key in keys)
-    return [(b"webhook-id", msg), (b"webhook-timestamp", b"%d" % timestamp),
-            (b"webhook-signature", signatures)]
+    signatures = _signature(secret, signed)
+    if previous_secret:
+        signatures += b" " + _signature(previous_secret, signed)
+    return msg, timestamp, signatures
+
+
+def _signature(secret: str, signed: bytes) -> bytes:
+    """``v1,<base64 HMAC-SHA256>``: the scheme's HMAC computed directly with the decoded key
+    (the same bytes as ``Webhook(secret).sign``; the specification's test vector checks it),
+    from a copy of an HMAC keyed once per secret (:func:`_keyed`), without re-decoding the
+    secret and round-tripping the body through str on every call."""
+    mac = _keyed(secret).copy()
+    mac.update(signed)
+    return b"v1," + base64.b64encode(mac.digest())
+
+
+@lru_cache(maxsize=4096)
+def _keyed(secret: str) -> hmac.HMAC:
+    """An HMAC-SHA256 keyed with ``secret``'s bytes and fed nothing: copied for each call (its
+    key's padding hashed once, not per call; copying only reads it, so threads share it)."""
+    return hmac.new(base64.b64decode(secret.removeprefix(SECRET_PREFIX)),
+                    digestmod=hashlib.sha256)
 
 
 def _uuid4_hex() -> bytes:
@@ -68,11 +101,6 @@ def _uuid4_hex() -> bytes:
     raw[6] = raw[6] & 0x0F | 0x40
     raw[8] = raw[8] & 0x3F | 0x80
     return raw.hex().encode()
-
-
-@lru_cache(maxsize=4096)
-def _key(secret: str) -> bytes:
-    return base64.b64decode(secret.removeprefix(SECRET_PREFIX))
 
 
 def verify(secret: str, body: bytes, headers: Mapping[str, str]) -> None:

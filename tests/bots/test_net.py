@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pycurl
 import pytest
@@ -256,3 +257,36 @@ def test_connections_are_kept_alive_per_origin(fake_bot, secret) -> None:
 ])
 def test_join_url_keeps_the_query_string_at_the_end(base: str, path: str, joined: str) -> None:
     assert join_url(base, path) == joined
+
+
+def test_a_handle_reused_for_another_bot_or_time_limit_takes_the_new_ones(fake_bot,
+                                                                           secret) -> None:
+    """A thread's handle keeps its URL, addresses and time limit from call to call and sets
+    them only when they change: a call after one to another bot, or with another time limit,
+    goes where it says, within its own limit."""
+    from games.engine import get_game
+
+    fast, slow = fake_bot("good"), fake_bot("slow")
+    slow.sleep = 0.5
+    state = get_game("dice_cup").new_match(players=2, seed=1)
+    info = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
+                              seats=["a", "b"], timeout_ms=1000)
+    body = protocol.encode(protocol.move_body(info, state, state.to_act()[0]))
+
+    def move(bot, timeout: float) -> Call:
+        return Call(url=bot.url, path="move", body=body, secret=secret, timeout=timeout)
+
+    def counts() -> tuple[int, int]:
+        return fast.calls["/move"], slow.calls["/move"]
+
+    with BotClient(allow_private=True) as client:
+        assert client.call(move(fast, 2)).failure is None and counts() == (1, 0)
+        assert client.call(move(slow, 2)).failure is None, "the other bot, slow but in time"
+        assert counts() == (1, 1)
+        cut = client.call(move(slow, 0.1))
+        assert cut.failure.reason == protocol.TIMEOUT
+        assert cut.elapsed < 0.45, "curl itself gave up at the short limit, before the answer"
+        started = time.monotonic()
+        assert client.call(move(slow, 2)).failure is None, "the longer limit again"
+        assert time.monotonic() - started >= 0.5 and counts() == (1, 3)
+        assert client.call(move(fast, 2)).failure is None and counts() == (2, 3)

@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from bots.signing import WebhookVerificationError, new_secret, sign_headers, verify
+from bots.signing import (
+    WebhookVerificationError,
+    new_secret,
+    sign_headers,
+    signed_header_lines,
+    verify,
+)
 
 # The published test vector of the Standard Webhooks specification.
 SPEC_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -64,6 +70,24 @@ def test_signed_with_the_previous_secret_too_both_verify(starter) -> None:
     with pytest.raises(WebhookVerificationError):
         verify(other, body, headers)
     assert " " not in sign_headers(new, body)["webhook-signature"]
+
+
+@pytest.mark.parametrize("rotated", [False, True])
+def test_the_header_lines_libcurl_sends_verify_with_each_secret(rotated) -> None:
+    """What the bot client sends (``name: value`` lines): the same three headers, fresh per
+    call, verifying with the secret and, after a rotation, with the previous one."""
+    secret, previous = new_secret(), new_secret()
+    body = b'{"seat": 0}'
+    lines = signed_header_lines(secret, body, previous_secret=previous if rotated else "")
+    headers = dict(line.decode().split(": ", 1) for line in lines)
+    assert list(headers) == ["webhook-id", "webhook-timestamp", "webhook-signature"]
+    for key in (secret, previous) if rotated else (secret,):
+        verify(key, body, headers)
+    if not rotated:
+        with pytest.raises(WebhookVerificationError):
+            verify(previous, body, headers)
+    again = dict(line.decode().split(": ", 1) for line in signed_header_lines(secret, body))
+    assert again["webhook-id"] != headers["webhook-id"], "a fresh id per call"
 
 
 def test_secrets_are_random_whsec_base64_of_32_bytes() -> None:
