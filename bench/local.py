@@ -55,11 +55,11 @@ STACK_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
 def stack_processes(stack: str) -> dict[str, list[str]]:
     """The worker and beat commands of ``stack`` (``embedded`` or ``production``): for the
     embedded default exactly those of `make run` (its web server aside)."""
-    run = run_script
-    processes = {name: command for name, command in run.commands().items() if name != "web"}
+    processes = {name: command for name, command in run_script.commands().items()
+                 if name != "web"}
     if stack == "production":
-        matches = f"worker-{run.QUEUES[0]}"
-        processes[matches] = run.worker_command(run.QUEUES[0], *PRODUCTION_MATCHES_POOL)
+        queue = run_script.QUEUES[0]
+        processes[f"worker-{queue}"] = run_script.worker_command(queue, *PRODUCTION_MATCHES_POOL)
     return processes
 
 

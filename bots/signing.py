@@ -27,6 +27,8 @@ __all__ = ["WebhookVerificationError", "new_secret", "sign_headers", "signed_hea
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32  # 256 bits; the scheme asks for 24 to 64 random bytes
+ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER = (b"webhook-id", b"webhook-timestamp",
+                                                 b"webhook-signature")
 
 
 def new_secret() -> str:
@@ -58,10 +60,6 @@ def signed_header_lines(secret: str, body: bytes, *, previous_secret: str = "") 
     msg, timestamp, signatures = _sign(secret, body, previous_secret, None, None)
     return [ID_HEADER + b": " + msg, b"%s: %d" % (TIMESTAMP_HEADER, timestamp),
             SIGNATURE_HEADER + b": " + signatures]
-
-
-ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER = (b"webhook-id", b"webhook-timestamp",
-                                                 b"webhook-signature")
 
 
 def _sign(secret: str, body: bytes, previous_secret: str, msg_id: str | None,

@@ -12,8 +12,8 @@ does) and the outcome is recorded by ``tournament_match_record``. So it is safe 
 workers: a match is claimed once, whoever claims it, and the command waits for the matches a
 worker is playing (its bar moving as they end) before it prints the standings. Matches with a
 polling player wait for that player; the command leaves them running (the workers and the
-player finish them) and says how many. ``--allow-private`` lets the webhook bots it calls be on this machine (as `make run`
-does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
+player finish them) and says how many. ``--allow-private`` lets the webhook bots it calls be
+on this machine (as `make run` does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
 """
 
 from __future__ import annotations
@@ -115,16 +115,20 @@ class Command(BaseCommand):
                    file=getattr(self.stderr, "_out", sys.stderr), disable=not progress)
         with bar:
             while True:
-                # Started by the last chunk, by an earlier run, or by a worker.
-                for row in rows.filter(status=TournamentMatch.Status.RUNNING,
-                                       match__isnull=False):
-                    self._finish(row)
+                # Started by the last chunk, by an earlier run, or by a worker; those a worker
+                # is playing right now (its lease held) end without this process.
+                running = rows.filter(status=TournamentMatch.Status.RUNNING,
+                                      match__isnull=False)
+                elsewhere = set(match_selectors.matches_being_advanced(
+                    match_ids=running.values_list("match_id", flat=True)))
+                for row in running:
+                    if row.match_id not in elsewhere:
+                        self._finish(row)
                 bar.update(_done(tournament) - bar.n)
                 if any(playing.tournament_play(tournament_id=tournament.pk).values()):
                     continue
-                # Nothing left that this process could claim: wait for what workers play.
-                if not _played_elsewhere(rows):
-                    break
+                if not elsewhere:
+                    break  # nothing left that this process could claim, nor wait for
                 sleep(WAIT_SECONDS)
 
     @staticmethod
@@ -204,14 +208,6 @@ WAIT_SECONDS = 0.2
 
 def sleep(seconds: float) -> None:  # a seam for tests
     time.sleep(seconds)
-
-
-def _played_elsewhere(rows: Any) -> bool:
-    """Whether another process (a worker) is asking the bots of a running match of ``rows``
-    right now: it ends without this command, which waits for it."""
-    running = rows.filter(status=TournamentMatch.Status.RUNNING, match__isnull=False)
-    return bool(match_selectors.matches_being_advanced(
-        match_ids=list(running.values_list("match_id", flat=True))))
 
 
 def _done(tournament: Tournament) -> int:
