@@ -2,12 +2,15 @@
 HTTP round trip to the same bot.
 
     python bench/bots.py [--matches 30] [--rounds 5] [--worker-matches 200] [--game dice_cup]
-                         [--players 3] [--bot refserver|starter]
+                         [--players 3] [--bot refserver|starter] [--bot-delay-ms 0]
                          [--db postgres://postgres@127.0.0.1:5432/bluff_bench_bots | --db sqlite]
 
 The bot runs in a process of its own on loopback, checking signatures, as a developer's bot
-would: the reference bots of ``manage.py serve_bots`` or ``examples/starter_bot``. The bench
-database is dropped and created (PostgreSQL, the default) or a fresh SQLite file, and migrated.
+would: the reference bots of ``manage.py serve_bots`` or ``examples/starter_bot``. With
+``--bot-delay-ms`` the reference bots answer each /move that long after it arrives
+(``serve_bots --move-delay-ms``), as a bot across the internet would; the targets are for bots
+that answer at once. The bench database is dropped and created (PostgreSQL, the default) or a
+fresh SQLite file, and migrated.
 Then, in ``--rounds`` alternating rounds (so that machine noise falls on every figure alike):
 
 1. **raw**: the HTTP round trip alone: one kept-alive stdlib ``http.client`` connection posting
@@ -77,14 +80,17 @@ DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/bluff_bench_bots"
 SOLO_POOL = ("--pool", "solo")
 
 
-def start_bot(kind: str, secret: str) -> tuple[subprocess.Popen, str]:
-    """(process, base URL) of a signature-checking bot on a free loopback port."""
+def start_bot(kind: str, secret: str, delay_ms: float = 0.0) -> tuple[subprocess.Popen, str]:
+    """(process, base URL) of a signature-checking bot on a free loopback port; the reference
+    bots hold each /move answer ``delay_ms``."""
     if kind == "starter":
+        if delay_ms:
+            raise SystemExit("--bot-delay-ms is for the reference bots (--bot refserver)")
         command = [sys.executable, str(ROOT / "examples/starter_bot/bot.py"), "--port", "0"]
         suffix = ""
     else:
         command = [sys.executable, str(ROOT / "manage.py"), "serve_bots", "--port", "0",
-                   "--secret", secret]
+                   "--secret", secret, "--move-delay-ms", str(delay_ms)]
         suffix = "/random"
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT,
                                env={**os.environ, "BOT_SECRET": secret})
@@ -264,6 +270,8 @@ def main() -> int:
     parser.add_argument("--deployed-matches", type=int, default=400,
                         help="matches the worker as deployed plays (0: skip)")
     parser.add_argument("--bot", choices=["refserver", "starter"], default="refserver")
+    parser.add_argument("--bot-delay-ms", type=float, default=0.0,
+                        help="the reference bots answer each /move this late (default 0)")
     parser.add_argument("--db", default=DEFAULT_DB,
                         help="a PostgreSQL URL (dropped and created) or 'sqlite'")
     args = parser.parse_args()
@@ -279,7 +287,7 @@ def main() -> int:
 
     options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}}.get(args.game)
     secret = new_secret()
-    process, url = start_bot(args.bot, secret)
+    process, url = start_bot(args.bot, secret, args.bot_delay_ms)
     try:
         bench = Bench(url, secret, args.game, args.players, options)
         bodies = sample_bodies(args.game, args.players, options)
@@ -302,7 +310,9 @@ def main() -> int:
 
     print(f"Python {platform.python_version()} on {platform.machine()}; {connection.vendor}; "
           f"bot: {args.bot} in its own process ({url}); {args.game}, {args.players} webhook "
-          f"seats, {args.rounds} rounds of {args.matches} matches")
+          f"seats, {args.rounds} rounds of {args.matches} matches"
+          + (f"; each /move answered after {args.bot_delay_ms:g} ms" if args.bot_delay_ms
+             else ""))
     print(f"database round trip (SELECT 1 through Django, median): {database_ms:.3f} ms; load "
           f"average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"raw HTTP round trip (http.client keep-alive, {len(bodies)} real /move bodies of "

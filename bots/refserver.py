@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -49,13 +50,20 @@ def legal_from_body(game_id: str, body: JSON) -> Sequence[JSON]:
 
 
 class RefBotServer(ThreadingHTTPServer):
-    """Serves every reference bot; ``secret`` (optional) makes it verify signatures."""
+    """Serves every reference bot; ``secret`` (optional) makes it verify signatures;
+    ``move_delay`` (seconds) holds each /move answer that long, as a bot across the internet
+    or one that thinks would (``serve_bots --move-delay-ms``: try a match's time limit, or see
+    what a match costs against bots that do not answer at once)."""
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], *, secret: str | None = None) -> None:
+    def __init__(self, address: tuple[str, int], *, secret: str | None = None,
+                 move_delay: float = 0.0) -> None:
+        if move_delay < 0:
+            raise ValueError("move_delay must be >= 0")
         super().__init__(address, _Handler)
         self.secret = secret
+        self.move_delay = move_delay
         self.games = list(game_ids())
         self.bot_names = sorted({name for g in self.games for name in get_game(g).bots})
         self._bots: OrderedDict[tuple[Any, ...], Bot] = OrderedDict()
@@ -170,4 +178,6 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._send(400, {"error": f"{type(exc).__name__}: {exc}"})
             return
+        if self.server.move_delay:
+            time.sleep(self.server.move_delay)
         self._send(200, {"action": choice})

@@ -15,6 +15,7 @@ from django.core.management import CommandError, call_command
 from bots import protocol
 from bots.net import Call
 from bots.offline import FailureStreak, ReferenceSeat, WebhookSeat, play_webhook_match
+from bots.refserver import RefBotServer
 from bots.signing import new_secret, sign_headers
 from games.driver import Move
 from games.engine import get_game
@@ -197,3 +198,27 @@ def test_starter_bot_round_trip_avoids_the_delayed_ack_trap(starter) -> None:
     bench/starter_bot.py prints the round trip these settings give."""
     assert starter.Handler.disable_nagle_algorithm is True
     assert starter.Handler.wbufsize >= 16 * 1024
+
+def test_serve_bots_can_answer_each_move_late(client) -> None:
+    """``--move-delay-ms``: each /move answer is held that long (a bot as far away as one on
+    the internet), and still a legal action."""
+    server = RefBotServer(("127.0.0.1", 0), move_delay=0.25)
+    server.serve_in_thread()
+    try:
+        state = get_game("dice_cup").new_match(players=2, seed=4)
+        seat = state.to_act()[0]
+        info = protocol.MatchInfo(id=1, game="dice_cup", options=state.options,
+                                  seats=["a", "b"], timeout_ms=5000)
+        reply = client.call(Call(url=f"{server.base_url}/random", path="move",
+                                 body=protocol.encode(protocol.move_body(info, state, seat)),
+                                 secret=new_secret(), timeout=5))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert reply.failure is None and reply.elapsed >= 0.25
+    assert json.loads(reply.body)["action"] in state.legal_actions(seat)
+
+
+def test_serve_bots_refuses_a_negative_delay() -> None:
+    with pytest.raises(CommandError, match="--move-delay-ms"):
+        call_command("serve_bots", "--port", "0", "--move-delay-ms", "-1")

@@ -1,12 +1,12 @@
 """``manage.py serve_bots``: the reference bots as real HTTP bots speaking protocol v1.
 
-    python manage.py serve_bots --port 8765
+    python manage.py serve_bots --port 8765 [--move-delay-ms 50]
     # then register http://<host>:8765/heuristic (any game) or http://<host>:8765/dtc/random
 """
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bots.refserver import RefBotServer
 
@@ -20,12 +20,19 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8765)
         parser.add_argument("--secret", default=None,
                             help="a whsec_... secret: reject calls not signed with it")
+        parser.add_argument("--move-delay-ms", type=float, default=0.0,
+                            help="answer each /move this many ms after it arrives, as a bot "
+                                 "across the internet would (default 0: at once)")
 
-    def handle(self, *args, host: str, port: int, secret: str | None, **kwargs) -> None:
-        server = RefBotServer((host, port), secret=secret)
+    def handle(self, *args, host: str, port: int, secret: str | None, move_delay_ms: float,
+               **kwargs) -> None:
+        if move_delay_ms < 0:
+            raise CommandError("--move-delay-ms must be 0 or more")
+        server = RefBotServer((host, port), secret=secret, move_delay=move_delay_ms / 1000)
         base = server.base_url
+        delay = f", each /move answered after {move_delay_ms:g} ms" if move_delay_ms else ""
         self.stdout.write(f"Reference bots on {base} (signatures "
-                          f"{'checked' if secret else 'not checked'}); register one of:")
+                          f"{'checked' if secret else 'not checked'}{delay}); register one of:")
         for name in server.bot_names:
             self.stdout.write(f"  {base}/{name}    (games: {', '.join(server.games)})")
         for game_id in server.games:
