@@ -60,7 +60,7 @@ class RefBotServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], *, secret: str | None = None,
                  move_delay: float = 0.0) -> None:
         if move_delay < 0:
-            raise ValueError("move_delay must be >= 0")
+            raise ValueError("the delay must be 0 or more")
         super().__init__(address, _Handler)
         self.secret = secret
         self.move_delay = move_delay

@@ -26,9 +26,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: int, secret: str | None, move_delay_ms: float,
                **kwargs) -> None:
-        if move_delay_ms < 0:
-            raise CommandError("--move-delay-ms must be 0 or more")
-        server = RefBotServer((host, port), secret=secret, move_delay=move_delay_ms / 1000)
+        try:
+            server = RefBotServer((host, port), secret=secret, move_delay=move_delay_ms / 1000)
+        except ValueError as exc:
+            raise CommandError(f"--move-delay-ms: {exc}") from None
         base = server.base_url
         delay = f", each /move answered after {move_delay_ms:g} ms" if move_delay_ms else ""
         self.stdout.write(f"Reference bots on {base} (signatures "

@@ -117,10 +117,10 @@ class Command(BaseCommand):
             while True:
                 # Started by the last chunk, by an earlier run, or by a worker; those a worker
                 # is playing right now (its lease held) end without this process.
-                running = rows.filter(status=TournamentMatch.Status.RUNNING,
-                                      match__isnull=False)
+                running = list(rows.filter(status=TournamentMatch.Status.RUNNING,
+                                           match__isnull=False))
                 elsewhere = set(match_selectors.matches_being_advanced(
-                    match_ids=running.values_list("match_id", flat=True)))
+                    match_ids=[row.match_id for row in running]))
                 for row in running:
                     if row.match_id not in elsewhere:
                         self._finish(row)
