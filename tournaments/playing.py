@@ -19,9 +19,9 @@ on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import OperationalError, transaction
@@ -35,7 +35,7 @@ from games.seats import get_seat_kind
 from games.services import match_stop, matches_unseal
 
 from . import leaderboard, series
-from .formats import Format, Outcome, PlannedMatch, get_format
+from .formats import Format, Outcome, PlannedMatch, get_format, places_with_forfeits
 from .models import Participant, Tournament, TournamentMatch
 from .standings import forfeit_result
 
@@ -206,20 +206,22 @@ def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
                              checked={})
         to_start = _forfeit_or_keep(tournament, to_start, people, now=now, outcome=outcome)
         matches = _start_matches(tournament, to_start, people)
+    out = _forfeited_seats([m.pk for m in matches if m.status == Match.Status.FINISHED])
     for row, match in zip(to_start, matches):
         row.match, row.lease_until = match, None
         if match.status == Match.Status.FINISHED:
             row.status, row.finished_at = TournamentMatch.Status.FINISHED, now
-            row.ranks, row.scores = match.result["ranks"], match.result["scores"]
+            _take_result(row, match.result, out.get(match.pk, ()))
             outcome["finished"] += 1
         else:
             row.status = TournamentMatch.Status.RUNNING
             outcome["started"] += 1
     update_rows(TournamentMatch, [
         {"pk": row.pk, "match_id": row.match.pk, "lease_until": None, "status": row.status,
-         "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores}
+         "finished_at": row.finished_at, "ranks": row.ranks, "scores": row.scores,
+         "forfeited": row.forfeited}
         for row in to_start], fields=["match_id", "lease_until", "status", "finished_at",
-                                      "ranks", "scores"])
+                                      "ranks", "scores", "forfeited"])
     if Tournament.objects.filter(pk=tournament_id,
                                  status=Tournament.Status.CANCELLED).exists():
         # Cancelled while this chunk played (the cancel skipped its claimed rows): nothing of
@@ -350,15 +352,36 @@ def _record(match_id: int, *, now: datetime) -> bool:
         return False
     row, match = found
     row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
-    row.ranks, row.scores = match.result["ranks"], match.result["scores"]
-    row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores"])
+    forfeited = _forfeited_seats([match_id]).get(match_id, ())
+    _take_result(row, match.result, forfeited)
+    row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores",
+                            "forfeited"])
     leaderboard.record(tournament_id=row.tournament_id, rows=[row], played_at=now)
-    forfeited = set(Seat.objects.filter(match_id=match_id, forfeited=True)
-                    .values_list("number", flat=True))
     for number in forfeited:
         _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
     _finish_if_done(row.tournament_id, now=now)
     return True
+
+
+def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
+    """The seats that forfeited (the match's strike limit), by games match (one query)."""
+    out: dict[int, list[int]] = {}
+    if match_ids:
+        for match_id, number in Seat.objects.filter(
+                match_id__in=match_ids, forfeited=True).values_list("match_id", "number"):
+            out.setdefault(match_id, []).append(number)
+    return out
+
+
+def _take_result(row: TournamentMatch, result: Mapping[str, Any],
+                 forfeited_seats: Collection[int]) -> None:
+    """A played match's result on its row, by the forfeit rule of every series
+    (``formats.places_with_forfeits``, docs/series.md): the seats that forfeited share the
+    last place, never a better one (also when every seat forfeited: no winner), and are
+    listed in ``forfeited``, so standings count them and ratings leave the match out."""
+    row.ranks = list(places_with_forfeits(result["ranks"], forfeited_seats))
+    row.scores = result["scores"]
+    row.forfeited = sorted({row.seats[seat] for seat in forfeited_seats})
 
 
 def _withdraw_if_forfeiting(tournament_id: int, index: int) -> None:
