@@ -11,9 +11,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.errors import BadSeats
-from games.models import Seat
 from games.seats import PLAYER, get_seat_kind
 
+from . import series
 from .formats import Outcome, PlannedMatch, get_format
 from .formats.league_night import LeagueNight, hand_key
 from .models import Hand, League, Member, Night
@@ -37,20 +37,12 @@ def night_format(night: Night, *, left: Collection[int] = (),
 def outcomes_of(hands: Sequence[Hand]) -> dict[str, Outcome]:
     """The done hands as their format's outcomes (who forfeited each: one query)."""
     done = [h for h in hands if h.status == Hand.Status.FINISHED]
-    forfeits = forfeited_seats([h.match_id for h in done if h.match_id is not None])
+    forfeits = series.forfeited_seats([h.match_id for h in done if h.match_id is not None])
     return {hand_key(h.table, h.number): Outcome(
                 hand_key(h.table, h.number), tuple(h.seats), tuple(h.finish), None,
                 frozenset(h.seats[n] for n in forfeits.get(h.match_id, ())),
                 points=tuple(h.points), order=tuple(h.order_after))
             for h in done}
-
-
-def forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
-    found: dict[int, list[int]] = {}
-    for match_id, number in (Seat.objects.filter(match_id__in=match_ids, forfeited=True)
-                             .values_list("match_id", "number")):
-        found.setdefault(match_id, []).append(number)
-    return found
 
 
 def score_hand(hand: Hand, night_plan: LeagueNight, plan: PlannedMatch,

@@ -35,7 +35,6 @@ from .formats import PlannedMatch
 from .formats.league_night import hand_key
 from .models import Hand, League, Member, Night
 from .night_plan import (
-    forfeited_seats,
     group_of,
     night_format,
     score_hand,
@@ -167,7 +166,7 @@ def hand_record(*, match_id: int) -> bool:
                             seed=match.seed, number=hand.number, table=hand.table,
                             options=dict(match.options))
         score_hand(hand, night_format(hand.night), plan, match.result,
-                     forfeited_seats([match_id]).get(match_id, ()))
+                     series.forfeited_seats([match_id]).get(match_id, ()))
         hand.save(update_fields=["status", "finished_at", "points", "finish", "order_after"])
         night_id, group = hand.night_id, group_of(hand.table, len(hand.night.tables))
         series.enqueue("advance_tables", night_id, *group)

@@ -206,7 +206,7 @@ def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
                              checked={})
         to_start = _forfeit_or_keep(tournament, to_start, people, now=now, outcome=outcome)
         matches = _start_matches(tournament, to_start, people)
-    out = _forfeited_seats([m.pk for m in matches if m.status == Match.Status.FINISHED])
+    out = series.forfeited_seats([m.pk for m in matches if m.status == Match.Status.FINISHED])
     for row, match in zip(to_start, matches):
         row.match, row.lease_until = match, None
         if match.status == Match.Status.FINISHED:
@@ -352,7 +352,7 @@ def _record(match_id: int, *, now: datetime) -> bool:
         return False
     row, match = found
     row.status, row.finished_at, row.lease_until = TournamentMatch.Status.FINISHED, now, None
-    forfeited = _forfeited_seats([match_id]).get(match_id, ())
+    forfeited = series.forfeited_seats([match_id]).get(match_id, ())
     _take_result(row, match.result, forfeited)
     row.save(update_fields=["status", "finished_at", "lease_until", "ranks", "scores",
                             "forfeited"])
@@ -361,16 +361,6 @@ def _record(match_id: int, *, now: datetime) -> bool:
         _withdraw_if_forfeiting(row.tournament_id, row.seats[number])
     _finish_if_done(row.tournament_id, now=now)
     return True
-
-
-def _forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
-    """The seats that forfeited (the match's strike limit), by games match (one query)."""
-    out: dict[int, list[int]] = {}
-    if match_ids:
-        for match_id, number in Seat.objects.filter(
-                match_id__in=match_ids, forfeited=True).values_list("match_id", "number"):
-            out.setdefault(match_id, []).append(number)
-    return out
 
 
 def _take_result(row: TournamentMatch, result: Mapping[str, Any],

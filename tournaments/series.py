@@ -22,7 +22,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from games.models import Match
+from games.models import Match, Seat
 from games.seats import PLAYER
 from games.services import BuiltMatch, NewMatch, matches_build, matches_save
 from lib import queueing
@@ -114,6 +114,17 @@ def locked_for_recording(running: QuerySet[Any], match_id: int) -> tuple[Any, Ma
         return None
     match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
     return None if match is None else (row, match)
+
+
+def forfeited_seats(match_ids: Sequence[int]) -> dict[int, list[int]]:
+    """The seats that forfeited, by games match (one query): what the forfeit rule of every
+    series (``formats.places_with_forfeits``) and the withdrawal rule read."""
+    found: dict[int, list[int]] = {}
+    if match_ids:
+        for match_id, number in (Seat.objects.filter(match_id__in=match_ids, forfeited=True)
+                                 .values_list("match_id", "number")):
+            found.setdefault(match_id, []).append(number)
+    return found
 
 
 def withdraws(forfeits: Sequence[bool]) -> bool:
