@@ -39,8 +39,9 @@ GAME = "great_dalmuti"
 def engine_alone(league, night) -> float:
     """Seconds for the engine and the reference bots to play the night's hands here."""
     from games.engine import get_game
+    from games.engine.rng import deal_seed
     from tournaments import league_rules
-    from tournaments.formats.base import derived_seed
+    from tournaments.night_plan import night_secret
 
     game = get_game(GAME)
     names = {m.index: m.bot for m in league.members.all()}
@@ -52,7 +53,7 @@ def engine_alone(league, night) -> float:
                                           options=league.options, ordered=number > 1,
                                           first_of_season=number == 1)
             state = play_alone(game, players=len(plan.seats),
-                               seed=derived_seed(league.seed, night.number, table, number),
+                               seed=deal_seed(night_secret(night), table, number),
                                options=plan.options, bots=[names[m] for m in plan.seats])
             order = league_rules.hand_outcome(GAME, plan, state.result()).order  # GD-2
     return time.perf_counter() - started

@@ -166,11 +166,12 @@ def engine_alone(participants: int, table_size: int, meetings: int, seed: int,
                  names: list[str]) -> float:
     """Seconds for the engine and the same reference bots to play the same matches here."""
     from games.engine import get_game
+    from games.engine.rng import secret_from_seed
     from tournaments.scheduling import scheduled_matches, table_schedule
 
     game = get_game("dice_cup")
     schedule = table_schedule(participants, seats=table_size, rounds=meetings, seed=seed)
-    matches = scheduled_matches(schedule, seed=seed)
+    matches = scheduled_matches(schedule, secret=secret_from_seed(seed))
     started = time.perf_counter()
     for match in matches:
         play_alone(game, players=table_size, seed=match.seed, options={},

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine.base import counted
+from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
 from . import league_rules, selectors, series
 from .entrants import entered_twice, entrant_fields, game_table
@@ -23,7 +24,6 @@ from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
 from .models import League, Member, Night
 from .nights import hands_stop, next_night_number
 
-SEED_BITS = 63
 #: A one-off night may start this long before the request reaches us ("now", give or take the
 #: clocks); earlier is in the past and refused.
 NIGHT_PAST_GRACE = timedelta(minutes=1)
@@ -84,7 +84,8 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
             timezone=timezone_name,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
-            seed=secrets.randbits(SEED_BITS) if seed is None else seed)
+            seed=secrets.randbits(SEED_BITS) if seed is None else seed,
+            deal_secret=new_secret() if seed is None else secret_from_seed(seed))
         for row in rows:
             row.league = league
         Member.objects.bulk_create(rows)

@@ -49,7 +49,12 @@ class Tournament(models.Model):
         default=False, help_text="Each table's deal is played once per seat rotation.")
     strike_limit = models.PositiveSmallIntegerField(help_text="Per match; 0 = never forfeit.")
     move_time_limit = models.PositiveIntegerField(help_text="Seconds per move, per match.")
-    seed = models.BigIntegerField(help_text="Seeds the schedule and every deal.")
+    seed = models.BigIntegerField(help_text="Seeds the schedule's search (tables of 3 or more) "
+                                            "and the standings' bootstrap.")
+    deal_secret = models.CharField(
+        max_length=64, editable=False,
+        help_text="Keys every deal seed (games.engine.rng.deal_seed, 32 bytes in hex); shown "
+                  "once the tournament is over, never before.")
     starts_at = models.DateTimeField(null=True, blank=True,
                                      help_text="When it starts by itself (null: at once).")
     balance = models.JSONField(default=dict, blank=True,
@@ -66,8 +71,8 @@ class Tournament(models.Model):
 
     @property
     def is_over(self) -> bool:
-        """Finished or cancelled: no match of it will be played any more, so its seeds (which
-        deal every match) may be shown."""
+        """Finished or cancelled: no match of it will be played any more, so its seed and deal
+        secret may be shown."""
         return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
 
 
@@ -177,7 +182,11 @@ class League(models.Model):
                                        "the last finished night.")
     ordered = models.BooleanField(
         default=False, help_text="False until a first hand has set the order (GD-2 draw).")
-    seed = models.BigIntegerField(help_text="Seeds every hand's deal.")
+    seed = models.BigIntegerField(help_text="The seed it was created with.")
+    deal_secret = models.CharField(
+        max_length=64, editable=False,
+        help_text="Keys each night's deal secret (games.engine.rng.derived_secret), which is "
+                  "shown once that night is over; this one never is.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -256,6 +265,11 @@ class Night(models.Model):
 
     def __str__(self) -> str:
         return f"{self.league_id} night {self.number} {self.status}"
+
+    @property
+    def is_over(self) -> bool:
+        """No hand of it will be played any more, so its deal secret may be shown."""
+        return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
 
 
 class Hand(models.Model):

@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from games.engine.rng import derived_secret
 from games.errors import BadSeats
 from games.seats import PLAYER, get_seat_kind
 
@@ -27,11 +28,23 @@ def night_format(night: Night, *, left: Collection[int] = (),
     of every series (``SERIES_FORFEITS_TO_WITHDRAW``)."""
     league = night.league
     return get_format("league_night", game=league.game, tables=night.tables,
-                      hands=league.hands_per_night, seed=league.seed, night=night.number,
+                      hands=league.hands_per_night, secret=night_secret(night),
                       options=league.options, ordered=league.ordered,
                       first_of_season=first_of_season, left=left,
                       withdrawn={int(index) for index in night.withdrawn},
                       forfeits_to_withdraw=settings.SERIES_FORFEITS_TO_WITHDRAW)
+
+
+def night_secret(night: Night) -> str:
+    """The night's deal secret: from its league's, which is never shown, so publishing a
+    night's once it is over tells nothing of any other night's deals."""
+    return derived_secret(night.league.deal_secret, "night", night.number)
+
+
+def published_secret(night: Night) -> str | None:
+    """The night's deal secret once it is over (docs/tournaments.md, "What is public when"),
+    else None."""
+    return night_secret(night) if night.is_over else None
 
 
 def outcomes_of(hands: Sequence[Hand]) -> dict[str, Outcome]:

@@ -1,7 +1,7 @@
 """Pages of tournaments and leagues: what spectators look at.
 
 Read-only and public, built from the same selectors as the API (so they show what the API
-shows, never a seed). Confidence intervals of the standings are drawn as bars: the range of
+shows: a series' deal secret once it is over, never before). Confidence intervals of the standings are drawn as bars: the range of
 a participant's bootstrap interval of mean points (0..1) and a mark at its points. A league's
 season points and social order night by night are drawn as line charts (``lib.charts``).
 """
@@ -30,6 +30,7 @@ from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
 from .forms import NightForm
 from .models import Hand, League, Tournament, TournamentMatch
+from .night_plan import published_secret
 
 #: Rows per page of the tournament and league lists.
 PER_PAGE = 25
@@ -249,6 +250,7 @@ def night(request: HttpRequest, league_id: int, number: int) -> HttpResponse:
         "withdrawn": [{"name": names.get(int(m), m), "reason": why}
                       for m, why in (evening.withdrawn or {}).items()],
         "poll_seconds": _poll_seconds(evening.status, evening.starts_at),
+        "deal_secret": published_secret(evening),
     })
     return live_part(request, answer) if part else answer
 

@@ -55,21 +55,22 @@ OPEN = (TournamentMatch.Status.PENDING, TournamentMatch.Status.RUNNING)
 def tournament_format(tournament: Tournament) -> Format:
     """The format a stored tournament plays (``tournaments.formats``)."""
     return format_named(tournament.format, participants=tournament.participants.count(),
-                   table_size=tournament.table_size, meetings=tournament.meetings,
-                   rounds=tournament.rounds, seed=tournament.seed,
-                   duplicate=tournament.duplicate)
+                        table_size=tournament.table_size, meetings=tournament.meetings,
+                        rounds=tournament.rounds, seed=tournament.seed,
+                        secret=tournament.deal_secret, duplicate=tournament.duplicate)
 
 
 def format_named(name: str, *, participants: int, table_size: int, meetings: int,
-            rounds: int | None, seed: int, duplicate: bool) -> Format:
-    """A tournament's format: Swiss, a two-seat round robin, or rounds of balanced tables."""
+                 rounds: int | None, seed: int, secret: str, duplicate: bool) -> Format:
+    """A tournament's format: Swiss, a two-seat round robin, or rounds of balanced tables.
+    ``secret`` keys every deal (``rng.deal_seed``); ``seed`` only the tables' search."""
     if name == Tournament.Format.SWISS:
-        return get_format("swiss", participants=participants, rounds=rounds, seed=seed)
+        return get_format("swiss", participants=participants, rounds=rounds, secret=secret)
     if table_size == 2:
         return get_format("round_robin", participants=participants, meetings=meetings,
-                          seed=seed, duplicate=duplicate)
+                          secret=secret, duplicate=duplicate)
     return get_format("tables", participants=participants, seats=table_size, rounds=meetings,
-                      seed=seed, duplicate=duplicate)
+                      seed=seed, secret=secret, duplicate=duplicate)
 
 
 def add_rows(tournament: Tournament, planned: Sequence[PlannedMatch]) -> None:

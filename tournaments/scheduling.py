@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from games.engine.rng import Rng
+from games.engine.rng import Rng, deal_seed
 
 from .designs import resolvable_design
 from .groupings import balanced_groupings
@@ -20,10 +20,6 @@ from .seating import balanced_seating
 Table = tuple[int, ...]
 Round = list[Table]
 Schedule = list[Round]
-
-#: Engine seeds are non-negative 63-bit integers.
-_SEED_BITS = 63
-
 
 def round_robin(participants: int, *, meetings: int = 1) -> Schedule:
     """A two-player round robin by the circle method (Berger tables).
@@ -171,23 +167,24 @@ class ScheduledMatch:
 
 
 def scheduled_matches(
-    schedule: Sequence[Sequence[Table]], *, seed: int, duplicate: bool = False
+    schedule: Sequence[Sequence[Table]], *, secret: str, duplicate: bool = False
 ) -> list[ScheduledMatch]:
-    """The matches of a schedule, each table its own deal with a seed drawn from ``seed``.
+    """The matches of a schedule, each table its own deal, seeded by its number keyed with
+    the series' ``secret`` (``rng.deal_seed(secret, "deal", number)``: no published seed
+    gives away another).
 
     With ``duplicate``, a table of k seats becomes k matches on one deal: the seat order
     rotated by 0..k-1, so each participant plays every seat of that deal once (ACPC practice,
     generalised from two seats to k).
     """
-    rng = Rng(seed)
     matches: list[ScheduledMatch] = []
     deal = 0
     for round_index, tables in enumerate(schedule):
         for table in tables:
-            deal_seed = rng.next64() >> (64 - _SEED_BITS)
+            seed = deal_seed(secret, "deal", deal)
             rotations = range(len(table)) if duplicate else range(1)
             matches += [
-                ScheduledMatch(round_index, table[shift:] + table[:shift], deal, deal_seed)
+                ScheduledMatch(round_index, table[shift:] + table[:shift], deal, seed)
                 for shift in rotations
             ]
             deal += 1

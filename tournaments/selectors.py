@@ -314,7 +314,7 @@ def league_list(*, game: str | None = None, state: str | None = None,
 
 def league_nights(*, league: League) -> QuerySet[Night]:
     """All nights, newest first, each with ``hands_done``."""
-    return (Night.objects.filter(league=league)
+    return (Night.objects.filter(league=league).select_related("league")
             .annotate(hands_done=Count("hands", filter=Q(hands__status=Hand.Status.FINISHED)))
             .order_by("-number"))
 

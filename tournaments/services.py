@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine.base import counted
+from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
 from . import series
 from .entrants import entered_twice, entrant_fields, game_table
@@ -39,8 +40,6 @@ from .playing import (
     unseal_deals,
 )
 from .scheduling import balance_figures
-
-SEED_BITS = 63
 
 
 def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
@@ -90,10 +89,11 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     if (twice := entered_twice(entrants)) is not None:
         _, again = twice
         raise BadTournament(f"participant {again.index} ({again.name}) is entered twice")
+    secret = new_secret() if seed is None else secret_from_seed(seed)
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
     try:
         plan = format_named(format, participants=count, table_size=size, meetings=meetings,
-                       rounds=rounds, seed=seed, duplicate=duplicate)
+                            rounds=rounds, seed=seed, secret=secret, duplicate=duplicate)
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
     scheduled = plan.plan({})
@@ -103,7 +103,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         tournament = Tournament.objects.create(
             name=name, game=game, options=merged, organiser=organiser, table_size=size,
             format=format, meetings=meetings, rounds=rounds, match_total=plan.match_count(),
-            duplicate=duplicate, seed=seed, starts_at=starts_at,
+            duplicate=duplicate, seed=seed, deal_secret=secret, starts_at=starts_at,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             balance=asdict(balance_figures(schedule_of(scheduled), count)))

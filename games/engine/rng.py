@@ -8,6 +8,8 @@ trivial and exact.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -65,3 +67,47 @@ class Rng:
     def fork(self) -> Rng:
         """An independent generator derived from this one (advances this one by one step)."""
         return Rng(state=_mix(self.next64()))
+
+
+# --------------------------------------------------------------------------------------------
+# Deal seeds of a series: keyed, so one published seed tells nothing of the others
+# --------------------------------------------------------------------------------------------
+
+#: Engine seeds are non-negative 63-bit integers (they fit a signed 64-bit database column).
+SEED_BITS = 63
+#: A deal secret is this many bytes, written as twice as many hex digits.
+SECRET_BYTES = 32
+
+
+def new_secret() -> str:
+    """A fresh deal secret (hex), from the operating system's randomness."""
+    return secrets.token_hex(SECRET_BYTES)
+
+
+def secret_from_seed(seed: int) -> str:
+    """The deal secret of a series whose organiser chose its ``seed`` (tests, replays): the
+    same seed gives the same deals. Anyone who knows the seed knows every deal, so a
+    competition leaves the seed out and gets a :func:`new_secret`."""
+    return hashlib.blake2b(f"bluff-league deal secret {seed}".encode(),
+                           digest_size=SECRET_BYTES).hexdigest()
+
+
+def deal_seed(secret: str, *place: object) -> int:
+    """The seed of the deal at ``place`` in a series (its deal number, a Swiss match's number,
+    a league hand's table and number): BLAKE2b keyed with the series' ``secret`` over the
+    place's parts joined by ":", its first 8 bytes big-endian, shifted right once.
+
+    A keyed one-way function: the seeds of a series' other deals cannot be computed from any
+    number of published ones without the secret (docs/tournaments.md, "What is public when"),
+    where successive outputs of one SplitMix64 generator gave away its state, and so every
+    deal, from one of them. With the secret, anyone recomputes every deal."""
+    digest = hashlib.blake2b(":".join(map(str, place)).encode(), key=bytes.fromhex(secret),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+
+
+def derived_secret(secret: str, *place: object) -> str:
+    """The deal secret of a part of a series (a league night, from its league's secret and
+    its number): published once that part is over, it tells nothing of the others'."""
+    return hashlib.blake2b(":".join(map(str, place)).encode(), key=bytes.fromhex(secret),
+                           digest_size=SECRET_BYTES).hexdigest()

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from ..driver import MatchDriver
 from ..engine import BadOptions, IllegalAction, State, get_game
+from ..engine.rng import SEED_BITS
 from ..errors import (
     AlreadySeated,
     BadMatchOptions,
@@ -52,7 +53,6 @@ from .store import (
 )
 
 JSON = dict[str, Any]
-SEED_BITS = 63  # fits a signed BigIntegerField
 
 
 def _start(match: Match, state: State, seats: Sequence[Seat], *, now: datetime) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from games.engine import get_game
+from games.engine.rng import secret_from_seed
 from tournaments.formats import Format, Outcome, PlannedMatch, format_names, get_format
 from tournaments.formats.swiss import Swiss
 
@@ -19,13 +20,16 @@ BOTS = ("heuristic", "random")
 #: One series of each registered format: (game, the format built from a seed).
 SERIES: dict[str, tuple[str, Callable[[int], Format]]] = {
     "round_robin": ("dot", lambda seed: get_format(
-        "round_robin", participants=5, meetings=2, seed=seed, duplicate=True)),
+        "round_robin", participants=5, meetings=2, secret=secret_from_seed(seed),
+        duplicate=True)),
     "tables": ("dtc", lambda seed: get_format(
-        "tables", participants=7, seats=3, rounds=3, seed=seed, duplicate=True)),
-    "swiss": ("dot", lambda seed: get_format("swiss", participants=7, rounds=4, seed=seed)),
+        "tables", participants=7, seats=3, rounds=3, seed=seed,
+        secret=secret_from_seed(seed), duplicate=True)),
+    "swiss": ("dot", lambda seed: get_format("swiss", participants=7, rounds=4,
+                                                     secret=secret_from_seed(seed))),
     "league_night": ("great_dalmuti", lambda seed: get_format(
         "league_night", game="great_dalmuti", tables=[[3, 1, 4, 0, 2], [5, 9, 6, 8]],
-        hands=3, seed=seed, night=1, first_of_season=True)),
+        hands=3, secret=secret_from_seed(seed), first_of_season=True)),
 }
 
 
@@ -95,12 +99,12 @@ def test_forfeiters_rank_last_never_first_in_every_format(name: str) -> None:
 
 
 def test_a_table_whose_every_seat_forfeits_ranks_them_all_last() -> None:
-    series = get_format("league_night", game="dice_cup", tables=[[0, 1, 2]], hands=2, seed=1,
-                        night=1)
+    series = get_format("league_night", game="dice_cup", tables=[[0, 1, 2]], hands=2,
+                        secret=secret_from_seed(1))
     outcomes, _, _ = run("dice_cup", series, forfeiting={0, 1, 2})
     for outcome in outcomes.values():
         assert outcome.places == (3, 3, 3) and outcome.points == (0, 0, 0)
-    swiss = get_format("swiss", participants=2, rounds=1, seed=1)
+    swiss = get_format("swiss", participants=2, rounds=1, secret=secret_from_seed(1))
     [match] = swiss.plan({})
     assert swiss.score(match, {"ranks": [2, 1], "scores": [0, 1]}, {0, 1}).places == (2, 2)
 
@@ -113,7 +117,7 @@ def test_a_league_night_plans_a_tables_next_hand_after_its_last_one() -> None:
 
 def test_a_member_who_forfeits_a_hand_sits_out_the_rest_of_the_night_forfeited() -> None:
     series = get_format("league_night", game="dice_cup", tables=[[0, 1, 2, 3]], hands=3,
-                        seed=2, night=1)
+                        secret=secret_from_seed(2))
     [first] = series.plan({})
     outcome = series.score(first, play("dice_cup", first, {2}), forfeited={2})
     [second] = series.plan({first.key: outcome})
@@ -126,7 +130,7 @@ def test_a_member_who_forfeits_a_hand_sits_out_the_rest_of_the_night_forfeited()
 
 
 def test_swiss_plans_a_round_when_the_last_is_done_and_avoids_rematches() -> None:
-    series = Swiss(participants=8, rounds=5, seed=4)
+    series = Swiss(participants=8, rounds=5, secret=secret_from_seed(4))
     outcomes, asks, _ = run("dot", series)
     assert [len(keys) for keys in asks] == [4] * 5
     pairs = [frozenset(o.seats) for o in outcomes.values()]
@@ -136,7 +140,7 @@ def test_swiss_plans_a_round_when_the_last_is_done_and_avoids_rematches() -> Non
 
 
 def test_swiss_gives_the_bye_to_the_lowest_ranked_without_one() -> None:
-    series = Swiss(participants=5, rounds=5, seed=9)
+    series = Swiss(participants=5, rounds=5, secret=secret_from_seed(9))
     outcomes, asks, _ = run("dot", series)
     sitting_out = []
     for keys in asks:
@@ -148,7 +152,7 @@ def test_swiss_gives_the_bye_to_the_lowest_ranked_without_one() -> None:
 
 
 def test_swiss_round_one_pairs_by_score() -> None:
-    series = Swiss(participants=4, rounds=2, seed=1)
+    series = Swiss(participants=4, rounds=2, secret=secret_from_seed(1))
     first = series.plan({})
     assert [m.seats for m in first] == [(0, 1), (2, 3)]
     won = {m.key: series.score(m, {"ranks": [1, 2], "scores": [1, 0]}) for m in first}
@@ -159,4 +163,4 @@ def test_swiss_round_one_pairs_by_score() -> None:
 
 def test_swiss_refuses_more_rounds_than_opponents() -> None:
     with pytest.raises(ValueError, match="Swiss rounds"):
-        Swiss(participants=4, rounds=4, seed=0)
+        Swiss(participants=4, rounds=4, secret=secret_from_seed(0))

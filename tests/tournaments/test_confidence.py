@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import Rng, competition_ranks
+from games.engine.rng import secret_from_seed
 from tournaments.confidence import certainty, result_units
 from tournaments.scheduling import round_robin, scheduled_matches
 from tournaments.standings import MatchResult, standings
@@ -15,7 +16,8 @@ def noisy_results(strengths: list[int], seed: int, meetings: int = 3) -> list[Ma
     """Two-player round robin where a higher strength usually (not always) wins."""
     rng = Rng(seed)
     results = []
-    for match in scheduled_matches(round_robin(len(strengths), meetings=meetings), seed=seed):
+    for match in scheduled_matches(round_robin(len(strengths), meetings=meetings),
+                                   secret=secret_from_seed(seed)):
         draws = [strengths[p] + rng.randint(0, 6) for p in match.seats]
         ranks = competition_ranks([-d for d in draws])
         results.append(MatchResult(match.seats, tuple(ranks), tuple(draws), match.deal))

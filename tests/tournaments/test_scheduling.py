@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine.rng import Rng
+from games.engine.rng import Rng, secret_from_seed
 from tournaments import groupings
 from tournaments.designs import resolvable_design
 from tournaments.scheduling import (
@@ -342,7 +342,7 @@ def test_duplicate_matches_rotate_everyone_through_every_seat_of_a_deal(
     seats = min(seats, participants)
     with short_search():
         schedule = table_schedule(participants, seats=seats, rounds=2, seed=seed)
-    matches = scheduled_matches(schedule, seed=seed, duplicate=True)
+    matches = scheduled_matches(schedule, secret=secret_from_seed(seed), duplicate=True)
     by_deal: dict[int, list] = {}
     for match in matches:
         by_deal.setdefault(match.deal, []).append(match)
@@ -365,7 +365,7 @@ def test_duplicate_base_tables_are_the_balanced_schedule(
     """The rotations of a deal start from the schedule's own table, so the base tables keep
     its pair and seat balance, and what is played has every seat equally often."""
     schedule = table_schedule(participants, seats=seats, rounds=rounds, seed=5)
-    matches = scheduled_matches(schedule, seed=5, duplicate=True)
+    matches = scheduled_matches(schedule, secret=secret_from_seed(5), duplicate=True)
     base = [[m.seats for m in matches if m.round == r and m.seats == table]
             for r, tables in enumerate(schedule) for table in tables]
     assert all(len(found) == 1 for found in base)
@@ -379,13 +379,13 @@ def test_duplicate_base_tables_are_the_balanced_schedule(
 
 def test_without_duplicates_each_table_is_one_match_with_its_own_deal() -> None:
     schedule = round_robin(4)
-    matches = scheduled_matches(schedule, seed=1)
+    matches = scheduled_matches(schedule, secret=secret_from_seed(1))
     assert [(m.round, m.seats) for m in matches] == [
         (r, table) for r, tables in enumerate(schedule) for table in tables
     ]
     assert [m.deal for m in matches] == list(range(6))
-    assert matches == scheduled_matches(schedule, seed=1)
-    assert [m.seed for m in matches] != [m.seed for m in scheduled_matches(schedule, seed=2)]
+    assert matches == scheduled_matches(schedule, secret=secret_from_seed(1))
+    assert [m.seed for m in matches] != [m.seed for m in scheduled_matches(schedule, secret=secret_from_seed(2))]
     assert all(0 <= m.seed < 2**63 for m in matches)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.engine.rng import secret_from_seed
 from tournaments.formats.base import Outcome
 from tournaments.formats.swiss import Swiss
 
@@ -40,7 +41,8 @@ def test_nobodys_seats_differ_by_more_than_two_after_any_round(participants: int
                                                                 data) -> None:
     longest = participants - 2 + participants % 2  # one round short of a round robin
     rounds = data.draw(st.integers(1, longest), label="rounds")
-    swiss = Swiss(participants=participants, rounds=rounds, seed=seed)
+    swiss = Swiss(participants=participants, rounds=rounds,
+                  secret=secret_from_seed(seed))
     mode = data.draw(st.sampled_from(["first wins", "second wins", "drawn"]))
     draw_result = (lambda seats: RESULTS[0]) if mode == "first wins" else (
         (lambda seats: RESULTS[1]) if mode == "second wins" else
@@ -56,7 +58,7 @@ def test_in_a_score_group_entrants_due_the_same_seat_are_kept_apart() -> None:
     first, 5 and 7 second: nearest-ranked pairs (0-2, 5-7) would give two of them the same
     seat twice; the score groups pair each with one due the other seat instead."""
     winners = {0, 2, 5, 7}
-    rounds = list(play(Swiss(participants=8, rounds=2, seed=1),
+    rounds = list(play(Swiss(participants=8, rounds=2, secret=secret_from_seed(1)),
                        lambda seats: RESULTS[0] if seats[0] in winners else RESULTS[1]))
     assert rounds[0][0] == [(0, 1), (2, 3), (4, 5), (6, 7)]
     pairs, _before, after = rounds[1]
@@ -70,7 +72,7 @@ def test_when_the_first_seat_always_wins_nobody_takes_a_seat_three_times_more() 
     pairing still keeps everyone within two."""
     for participants in (8, 12, 16, 20, 32):
         swiss = Swiss(participants=participants, rounds=Swiss.default_rounds(participants) + 1,
-                      seed=participants)
+                      secret=secret_from_seed(participants))
         for _pairs, _before, after in play(swiss, lambda seats: RESULTS[0]):
             assert max(map(abs, after)) <= 2, participants
 
@@ -82,5 +84,5 @@ def test_a_history_past_two_is_paired_back_within_it() -> None:
     seats = [(0, 3), (1, 4), (2, 5), (0, 4), (1, 5), (2, 3), (0, 5), (1, 3), (2, 4)]
     outcomes = {str(n): Outcome(str(n), pair, RESULTS[2], (0.0, 0.0))
                 for n, pair in enumerate(seats)}
-    planned = Swiss(participants=6, rounds=4, seed=1).plan(outcomes)
+    planned = Swiss(participants=6, rounds=4, secret=secret_from_seed(1)).plan(outcomes)
     assert all(first >= 3 and second < 3 for first, second in (m.seats for m in planned))

@@ -16,6 +16,7 @@ from lib.api import E401, E429, error_response, name_nested_serializers, page_re
 
 from .. import leagues, selectors
 from ..models import Hand, Night
+from ..night_plan import published_secret
 from .common import Pagination
 from .leagues import E403, E404, LEAGUE_ID, LeagueDateTimeField
 
@@ -47,13 +48,18 @@ class LeagueNightSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     hands = serializers.IntegerField(help_text="Hands done, over all tables.")
+    deal_secret = serializers.CharField(
+        allow_null=True, help_text="Once the night is over (null before): the secret that "
+        "keyed every hand's deal, 64 hex digits; each hand's seed is "
+        "games.engine.rng.deal_seed(deal_secret, table, hand), and `manage.py deals night "
+        "LEAGUE NIGHT` checks them (docs/tournaments.md, \"What is public when\").")
 
 
 def _night_data(night: Night, hands_done: int) -> dict[str, Any]:
     return {"number": night.number, "starts_at": night.starts_at, "status": night.status,
             "reason": night.reason or None, "withdrawn": night.withdrawn, "tables": night.tables,
             "started_at": night.started_at, "finished_at": night.finished_at,
-            "hands": hands_done}
+            "hands": hands_done, "deal_secret": published_secret(night)}
 
 
 class LeagueNightsApi(APIView):

@@ -1,7 +1,8 @@
 """The leagues API: create and list leagues, a league with its live night, the season table.
 
-A league's seed deals every hand of every night, and a league has no end after which showing it
-would be harmless (the same seeds play the same night again), so it is never shown.
+A league's deal secret keys every night's, and a league has no end after which showing it
+would be harmless, so it is never shown; each night's own secret is, once that night is over
+(``league_nights``).
 """
 
 from __future__ import annotations
@@ -247,8 +248,9 @@ class LeagueListCreateApi(APIView):
             required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
             help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
         seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
-                                help_text="Seeds every hand's deal. Default: random; never "
-                                          "shown.")
+                                help_text="Makes its deals reproducible: its deal secret is "
+                                          "then games.engine.rng.secret_from_seed(seed). "
+                                          "Default: random; never shown.")
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_list", summary="List leagues",

@@ -1,7 +1,8 @@
 """The tournaments API: create, list, inspect, standings, matches, cancel.
 
-Seeds deal every match, so a tournament's seed and its matches' seeds stay hidden until the
-tournament is over (finished or cancelled), as a match's seed stays hidden until it is over.
+A tournament's deal secret keys every match's seed, so it stays hidden until the tournament is
+over (finished or cancelled); a match's own seed is shown once that match is over (it tells
+nothing of the others': docs/tournaments.md, "What is public when").
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ class TournamentSerializer(serializers.Serializer):
     strike_limit = serializers.IntegerField(help_text="Per match; 0 = never forfeit.")
     move_time_limit = serializers.IntegerField(help_text="Seconds per move, per match.")
     seed = fields.SeedField(allow_null=True, help_text="Revealed once the tournament is over.")
+    deal_secret = serializers.CharField(
+        allow_null=True, help_text="Revealed once the tournament is over (null before): the "
+        "secret that keyed every deal, 64 hex digits. A match's seed is "
+        "games.engine.rng.deal_seed(deal_secret, \"deal\", deal), or (Swiss) "
+        "deal_seed(deal_secret, \"swiss\", number); `manage.py deals tournament ID` checks "
+        "them all (docs/tournaments.md, \"What is public when\").")
     participant_count = serializers.IntegerField()
     balance = TournamentBalanceSerializer()
     starts_at = serializers.DateTimeField(allow_null=True)
@@ -130,6 +137,7 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
         "strike_limit": tournament.strike_limit,
         "move_time_limit": tournament.move_time_limit,
         "seed": tournament.seed if tournament.is_over else None,
+        "deal_secret": tournament.deal_secret if tournament.is_over else None,
         "participant_count": participant_count, "balance": tournament.balance,
         "starts_at": tournament.starts_at, "created_at": tournament.created_at,
         "started_at": tournament.started_at, "finished_at": tournament.finished_at,
@@ -203,8 +211,10 @@ class TournamentListCreateApi(APIView):
             required=False, help_text="ISO 8601 (without an offset: UTC); default (or past): "
                                       "now; at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
         seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
-                                help_text="Seeds the schedule and every deal. Default: random, "
-                                          "revealed once it is over.")
+                                help_text="Makes its deals reproducible: the deal secret is "
+                                          "then games.engine.rng.secret_from_seed(seed), known "
+                                          "to whoever knows the seed. Default: random seed and "
+                                          "secret, revealed once it is over.")
 
     @extend_schema(
         tags=["tournaments"], operation_id="tournaments_list",

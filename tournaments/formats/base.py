@@ -10,14 +10,10 @@ games matches and feeds the outcomes back. ``docs/series.md`` has the policies.
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
-
-#: Engine seeds are non-negative 63-bit integers.
-SEED_BITS = 63
 
 
 @dataclass(frozen=True)
@@ -117,10 +113,6 @@ def withdrawn_after(forfeits: Sequence[bool], limit: int) -> bool:
     return limit > 0 and len(forfeits) >= limit and all(forfeits[:limit])
 
 
-def derived_seed(*parts: object) -> int:
-    """A match's deal from its series' seed and its place in it: the same series plays the
-    same deals again."""
-    return random.Random(":".join(map(str, parts))).getrandbits(SEED_BITS)
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from games.engine import get_game
+from games.engine.rng import deal_seed
 
 from .. import league_rules
-from .base import Format, Outcome, PlannedMatch, derived_seed, register, withdrawn_after
+from .base import Format, Outcome, PlannedMatch, register, withdrawn_after
 
 
 def hand_key(table: int, number: int) -> str:
@@ -25,17 +26,17 @@ def hand_key(table: int, number: int) -> str:
 class LeagueNight(Format):
     name = "league_night"
 
-    def __init__(self, *, game: str, tables: Sequence[Sequence[int]], hands: int, seed: int,
-                 night: int, options: Mapping[str, Any] | None = None, ordered: bool = False,
+    def __init__(self, *, game: str, tables: Sequence[Sequence[int]], hands: int, secret: str,
+                 options: Mapping[str, Any] | None = None, ordered: bool = False,
                  first_of_season: bool = False, left: Collection[int] = (),
                  withdrawn: Collection[int] = (), forfeits_to_withdraw: int = 1) -> None:
-        """``tables``: member ids per table, best first, as the night was seated; ``seed`` and
-        ``night``: the league's seed and the night's number (every hand's deal comes from
-        them); ``ordered``: the league has a social order already; ``left``: members who left
+        """``tables``: member ids per table, best first, as the night was seated; ``secret``:
+        the night's deal secret (every hand's deal is keyed by it, ``rng.deal_seed``, by its
+        table and number); ``ordered``: the league has a social order already; ``left``: members who left
         the league since (removed between hands while the table can still be played);
         ``withdrawn``: members whose bot could not be seated this night."""
         self.game, self.tables, self.hands = game, [list(t) for t in tables], hands
-        self.seed, self.night, self.options = seed, night, dict(options or {})
+        self.secret, self.options = secret, dict(options or {})
         self.ordered, self.first_of_season, self.left = ordered, first_of_season, set(left)
         self.withdrawn, self.forfeits_to_withdraw = set(withdrawn), forfeits_to_withdraw
         self.engine = get_game(game)
@@ -67,7 +68,7 @@ class LeagueNight(Format):
             planned.append(PlannedMatch(
                 key=hand_key(table, number), seats=tuple(plan.seats), number=number,
                 table=table, round=number - 1, options=plan.options,
-                seed=derived_seed(self.seed, self.night, table, number),
+                seed=deal_seed(self.secret, table, number),
                 forfeited=tuple(m for m in plan.seats if m in out)))
         return planned
 

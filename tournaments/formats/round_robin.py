@@ -14,13 +14,13 @@ from .base import Format, Outcome, PlannedMatch, register
 class _Scheduled(Format):
     """A format whose whole schedule is made up front."""
 
-    def __init__(self, schedule: scheduling.Schedule, *, seed: int, duplicate: bool) -> None:
+    def __init__(self, schedule: scheduling.Schedule, *, secret: str, duplicate: bool) -> None:
         self.schedule = schedule
         self.matches = [
             PlannedMatch(key=str(number), seats=tuple(m.seats), seed=m.seed, round=m.round,
                          number=number, deal=m.deal)
             for number, m in enumerate(scheduling.scheduled_matches(
-                schedule, seed=seed, duplicate=duplicate))]
+                schedule, secret=secret, duplicate=duplicate))]
 
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
         return [match for match in self.matches if match.key not in outcomes]
@@ -38,10 +38,10 @@ class RoundRobin(_Scheduled):
 
     name = "round_robin"
 
-    def __init__(self, *, participants: int, seed: int, meetings: int = 1,
+    def __init__(self, *, participants: int, secret: str, meetings: int = 1,
                  duplicate: bool = False) -> None:
-        super().__init__(scheduling.round_robin(participants, meetings=meetings), seed=seed,
-                         duplicate=duplicate)
+        super().__init__(scheduling.round_robin(participants, meetings=meetings),
+                         secret=secret, duplicate=duplicate)
 
 
 @register
@@ -50,7 +50,9 @@ class Tables(_Scheduled):
 
     name = "tables"
 
-    def __init__(self, *, participants: int, seats: int, seed: int, rounds: int = 1,
-                 duplicate: bool = False) -> None:
+    def __init__(self, *, participants: int, seats: int, seed: int, secret: str,
+                 rounds: int = 1, duplicate: bool = False) -> None:
+        """``seed``: the tables' search (the schedule is public); ``secret``: the deals."""
         super().__init__(scheduling.table_schedule(participants, seats=seats, rounds=rounds,
-                                                   seed=seed), seed=seed, duplicate=duplicate)
+                                                   seed=seed), secret=secret,
+                         duplicate=duplicate)

@@ -21,8 +21,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations
 
+from games.engine.rng import deal_seed
+
 from ..standings import match_points
-from .base import Format, Outcome, PlannedMatch, derived_seed, register
+from .base import Format, Outcome, PlannedMatch, register
 
 #: Pairing steps one round may try before it accepts one more rematch (keeps 64 entrants quick).
 SEARCH_BUDGET = 20_000
@@ -35,13 +37,13 @@ MOST_SEAT_BALANCE = 2
 class Swiss(Format):
     name = "swiss"
 
-    def __init__(self, *, participants: int, rounds: int, seed: int) -> None:
+    def __init__(self, *, participants: int, rounds: int, secret: str) -> None:
         if participants < 2:
             raise ValueError(f"a Swiss tournament needs 2 or more participants, not {participants}")
         if not 1 <= rounds <= participants - 1 + participants % 2:
             raise ValueError(f"{participants} participants play 1 to "
                              f"{participants - 1 + participants % 2} Swiss rounds, not {rounds}")
-        self.participants, self.rounds, self.seed = participants, rounds, seed
+        self.participants, self.rounds, self.secret = participants, rounds, secret
 
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
         number = 0
@@ -101,7 +103,7 @@ class Swiss(Format):
             number = first_number + board
             matches.append(PlannedMatch(key=str(number), seats=seats, round=round_index,
                                         number=number, deal=number,
-                                        seed=derived_seed(self.seed, "swiss", number)))
+                                        seed=deal_seed(self.secret, "swiss", number)))
         return matches, bye
 
 
