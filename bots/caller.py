@@ -6,6 +6,9 @@ tests, researchers) uses it as it is.
 
 What a failure means is decided in one place, the match driver (``games.driver``): a caller
 only says what went wrong, as a strike reason when the bot is at fault (``protocol.Failure``).
+Whose fault a failure in transport is (a timeout, a connection error) the caller settles first
+(:mod:`bots.reachability`): the platform's own network's, and the move is asked again, never
+judged; else it is asked once more, and only a second failure is the bot's.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from games.engine import State
-from games.seats import SeatAnswer
+from games.seats import PlatformOutage, SeatAnswer
 
 from . import protocol
 from .net import BotClient, Call, Reply
 from .protocol import JSON, MatchInfo
+from .reachability import Reachability
+
+#: Failures in transport: the bot's, or the platform's own network's (:mod:`bots.reachability`).
+_TRANSPORT = frozenset({protocol.TIMEOUT, protocol.CONNECTION_ERROR})
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +74,16 @@ class WebhookCaller:
     build: a ``platform_error``, never sent, never a strike) until :meth:`take_records`."""
 
     def __init__(self, info: MatchInfo, endpoints: dict[int, Endpoint],
-                 client: BotClient | Callable[[], BotClient]) -> None:
+                 client: BotClient | Callable[[], BotClient],
+                 reachability: Reachability | None = None, outage_wait: float = 15.0) -> None:
+        """``reachability``: the platform's own (none: nothing of its own to check, as
+        offline); ``outage_wait``: how long to wait for it to come back before the batch is
+        dropped (:class:`games.seats.PlatformOutage`)."""
         self.info = info
         self.endpoints = endpoints
         self._client = client
+        self.reachability = reachability or Reachability([])
+        self.outage_wait = outage_wait
         self.records: list[CallRecord] = []
 
     @property
@@ -87,7 +100,7 @@ class WebhookCaller:
     def ask(self, state: State, seats: Sequence[int]) -> dict[int, SeatAnswer]:
         """``/move`` to every seat at once, all from ``state``; an answer per seat (a seat
         whose body could not be built gets a platform failure: the default, no strike)."""
-        replies, answers = self._call(state, seats, "move", self._move_body)
+        replies, answers = self._call(state, seats, "move", self._move_body, judged=True)
         for seat, reply in replies.items():
             answers[seat] = self._answer(state, seat, reply)
         return answers
@@ -97,7 +110,57 @@ class WebhookCaller:
         call = self._prepare(state, seat, "move", self._move_body)
         if isinstance(call, SeatAnswer):
             return call
-        return self._answer(state, seat, self.client.call(call))
+        started = self.reachability.clock()
+        reply = self.client.call(call)
+        if reply.failure is not None and reply.failure.reason in _TRANSPORT:
+            reply = self._judged(state, [seat], [call], [reply], started)[0]
+        return self._answer(state, seat, reply)
+
+    def _judged(self, state: State, seats: Sequence[int], calls: Sequence[Call],
+                replies: Sequence[Reply], started: float) -> list[Reply]:
+        """``replies`` (to ``calls``, sent at ``started``) with every failure in transport
+        settled (:mod:`bots.reachability`): while the platform's own network fails, or failed
+        since the call began, the call is made again when it is back (waiting at most
+        ``outage_wait``, else :class:`PlatformOutage`); with the network fine, it is made once
+        more, and a second failure stands as the bot's. Each attempt set aside is recorded,
+        never as a strike."""
+        replies, tries = list(replies), [0] * len(calls)
+        give_up = self.reachability.clock() + self.outage_wait
+        while failed := [i for i, r in enumerate(replies)
+                         if r.failure is not None and r.failure.reason in _TRANSPORT]:
+            if self.reachability.at_fault_since(started):
+                why = "the platform's own network failed meanwhile: asked again"
+                for i in failed:
+                    self._set_aside(state, seats[i], replies[i], why, platform=True)
+                    tries[i] = 0
+                left = give_up - self.reachability.clock()
+                if left <= 0 or not self.reachability.wait(most=left):
+                    raise PlatformOutage(f"match {self.info.id}: the platform cannot reach its "
+                                         f"own services for {self.outage_wait:.0f} s")
+            else:
+                failed = [i for i in failed if not tries[i]]
+                if not failed:
+                    break  # failed twice with a live route between: the bot's own fault
+                for i in failed:
+                    self._set_aside(state, seats[i], replies[i], "asked once more before it "
+                                    "counts", platform=False)
+                    tries[i] = 1
+            started = self.reachability.clock()
+            again = [calls[i] for i in failed]
+            answered = (self.client.call_many(again) if len(again) > 1
+                        else [self.client.call(again[0])])
+            for i, reply in zip(failed, answered, strict=True):
+                replies[i] = reply
+        return replies
+
+    def _set_aside(self, state: State, seat: int, reply: Reply, why: str, *,
+                   platform: bool) -> None:
+        """The record of an attempt that is not judged: never a strike."""
+        assert reply.failure is not None
+        record = self._record(seat, "move", state, reply)
+        record.reason = protocol.PLATFORM_ERROR if platform else reply.failure.reason
+        record.detail = f"{reply.failure.detail} ({why})"
+        self.records.append(record)
 
     def _answer(self, state: State, seat: int, reply: Reply) -> SeatAnswer:
         """The seat's answer in ``reply`` to /move, read now, and the call's record."""
@@ -129,10 +192,11 @@ class WebhookCaller:
                                   compact=self.endpoints[seat].compact_legal_actions)
 
     def _call(self, state: State, seats: Sequence[int], path: str,
-              make_body: Callable[[MatchInfo, State, int], JSON],
+              make_body: Callable[[MatchInfo, State, int], JSON], *, judged: bool = False,
               ) -> tuple[dict[int, Reply], dict[int, SeatAnswer]]:
-        """Build each seat's body and call those bots at once: their replies by seat, and a
-        platform failure answer for each body we could not build."""
+        """Build each seat's body and call those bots at once: their replies by seat (with
+        failures in transport settled if ``judged``: :meth:`_judged`), and a platform failure
+        answer for each body we could not build."""
         calls: list[Call] = []
         asked: list[int] = []
         failed: dict[int, SeatAnswer] = {}
@@ -143,7 +207,11 @@ class WebhookCaller:
             else:
                 calls.append(call)
                 asked.append(seat)
+        started = self.reachability.clock()
         replies = self.client.call_many(calls) if calls else []
+        if judged and any(r.failure is not None and r.failure.reason in _TRANSPORT
+                          for r in replies):
+            replies = self._judged(state, asked, calls, replies, started)
         return dict(zip(asked, replies, strict=True)), failed
 
     def _prepare(self, state: State, seat: int, path: str,

@@ -34,6 +34,7 @@ from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client
+from .reachability import platform_reachability
 from .selectors import bot_previous_secret, bots_seatable
 
 WEBHOOK = "webhook"
@@ -150,7 +151,9 @@ class WebhookSession(SeatSession):
             endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions,
                                      previous_secret=bot_previous_secret(bot=bot))
                          for n, bot in self.bots.items() if bot is not None}
-            self._caller = WebhookCaller(self._info, endpoints, bot_client)
+            self._caller = WebhookCaller(self._info, endpoints, bot_client,
+                                         reachability=platform_reachability(),
+                                         outage_wait=settings.BOTS_OUTAGE_WAIT_SECONDS)
         return self._caller
 
     def _available(self, seats: Sequence[int]) -> list[int]:

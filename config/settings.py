@@ -291,6 +291,15 @@ BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=1
 _LEASE_FLOOR = 2 * -(-BOTS_MOVE_TIMEOUT_MS // 1000) + 2
 BLUFF_ADVANCE_LEASE_SECONDS = env_int("BLUFF_ADVANCE_LEASE_SECONDS", max(15, 3 * _LEASE_FLOOR),
                                       minimum=_LEASE_FLOOR)
+# Whose fault a failed bot call is (bots/reachability.py): host:port addresses of the
+# platform's own services that a worker connects to when a call fails in transport; if none
+# answers, the failure is the platform's (never a strike: the move is asked again). Unset: the
+# database's and the broker's addresses (none on the embedded default: nothing to check).
+BOTS_REACHABILITY_CHECK = env_list("BOTS_REACHABILITY_CHECK", []) or None
+# How long a worker waits for its own network to come back before it drops the batch unplayed
+# (the match is asked again from its last stored position, as after a worker that died).
+BOTS_OUTAGE_WAIT_SECONDS = env_float("BOTS_OUTAGE_WAIT_SECONDS",
+                                     float(BLUFF_ADVANCE_LEASE_SECONDS), minimum=0)
 # After a secret rotation calls are signed with the previous secret too for this long, so the
 # bot keeps verifying them until it is redeployed with the new one; 0 cuts the old one at once.
 BOTS_SECRET_OVERLAP_HOURS = env_int("BOTS_SECRET_OVERLAP_HOURS", 24, minimum=0)

@@ -35,7 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from .engine import IllegalAction, State
-from .seats import SeatAnswer, SeatKind, SeatSession, Table, get_seat_kind
+from .seats import PlatformOutage, SeatAnswer, SeatKind, SeatSession, Table, get_seat_kind
 
 log = logging.getLogger(__name__)
 
@@ -351,6 +351,8 @@ class MatchDriver:
         time, without grouping by kind)."""
         try:
             answers = self.session(name).ask(self.state, seats, self.version)
+        except PlatformOutage:
+            raise
         except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match (logged)
             failure = self._kind_failed(name, exc)
             return {seat: failure for seat in seats}
@@ -362,6 +364,8 @@ class MatchDriver:
         apart for every move)."""
         try:
             answer = self.session(name).ask_one(self.state, seat, self.version)
+        except PlatformOutage:
+            raise
         except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match (logged)
             return self._kind_failed(name, exc)
         return answer or _NO_ANSWER

@@ -70,6 +70,13 @@ class Table:
         return [seat.number for seat in self.seats if seat.kind == kind]
 
 
+class PlatformOutage(Exception):
+    """The platform itself cannot ask a seat now (its own network is down, not the seat's):
+    raised by a seat kind, it passes through the driver (never a default action or a strike),
+    so the batch in memory is dropped unplayed and the match is asked again from its last
+    stored position later, as after a worker that died."""
+
+
 @dataclass(slots=True)
 class SeatAnswer:
     """What an automatic seat answered for one decision.

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from ..driver import MatchDriver
 from ..models import Match, Seat
-from ..seats import SeatAnswer, get_seat_kind, seat_kinds
+from ..seats import PlatformOutage, SeatAnswer, get_seat_kind, seat_kinds
 from ..states import load_state
 from .store import (
     Lease,
@@ -77,6 +77,17 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
                                                batch_moves=batch_moves,
                                                batch_seconds=batch_seconds,
                                                max_steps=max_steps - steps)
+        except PlatformOutage as exc:
+            # Not the seats' fault: the batch in memory is dropped unplayed, the match asked
+            # again from its last stored position (now if the database and broker answer,
+            # else by the stalled-match sweep: docs/bot-protocol.md).
+            log.warning("%s; the batch is dropped, the match is asked again", exc)
+            try:
+                lease.release(rolled_back=True)
+                enqueue_advance(match_id)
+            except Exception:  # noqa: BLE001 - still cut off: the sweep takes it up
+                log.warning("match %s: left to the stalled-match sweep", match_id)
+            return applied
         except BaseException:
             lease.release(rolled_back=True)
             raise

@@ -77,8 +77,9 @@ def test_slow_bot_times_out_then_forfeits_at_the_strike_limit(client, fake_bot, 
     assert dict(stats.strikes) == {protocol.TIMEOUT: 2}
     assert stats.forfeited and 0 in report.state.forfeited
     assert report.state.result()["ranks"][0] == 3  # forfeited: ranked last
-    # After the forfeit the seat is not called any more: defaults without waiting.
-    assert bot.calls["/move"] == 2 and stats.defaults == stats.moves  # two timeouts, not one per move
+    # Each strike after a second try (bots.reachability: a failure in transport is asked once
+    # more before it counts); after the forfeit the seat is not called any more.
+    assert bot.calls["/move"] == 4 and stats.defaults == stats.moves
     assert bot.calls["/start"] == bot.calls["/end"] == 1, "told the end, as in a real match"
 
 
