@@ -53,19 +53,24 @@ OPEN = (TournamentMatch.Status.PENDING, TournamentMatch.Status.RUNNING)
 
 
 def tournament_format(tournament: Tournament) -> Format:
-    """The format a stored tournament plays (``tournaments.formats``)."""
-    return format_named(tournament.format, participants=tournament.participants.count(),
+    """The format a stored tournament plays (``tournaments.formats``); a Swiss pairs its
+    withdrawn participants no more."""
+    entrants = dict(tournament.participants.values_list("index", "withdrawn"))
+    return format_named(tournament.format, participants=len(entrants),
                         table_size=tournament.table_size, meetings=tournament.meetings,
                         rounds=tournament.rounds, seed=tournament.seed,
-                        secret=tournament.deal_secret, duplicate=tournament.duplicate)
+                        secret=tournament.deal_secret, duplicate=tournament.duplicate,
+                        withdrawn=[index for index, out in entrants.items() if out])
 
 
 def format_named(name: str, *, participants: int, table_size: int, meetings: int,
-                 rounds: int | None, seed: int, secret: str, duplicate: bool) -> Format:
+                 rounds: int | None, seed: int, secret: str, duplicate: bool,
+                 withdrawn: Collection[int] = ()) -> Format:
     """A tournament's format: Swiss, a two-seat round robin, or rounds of balanced tables.
     ``secret`` keys every deal (``rng.deal_seed``); ``seed`` only the tables' search."""
     if name == Tournament.Format.SWISS:
-        return get_format("swiss", participants=participants, rounds=rounds, secret=secret)
+        return get_format("swiss", participants=participants, rounds=rounds, secret=secret,
+                          withdrawn=withdrawn)
     if table_size == 2:
         return get_format("round_robin", participants=participants, meetings=meetings,
                           secret=secret, duplicate=duplicate)
@@ -453,9 +458,9 @@ def _plan_next(tournament: Tournament) -> int:
                                           status=TournamentMatch.Status.FINISHED)
     outcomes = {str(number): Outcome(str(number), tuple(seats), tuple(ranks),
                                      None if scores is None else tuple(scores),
-                                     frozenset(forfeited))
-                for number, seats, ranks, scores, forfeited
-                in rows.values_list("number", "seats", "ranks", "scores", "forfeited")}
+                                     frozenset(forfeited), round=round_index)
+                for number, round_index, seats, ranks, scores, forfeited
+                in rows.values_list("number", "round", "seats", "ranks", "scores", "forfeited")}
     planned = plan.plan(outcomes)
     if not planned:
         return 0

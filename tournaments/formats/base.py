@@ -53,6 +53,8 @@ class Outcome:
     points: tuple[int, ...] | None = None
     #: Entrants best first: the table's order for its next match (league hands).
     order: tuple[int, ...] | None = None
+    #: The round it was planned in (a Swiss pairs the next round from the stored ones).
+    round: int = 0
 
 
 class Format(ABC):
