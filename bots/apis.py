@@ -18,14 +18,21 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
-from lib.api import E401, E429, error_response, name_nested_serializers, page_response, valid_query
+from lib.api import (
+    E401,
+    E429,
+    Pagination,
+    error_response,
+    name_nested_serializers,
+    page_response,
+    valid_query,
+)
 
 from . import selectors, services
 from .models import Bot, BotCall
@@ -339,7 +346,7 @@ class BotCheckApi(_BotActionApi):
         return Response(_detail(services.bot_check_owned(bot_id=bot_id, user=request.user)))
 
 
-class BotPagination(LimitOffsetPagination):
+class BotPagination(Pagination):
     default_limit = 50
     max_limit = 500
 
@@ -386,8 +393,8 @@ class BotMatchesApi(APIView):
                                "and when /start and /end were sent. The match's log and replay "
                                "are at /api/matches/{match}/ and /matches/{match}/.",
                    parameters=[BOT_ID],
-                   responses={200: BotMatchSerializer(many=True), 401: E401, 403: E403,
-                              404: E404, 429: E429})
+                   responses={200: BotMatchSerializer(many=True), 400: E400, 401: E401,
+                              403: E403, 404: E404, 429: E429})
     def get(self, request: Request, bot_id: int) -> Response:
         bot = selectors.bot_get_owned(bot_id=bot_id, user=request.user)
         return page_response(self, request, selectors.bot_matches(bot=bot),

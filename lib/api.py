@@ -15,6 +15,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -105,3 +106,36 @@ def page_response(view: APIView, request: Request, rows: Any,
     paginator = view.pagination_class()
     page = paginator.paginate_queryset(rows, request, view=view)
     return paginator.get_paginated_response(render(page))
+
+
+class Pagination(LimitOffsetPagination):
+    """Every list's ``?limit`` (1 to ``max_limit``, default ``default_limit``) and ``?offset``
+    (0 or more), checked as the schema states them: DRF's own would read ``limit=-1`` or
+    ``limit=abc`` as the default and ``limit=1000`` as the most, where a bad query is the
+    400 ``invalid`` of every other parameter, naming it."""
+
+    default_limit = 50
+    max_limit = 200
+
+    def _query(self, request: Request) -> dict[str, int]:
+        fields = {self.limit_query_param: serializers.IntegerField(
+                      required=False, default=self.default_limit, min_value=1,
+                      max_value=self.max_limit),
+                  self.offset_query_param: serializers.IntegerField(
+                      required=False, default=0, min_value=0)}
+        return valid_query(type("PageQuery", (serializers.Serializer,), fields), request)
+
+    def get_limit(self, request: Request) -> int:
+        return self._query(request)[self.limit_query_param]
+
+    def get_offset(self, request: Request) -> int:
+        return self._query(request)[self.offset_query_param]
+
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        bounds = {self.limit_query_param: {"minimum": 1, "maximum": self.max_limit,
+                                           "default": self.default_limit},
+                  self.offset_query_param: {"minimum": 0, "default": 0}}
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"].update(bounds[parameter["name"]])
+        return parameters

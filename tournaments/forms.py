@@ -16,6 +16,7 @@ from django.conf import settings
 from games.engine import get_game
 from games.forms import option_fields, options_set, refused_field, show_refusal
 from games.seats import PLAYER, REFERENCE, seat_choices, seat_spec
+from lib.dates import validate_date_range
 from lib.errors import DomainError
 
 from .models import Tournament
@@ -23,6 +24,11 @@ from .models import Tournament
 #: People entered by username, separated by commas or spaces.
 USERNAMES = re.compile(r"[\s,]+")
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+
+def date_field(**kwargs: Any) -> forms.DateTimeField:
+    """A date and time to enter, within the range every date input keeps to (lib.dates)."""
+    return forms.DateTimeField(widget=DATETIME, validators=[validate_date_range], **kwargs)
 
 
 class SeriesForm(forms.Form):
@@ -141,9 +147,8 @@ class TournamentForm(SeriesForm):
                 label="Duplicate deals", required=False,
                 help_text="Play each table's deal once per seat rotation: the luck of the "
                           "deal cancels."),
-            "starts_at": forms.DateTimeField(
-                label="Starts at (UTC)", required=False, widget=DATETIME,
-                help_text="Empty: now."),
+            "starts_at": date_field(label="Starts at (UTC)", required=False,
+                                    help_text="Empty: now."),
         }
         self.fields.update(extra)
 
@@ -182,16 +187,14 @@ class LeagueForm(SeriesForm):
                 help_text="The weekly night's time, in the league's time zone."),
             "timezone_name": forms.ChoiceField(label="Time zone", choices=time_zones(),
                                                initial="UTC"),
-            "season_start": forms.DateTimeField(
-                label="Season starts", widget=DATETIME,
-                help_text="In the league's time zone."),
-            "season_end": forms.DateTimeField(label="Season ends", widget=DATETIME),
+            "season_start": date_field(label="Season starts",
+                                       help_text="In the league's time zone."),
+            "season_end": date_field(label="Season ends"),
         }
         self.fields.update(extra)
 
 
 class NightForm(forms.Form):
-    starts_at = forms.DateTimeField(label="Starts at", widget=DATETIME,
-                                    help_text="In the league's time zone.")
+    starts_at = date_field(label="Starts at", help_text="In the league's time zone.")
 
 

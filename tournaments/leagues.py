@@ -154,6 +154,8 @@ def members_join(*, league_id: int, user: AbstractBaseUser,
             twice = entered_twice([*joining, member, *present])
             if twice is not None and twice[0] is member:
                 raise BadLeague(f"{member.name} is a member already (member {twice[1].index})")
+            if twice is not None and twice[1] is member:  # the same twice in one list
+                raise BadLeague(f"member {member.index} ({member.name}) is entered twice")
             joining.append(member)
         _check_still_cuttable(league, len(present), len(present) + len(joining),
                               f"{counted(len(joining), 'member')} cannot join",

@@ -9,7 +9,6 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +18,7 @@ from lib.api import (
     E400,
     E401,
     E429,
+    Pagination,
     error_response,
     name_nested_serializers,
     page_response,
@@ -98,10 +98,6 @@ def _match_data(match: Match, user: Any, names: list[str] | None = None) -> dict
 
 
 class MatchListCreateApi(APIView):
-    class Pagination(LimitOffsetPagination):
-        default_limit = 50
-        max_limit = 200
-
     #: Read by drf-spectacular, so the schema shows the paginated envelope the GET returns.
     pagination_class = Pagination
 

@@ -1,12 +1,11 @@
 """What the tournament and league APIs share: an entrant's kind, name and label, the entry of
-a new entrant, its rating's shape, the seed and move time bounds, and pagination."""
+a new entrant, its rating's shape, the seed and move time bounds."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 
 from games import fields
 
@@ -65,8 +64,3 @@ class TournamentParticipantSpecSerializer(serializers.Serializer):
                                  help_text='Its label in this series (the answers\' `label`, '
                                            "shown beside the bot's own name); default "
                                            '"<kind> <bot>" or the username.')
-
-
-class Pagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200

@@ -12,12 +12,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.converters import ID_SCHEMA
-from lib.api import E401, E429, error_response, name_nested_serializers, page_response
+from lib.api import (
+    E400,
+    E401,
+    E429,
+    Pagination,
+    error_response,
+    name_nested_serializers,
+    page_response,
+)
 
 from .. import leagues, selectors
 from ..models import Hand, Night
 from ..night_plan import published_secret
-from .common import Pagination
 from .leagues import E403, E404, LEAGUE_ID, LeagueDateTimeField
 
 
@@ -74,7 +81,8 @@ class LeagueNightsApi(APIView):
         tags=["leagues"], operation_id="leagues_nights",
         summary="The league's nights, newest first",
         parameters=[LEAGUE_ID],
-        responses={200: LeagueNightSerializer(many=True), 404: E404, 429: E429},
+        responses={200: LeagueNightSerializer(many=True), 400: E400, 404: E404,
+                   429: E429},
     )
     def get(self, request: Request, league_id: int) -> Response:
         league = selectors.league_get(league_id=league_id)

@@ -7,6 +7,7 @@ would be harmless, so it is never shown; each night's own secret is, once that n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,10 +27,12 @@ from rest_framework.views import APIView
 from games import fields, schema
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
+from lib import dates
 from lib.api import (
     E400,
     E401,
     E429,
+    Pagination,
     error_response,
     name_nested_serializers,
     page_response,
@@ -42,7 +45,6 @@ from .common import (
     MAX_MOVE_TIME_LIMIT,
     MAX_SEED,
     EntrantKindField,
-    Pagination,
     TournamentParticipantSpecSerializer,
     TournamentRatingSerializer,
     entrant_label_field,
@@ -60,21 +62,30 @@ LEAGUE_ID = OpenApiParameter("league_id", ID_SCHEMA, OpenApiParameter.PATH,
                              description="The league id.")
 
 
-@extend_schema_field({"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
-                      "example": "20:00"})
+#: ``HH:MM``, two digits each: the schema's pattern and the field's check.
+HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+@extend_schema_field({"type": "string", "pattern": HH_MM, "example": "20:00"})
 class NightTimeField(serializers.TimeField):
-    """A local wall time as ``HH:MM``, in and out."""
+    """A local wall time as ``HH:MM``, in and out. ``strptime`` alone would take "9:00"."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(format="%H:%M", input_formats=["%H:%M"], **kwargs)
+
+    def to_internal_value(self, value: Any) -> Any:
+        if isinstance(value, str) and not re.fullmatch(HH_MM, value):
+            self.fail("invalid", format="hh:mm")
+        return super().to_internal_value(value)
 
 
 @extend_schema_field({"type": "string", "example": "2026-12-10T21:00:00+01:00",
                       "description": "ISO 8601. Without an offset (2026-12-10T21:00), a wall "
                                      "time in the league's time zone: the earlier of two in "
                                      "the hour a clock goes back, shifted forward by the gap "
-                                     "in the hour it skips (docs/leagues.md)."})
-class LeagueDateTimeField(serializers.DateTimeField):
+                                     "in the hour it skips (docs/leagues.md). "
+                                     + dates.BOUNDS_HELP})
+class LeagueDateTimeField(dates.DateTimeField):
     """A date and time as sent: naive stays naive, for the service to read in the league's
     time zone (``league_rules.in_zone``), not in the server's."""
 

@@ -21,10 +21,12 @@ from rest_framework.views import APIView
 from games import fields, schema
 from games.converters import ID_SCHEMA
 from games.seats import bot_reference
+from lib import dates
 from lib.api import (
     E400,
     E401,
     E429,
+    Pagination,
     error_response,
     name_nested_serializers,
     page_response,
@@ -37,7 +39,6 @@ from .common import (
     MAX_MOVE_TIME_LIMIT,
     MAX_SEED,
     EntrantKindField,
-    Pagination,
     TournamentParticipantSpecSerializer,
     TournamentRatingSerializer,
     entrant_label_field,
@@ -207,9 +208,10 @@ class TournamentListCreateApi(APIView):
         move_time_limit = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_MOVE_TIME_LIMIT,
             help_text="Seconds per move. Default: BLUFF_DEFAULT_MOVE_TIME_LIMIT.")
-        starts_at = serializers.DateTimeField(
+        starts_at = dates.DateTimeField(
             required=False, help_text="ISO 8601 (without an offset: UTC); default (or past): "
-                                      "now; at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead.")
+                                      "now; at most SERIES_MAX_SCHEDULE_AHEAD_DAYS ahead. "
+                                      + dates.BOUNDS_HELP)
         seed = fields.SeedField(required=False, min_value=0, max_value=MAX_SEED,
                                 help_text="Makes its deals reproducible: the deal secret is "
                                           "then games.engine.rng.secret_from_seed(seed), known "
@@ -299,7 +301,17 @@ class TournamentStandingsApi(APIView):
         score = serializers.FloatField(allow_null=True,
                                        help_text="Mean engine score over matches played.")
         head_to_head = serializers.IntegerField(
-            help_text="Among those tied on points and score: won minus lost against them.")
+            help_text="Among those tied on points and score (Swiss: on total, Buchholz Cut-1 "
+                      "and Buchholz, FIDE's direct encounter): won minus lost against them.")
+        total = serializers.FloatField(
+            allow_null=True, help_text="Swiss only (else null): match points in all, a bye "
+                                       "counting as a win; the standings' first key.")
+        buchholz_cut1 = serializers.FloatField(
+            allow_null=True, help_text="Swiss only: Buchholz less the lowest opponent's total; "
+                                       "the first tie-break.")
+        buchholz = serializers.FloatField(
+            allow_null=True, help_text="Swiss only: the sum of the opponents' totals (a bye: "
+                                       "an opponent with 0); the second tie-break.")
         firsts = serializers.IntegerField(help_text="Matches ranked first in, ties included.")
         forfeits = serializers.IntegerField()
         withdrawn = serializers.BooleanField()
