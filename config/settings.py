@@ -237,7 +237,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "games-resume-stalled-matches": {
         "task": "games.resume_stalled_matches",
-        "schedule": float(env_int("BLUFF_RESUME_SWEEP_SECONDS", 60, minimum=1)),
+        "schedule": 0.0,  # BLUFF_RESUME_SWEEP_SECONDS: set below, from the lease
         "options": {"expires": 60},
     },
     "tournaments-start-due": {
@@ -291,6 +291,12 @@ BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=1
 _LEASE_FLOOR = 2 * -(-BOTS_MOVE_TIMEOUT_MS // 1000) + 2
 BLUFF_ADVANCE_LEASE_SECONDS = env_int("BLUFF_ADVANCE_LEASE_SECONDS", max(15, 3 * _LEASE_FLOOR),
                                       minimum=_LEASE_FLOOR)
+# The stalled-match sweep runs every half lease by default, so a match whose worker died (its
+# lease ran out) is asked again within two leases of its last batch (docs/deploy.md).
+BLUFF_RESUME_SWEEP_SECONDS = env_int("BLUFF_RESUME_SWEEP_SECONDS",
+                                     max(1, BLUFF_ADVANCE_LEASE_SECONDS // 2), minimum=1)
+CELERY_BEAT_SCHEDULE["games-resume-stalled-matches"]["schedule"] = float(
+    BLUFF_RESUME_SWEEP_SECONDS)
 # Whose fault a failed bot call is (bots/reachability.py): host:port addresses of the
 # platform's own services that a worker connects to when a call fails in transport; if none
 # answers, the failure is the platform's (never a strike: the move is asked again). Unset: the

@@ -236,29 +236,41 @@ def _finish(match: Match, driver: MatchDriver) -> None:
 
 
 def matches_resume_stalled(*, limit: int = 500) -> int:
-    """Queue the task again for running matches where an out-of-process seat is due but
-    nothing changed for ``BLUFF_STALLED_SECONDS`` and no task holds the match's lease (a lost
-    message, a killed worker). Each match is claimed first (``Match.resumed_at``, a
-    conditional update), so it is queued once per ``BLUFF_STALLED_SECONDS`` however often the
-    sweep runs or however many sweeps run at once, never a flood. The task is idempotent, so a
-    false alarm costs one look at the match. Returns how many were queued.
-    """
+    """Queue the task again for running matches whose out-of-process seat is due and that no
+    task is asking. Two signs, one for each way a match is left:
+
+    - **a lease that ran out** (``lease_until`` in the past: a task holding it died, or its host
+      was cut off for longer than the lease): at once. A task that lets go clears its lease
+      and a live one renews it with every batch, so no healthy match has one;
+    - **no lease and nothing changed for** ``BLUFF_STALLED_SECONDS`` (its message was lost): a
+      healthy match waiting for a worker in a queue backlog looks the same for a while, so
+      only after that quiet period.
+
+    Each match is claimed first (a conditional update that also clears the lease that ran out
+    and sets ``Match.resumed_at``), so it is queued once, then at most once per
+    ``BLUFF_STALLED_SECONDS``, however often the sweep runs or however many sweeps run at once.
+    The task is idempotent, so a false alarm costs one look at the match. Run every
+    ``BLUFF_RESUME_SWEEP_SECONDS`` (default half the lease), a killed worker's match is asked
+    again within two leases of the worker's last batch. Returns how many were queued."""
     kinds = [name for name in seat_kinds() if get_seat_kind(name).out_of_process]
     if not kinds:
         return 0
     now = timezone.now()
     quiet = now - timedelta(seconds=settings.BLUFF_STALLED_SECONDS)
-    not_resumed = Q(resumed_at__isnull=True) | Q(resumed_at__lte=quiet)
-    matches = (Match.objects.filter(not_resumed, status=Match.Status.RUNNING,
-                                    updated_at__lte=quiet, seats__kind__in=kinds)
-               .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+    ran_out = Q(lease_until__lt=now)
+    lost = (Q(lease_until__isnull=True, updated_at__lte=quiet)
+            & (Q(resumed_at__isnull=True) | Q(resumed_at__lte=quiet)))
+    matches = (Match.objects.filter(ran_out | lost, status=Match.Status.RUNNING,
+                                    seats__kind__in=kinds)
                .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
     queued = 0
     for match in matches:
+        claim = Match.objects.filter(ran_out | lost, pk=match.pk)
         waiting = {s.number for s in match.seats.all() if s.kind in kinds and not s.forfeited}
         if not waiting & set(load_state(match).to_act()):
+            claim.filter(ran_out).update(lease_until=None)  # nobody's: not looked at again
             continue
-        if Match.objects.filter(not_resumed, pk=match.pk).update(resumed_at=now):
+        if claim.update(resumed_at=now, lease_until=None):
             enqueue_advance(match.pk)
             queued += 1
     return queued

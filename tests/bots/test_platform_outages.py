@@ -140,6 +140,28 @@ def test_the_sweep_queues_a_stalled_match_once_per_stall_period(alice, open_ref_
     assert services.matches_resume_stalled() == 0
 
 
+def test_a_match_whose_worker_died_is_queued_as_soon_as_its_lease_runs_out_and_no_healthy_one(
+        alice, open_ref_server, queued, settings) -> None:
+    """Recovery within two leases (issue 45): a lease that ran out is the sign of a task that
+    died holding it, so its match is queued at the next sweep (every half lease), not after
+    ``BLUFF_STALLED_SECONDS``; a healthy match (its lease held, or none while its message
+    waits in a backlog) is never queued."""
+    dead, leased, waiting = (bot_due(alice, open_ref_server.base_url + "/random")
+                             for _ in range(3))
+    queued.clear()
+    now = timezone.now()
+    Match.objects.filter(pk=dead.pk).update(lease_until=now - timedelta(seconds=1))
+    Match.objects.filter(pk=leased.pk).update(lease_until=now + timedelta(seconds=9))
+    assert [services.matches_resume_stalled() for _ in range(3)] == [1, 0, 0]
+    assert ids(queued) == [dead.pk], "only the dead worker's match, once"
+    assert Match.objects.get(pk=dead.pk).lease_until is None, "its lease is nobody's now"
+    assert settings.BLUFF_RESUME_SWEEP_SECONDS * 2 <= settings.BLUFF_ADVANCE_LEASE_SECONDS
+    # The backlog's match counts as lost only once quiet for BLUFF_STALLED_SECONDS.
+    stalled = timezone.now() - timedelta(seconds=settings.BLUFF_STALLED_SECONDS + 1)
+    Match.objects.filter(pk=waiting.pk).update(updated_at=stalled)
+    assert services.matches_resume_stalled() == 1 and ids(queued) == [dead.pk, waiting.pk]
+
+
 def test_a_lease_that_ran_out_stores_nothing_even_if_nobody_took_the_match(
         alice, open_ref_server, queued) -> None:
     """A worker host cut off for longer than its lease comes back before anyone took its

@@ -23,6 +23,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(tr
               REAL_WORKERS]
 
 KILLS = 3
+#: The workers' match lease (BLUFF_ADVANCE_LEASE_SECONDS).
+LEASE = 4
 #: The match's move time limit (the least allowed): every outage below outlasts it.
 MOVE_TIME_LIMIT = 1
 
@@ -42,8 +44,11 @@ def played(match: Match) -> list[tuple[str, int | None, Any]]:
 def test_a_match_whose_worker_is_killed_again_and_again_ends_as_if_nothing_happened(
         alice, bots, tmp_path, monkeypatch, settings) -> None:
     bot_ids = bots(2, delay=0.12)
-    settings.BLUFF_STALLED_SECONDS = 1
-    workers = Workers(tmp_path, BLUFF_ADVANCE_LEASE_SECONDS="4")
+    # BLUFF_STALLED_SECONDS stays at its default (120 s): the match moves on within the waits
+    # below because its lease ran out, which the sweep takes at once (recovery within two
+    # leases: games.services.matches_resume_stalled).
+    assert settings.BLUFF_STALLED_SECONDS > 60
+    workers = Workers(tmp_path, BLUFF_ADVANCE_LEASE_SECONDS=str(LEASE))
 
     def version() -> int:
         return Match.objects.get(pk=match.pk).version
@@ -93,5 +98,6 @@ def test_a_match_whose_worker_is_killed_again_and_again_ends_as_if_nothing_happe
     undisturbed = Match.objects.get(pk=create(alice, bot_ids).pk)
     assert undisturbed.status == "finished"
     assert played(disturbed) == played(undisturbed) and disturbed.result == undisturbed.result
-    print(f"outages {[round(o, 1) for o in outages]} s; /move calls not applied "
+    print(f"outages {[round(o, 1) for o in outages]} s (lease {LEASE} s, the worker started "
+          f"again {MOVE_TIME_LIMIT + 0.5} s after each kill); /move calls not applied "
           f"{BotCall.objects.filter(match=disturbed, applied=False).count()}")
