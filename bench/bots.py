@@ -285,7 +285,7 @@ def main() -> int:
     # both are once started.
     freeze_startup_objects()
 
-    options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}}.get(args.game)
+    options = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": args.players}}.get(args.game)
     secret = new_secret()
     process, url = start_bot(args.bot, secret, args.bot_delay_ms)
     try:

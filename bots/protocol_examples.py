@@ -27,7 +27,7 @@ EXAMPLE_MATCH_ID = 42
 EXAMPLES = [
     ("dtc", 3, None, "description"),
     ("great_dalmuti", 4, {"hands": 1}, 8),
-    ("dutch", 3, {"rounds": 1}, 6),
+    ("dutch", 3, {"rounds": 3}, 6),
     ("dice_cup", 3, None, 4),
     ("dot", 2, None, 0),
 ]

@@ -282,6 +282,6 @@ def match_state_at(*, match: Match, turn: int) -> tuple[State, list[LogEntry]]:
     from its seed and logged actions, and the entries so far. For the replay page: the caller
     shows only what may be shown (the public view while the match is not disclosed)."""
     state = get_game(match.game).new_match(players=match.players, seed=match.seed,
-                                           options=match.options)
+                                           options=match.options, replay=True)
     entries = list(log.entries(match.pk, until=turn))
     return replay(state, entries), entries

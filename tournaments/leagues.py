@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games.engine import BadOptions
 from games.engine.base import counted
 from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
@@ -49,6 +50,13 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
         engine, size, _ = game_table(game, table_size, league_options, default="max_players")
     except ValueError as exc:
         raise BadLeague(str(exc)) from None
+    # A night's tables seat from the game's fewest players to ``size``: the options must hold
+    # at each (Le Dutch's rounds are a multiple of the players, DU-8).
+    for players in range(engine.min_players, size):
+        try:
+            engine.check_options(league_options, players)
+        except BadOptions as exc:
+            raise BadLeague(f"{exc} (a night may seat a table of {players})") from None
     # The options each hand's match takes from the series, not from the organiser (the game
     # says which: Game.series_options; for Dalmuti one hand a match, the order carried over).
     owned = sorted(set(engine.series_options({}, players=size, ordered=True, first=True))

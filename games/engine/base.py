@@ -98,8 +98,9 @@ class Game:
             )
         return players
 
-    def check_options(self, options: JSON | None, players: int) -> JSON:
-        """Merge ``options`` over the defaults and validate them; raise :class:`BadOptions`."""
+    def check_options(self, options: JSON | None, players: int, *, new: bool = True) -> JSON:
+        """Merge ``options`` over the defaults and validate them; raise :class:`BadOptions`.
+        ``new`` False (a saved or recorded match): ``Option.new_check`` is not applied."""
         if options is None:
             options = {}
         if not isinstance(options, dict):
@@ -115,8 +116,8 @@ class Game:
         for name, value in options.items():
             merged[name] = known[name].clean(value)
         for opt in self.options:
-            if opt.check is not None:
-                error = opt.check(merged[opt.name], merged, players)
+            for check in filter(None, (opt.check, opt.new_check if new else None)):
+                error = check(merged[opt.name], merged, players)
                 if error:
                     raise BadOptions(f"option {opt.name!r}: {error}")
         return merged
@@ -126,13 +127,14 @@ class Game:
         raise NotImplementedError
 
     def new_match(self, players: int | None = None, seed: int = 0,
-                  options: JSON | None = None) -> State:
-        """A fresh match: seats dealt and set up from ``seed`` (G-1)."""
+                  options: JSON | None = None, *, replay: bool = False) -> State:
+        """A fresh match: seats dealt and set up from ``seed`` (G-1). ``replay``: the deal of
+        a recorded match, whose options passed the rules of its day (``check_options``)."""
         players = self.check_players(self.default_players if players is None else players)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise BadOptions(f"seed must be an integer, not {seed!r}")
         state = self.state_class(players=players, seed=seed,
-                                 options=self.check_options(options, players))
+                                 options=self.check_options(options, players, new=not replay))
         state.setup()
         return state
 
@@ -145,7 +147,8 @@ class Game:
                 raise CorruptState(f"unknown state format {data.get('format')!r}")
             players = self.check_players(data["players"])
             state = self.state_class(players=players, seed=data["seed"],
-                                     options=self.check_options(data["options"], players))
+                                     options=self.check_options(data["options"], players,
+                                                                new=False))
             state.rng.state = data["rng"]
             state.moves = data["moves"]
             state.forfeited = list(data.get("forfeited", []))

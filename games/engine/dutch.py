@@ -25,7 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from .actions import LazyActions
-from .base import JSON, Bot, Game, RandomBot, State
+from .base import JSON, Bot, Game, RandomBot, State, counted
 from .errors import CorruptState, IllegalAction
 from .options import Option
 from .rng import Rng
@@ -1034,6 +1034,20 @@ class HeuristicBot(Bot):
 # ---------------------------------------------------------------------------------------------
 
 
+MAX_ROUNDS = 60
+
+
+def _check_equal_starts(rounds: int | None, options: JSON, players: int) -> str | None:
+    """DU-8: the first player moves on one seat a round, so only a multiple of the players
+    gives every seat as many starts ("Veillez à ce que chaque joueur commence une manche le
+    même nombre de fois"). A new match's rule: those made before it still load and replay."""
+    if rounds is None or rounds % players == 0:
+        return None
+    return (f"{counted(rounds, 'round')} cannot give {players} players as many starts each "
+            f"(DU-8): use a multiple of {players} up to {MAX_ROUNDS // players * players}, or "
+            f"null for one round each")
+
+
 class Dutch(Game):
     """Le Dutch: lowest total of face-down cards wins, with snaps, powers and "J'ai terminé"."""
 
@@ -1045,9 +1059,9 @@ class Dutch(Game):
     options = (
         Option("initial_peek", 0, "DU-2: how many of its own cards (slots 0..k-1) each player"
                " sees at the start of a round.", int, minimum=0, maximum=HAND_SIZE),
-        Option("rounds", None, "DU-8: number of rounds; null means one per player, so every"
-               " seat starts a round equally often.", int, minimum=1, maximum=60,
-               nullable=True),
+        Option("rounds", None, "DU-8: number of rounds, a multiple of the players so that "
+               "every seat starts as many rounds; null means one per player.", int, minimum=1,
+               maximum=MAX_ROUNDS, nullable=True, new_check=_check_equal_starts),
     )
     state_class = DutchState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}

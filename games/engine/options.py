@@ -25,6 +25,9 @@ class Option:
     #: Extra check on the whole (merged) option set and player count; returns an error or None.
     check: Callable[[Any, JSON, int], str | None] | None = None
     nullable: bool = False
+    #: As ``check``, for new matches only: a rule made stricter after matches were played
+    #: (their saved states and replays still load under the rule of their day).
+    new_check: Callable[[Any, JSON, int], str | None] | None = None
 
     def clean(self, value: Any) -> Any:
         if value is None and self.nullable:

@@ -1,7 +1,7 @@
 """The offline training kit: every game as a PettingZoo AEC environment.
 
     from games.envs import env
-    e = env("dice_cup", players=2)      # game options as keywords: env("dutch", rounds=1)
+    e = env("dice_cup", players=2)      # game options as keywords: env("dutch", initial_peek=2)
     e.reset(seed=7)
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()

@@ -23,7 +23,7 @@ from tests.helpers.clicks import play_by_clicks
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 #: Options that keep a whole match short enough to click through (still a full match).
-SHORT = {"great_dalmuti": {"hands": 1}, "dutch": {"rounds": 1}, "dice_cup": {"target_points": 10}}
+SHORT = {"great_dalmuti": {"hands": 1}, "dice_cup": {"target_points": 10}}  # Le Dutch: DU-8
 
 
 @pytest.mark.parametrize("game", game_ids())

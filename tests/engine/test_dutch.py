@@ -28,8 +28,10 @@ def position(hands, *, pile=None, discard=(), cur=0, known=None, options=None, d
     ``pile``: names bottom..top (default: every other card, Jokers last... then sorted);
     ``known``: {(seat, slot): mask}. Unused cards go under the given pile."""
     players = len(hands)
-    state = GAME.new_match(players=players, seed=1, options=options)
-    data = state.to_json()
+    data = GAME.new_match(players=players, seed=1).to_json()
+    # A saved position loads with any rounds (DU-8's multiple of the players is a new match's
+    # rule): one round of two or three players keeps these short.
+    data["options"].update(options or {})
     jokers = iter([52, 53])
 
     def ids(names):
@@ -570,6 +572,53 @@ def test_du_8_default_one_round_per_player_and_first_player_rotates():
         assert sorted(starts) == list(range(players))
         assert all(b == (a + 1) % players for a, b in pairwise(starts))
         assert len(game_state.view(None)["history"]) == players
+
+
+def _round_starts(players: int, rounds: int | None) -> list[int]:
+    """The first player of every round of a match played to its end at random."""
+    state = GAME.new_match(players=players, seed=players, options={"rounds": rounds})
+    rng = Rng(rounds or 0)
+    while not state.is_over:
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        state.apply(seat, legal[rng.below(len(legal))])
+    return [e["first_player"] for e in state.events_since(0) if e["type"] == "round_start"]
+
+
+def test_du_8_every_rounds_allowed_gives_every_seat_as_many_starts():
+    """The rulebook: "Veillez à ce que chaque joueur commence une manche le même nombre de
+    fois". Each value ``rounds`` takes is a multiple of the players (null: one each); any other
+    is refused, saying what to use."""
+    for players in range(GAME.min_players, GAME.max_players + 1):
+        allowed = []
+        for rounds in range(1, 61):
+            try:
+                GAME.new_match(players=players, seed=1, options={"rounds": rounds})
+            except BadOptions as exc:
+                assert str(exc) == (
+                    f"option 'rounds': {rounds} round{'s' * (rounds > 1)} cannot give "
+                    f"{players} players as many starts each (DU-8): use a multiple of {players} "
+                    f"up to {60 // players * players}, or null for one round each")
+            else:
+                allowed.append(rounds)
+        assert allowed == list(range(players, 61, players))
+        for rounds in (None, players, 2 * players):
+            starts = _round_starts(players, rounds)
+            assert len(starts) == (rounds or players)
+            assert {starts.count(seat) for seat in range(players)} == {len(starts) // players}
+
+
+def test_du_8_a_match_made_before_the_rule_still_loads_and_replays():
+    """A saved match of 5 rounds of 4 players (allowed before DU-8 was enforced) loads, plays
+    on, and its deal is rebuilt for a replay."""
+    data = GAME.new_match(players=4, seed=2).to_json()
+    data["options"]["rounds"] = 5
+    state = GAME.from_json(data)
+    assert state.view(None)["rounds"] == 5
+    replayed = GAME.new_match(players=4, seed=2, options={"rounds": 5}, replay=True)
+    assert replayed.view(None) == state.view(None)
+    with pytest.raises(BadOptions, match="as many starts"):
+        GAME.new_match(players=4, seed=2, options={"rounds": 5})
 
 
 def test_du_8_rounds_option_and_first_player_from_the_seed():

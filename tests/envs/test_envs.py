@@ -23,7 +23,7 @@ from games.envs import codec, env, rank_rewards, raw_env
 from tests.helpers.engine import random_options
 
 # Short matches keep the suite quick; api_test and seed_test also run one default match each.
-SHORT = {"great_dalmuti": {"hands": 2}, "dutch": {"rounds": 1}}
+SHORT = {"great_dalmuti": {"hands": 2}, "dutch": {"players": 2, "rounds": 2}}
 
 
 @pytest.mark.parametrize("game_id", game_ids())
@@ -50,7 +50,7 @@ def random_env(game_id: str, seed: int):
     if game_id == "great_dalmuti":
         options["hands"] = 1
     if game_id == "dutch":
-        options["rounds"] = 1
+        options["rounds"] = players  # DU-8: a multiple of the players
     e = raw_env(game_id, players=players, **options)
     e.reset(seed=seed)
     return e, rng

@@ -24,7 +24,7 @@ MAX_REQUESTS = 40_000
 SETUP: dict[str, tuple[int, dict[str, Any]]] = {
     "dtc": (2, {}),
     "great_dalmuti": (4, {"hands": 2}),
-    "dutch": (3, {"rounds": 1}),
+    "dutch": (3, {"rounds": 3}),
     "dice_cup": (2, {}),
     "dot": (2, {}),
 }

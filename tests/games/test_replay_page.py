@@ -76,3 +76,18 @@ def test_the_live_move_list_is_fetched_from_where_it_stopped(client, finished) -
     tail = client.get(f"/matches/{finished.pk}/?partial=moves&since=5").content.decode()
     assert tail.startswith('<li><a href="?turn=5"') and "<ol" not in tail
     assert tail.count("<li>") == finished.version - 4 and whole.endswith(tail.strip() + "</ol>\n")
+
+
+def test_a_dutch_match_made_before_du_8_was_enforced_still_replays(client, alice) -> None:
+    """1 round of 2 players was allowed before DU-8's multiple of the players was enforced:
+    such a stored match still loads and its replay page still rebuilds it."""
+    match = services.match_create(game="dutch", created_by=alice, seed=3,
+                                  options={"rounds": 2},
+                                  seats=[{"kind": "reference", "bot": "heuristic"},
+                                         {"kind": "reference", "bot": "random"}])
+    assert match.status == "finished"
+    state = {**match.state, "options": {**match.state["options"], "rounds": 1}}
+    Match.objects.filter(pk=match.pk).update(options={**match.options, "rounds": 1},
+                                             state=state)
+    for turn in (0, 3):
+        assert client.get(f"/matches/{match.pk}/?turn={turn}").status_code == 200

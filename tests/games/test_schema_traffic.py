@@ -33,7 +33,7 @@ SETUP: dict[str, tuple[int, dict[str, Any]]] = {
     "dtc": (3, {"variant_2a": True}),
     "great_dalmuti": (6, {"hands": 2, "merchant_exchange": True, "philanthropic": True,
                           "initial_order": [5, 4, 3, 2, 1, 0]}),
-    "dutch": (3, {"rounds": 1, "initial_peek": 2}),
+    "dutch": (3, {"rounds": 3, "initial_peek": 2}),
     "dice_cup": (3, {"target_points": 15}),
     "dot": (2, {"deck": [[(i + j) % 4, (2 * i + j) % 4, (i + 2 * j) % 4]
                          for i in range(5) for j in range(3)]}),

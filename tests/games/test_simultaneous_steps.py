@@ -29,7 +29,7 @@ CASES = [
     ("dot", 2, {}, lambda s: len(s.to_act()) > 1, None),
     ("great_dalmuti", 4, {"hands": 1},
      lambda s: s.phase == "revolution" and len(s.to_act()) > 1, {"type": "no"}),
-    ("dutch", 3, {"rounds": 1}, _dutch_snap, {"type": "pass"}),
+    ("dutch", 3, {"rounds": 3}, _dutch_snap, {"type": "pass"}),
 ]
 
 
