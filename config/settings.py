@@ -252,7 +252,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "tournaments-reap": {
         "task": "tournaments.reap",
-        "schedule": float(env_int("TOURNAMENT_REAP_SECONDS", 60, minimum=1)),
+        "schedule": 0.0,  # TOURNAMENT_REAP_SECONDS: set below, from the claim lease
         "options": {"expires": 60},
     },
     "bots-prune-call-log": {
@@ -330,6 +330,12 @@ SERIES_MAX_SCHEDULE_AHEAD_DAYS = env_int("SERIES_MAX_SCHEDULE_AHEAD_DAYS", 365, 
 TOURNAMENT_CHUNK = env_int("TOURNAMENT_CHUNK", 32, minimum=1)
 # How long a queued or claimed tournament match may go unseen before the reaper queues it again.
 TOURNAMENT_LEASE_SECONDS = env_int("TOURNAMENT_LEASE_SECONDS", 300, minimum=1)
+# How long the rows a play task is claiming stay its own if it dies inside its transaction
+# before the reaper queues them again (tournaments.playing._mark_taken): the reaper runs every
+# half of it by default, so a killed worker's chunk is played again within two of these.
+TOURNAMENT_CLAIM_LEASE_SECONDS = env_int("TOURNAMENT_CLAIM_LEASE_SECONDS", 30, minimum=1)
+CELERY_BEAT_SCHEDULE["tournaments-reap"]["schedule"] = float(env_int(
+    "TOURNAMENT_REAP_SECONDS", max(1, TOURNAMENT_CLAIM_LEASE_SECONDS // 2), minimum=1))
 # How long recording a finished match (and the reaper's finishing check) waits for a lock
 # another transaction holds before leaving it to the reaper's next run: a worker host cut off
 # inside a transaction holds its locks until PostgreSQL ends its session

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import OperationalError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from games.db import lock_not_available, update_rows, wait_for_locks_at_most
@@ -92,18 +92,22 @@ def add_rows(tournament: Tournament, planned: Sequence[PlannedMatch]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def tournament_dispatch(*, tournament_id: int, now: datetime | None = None) -> int:
+def tournament_dispatch(*, tournament_id: int, now: datetime | None = None,
+                        lost_only: bool = False) -> int:
     """Queue enough play tasks for the pending matches of a running tournament (each task
     claims up to ``TOURNAMENT_CHUNK`` of them). Their ``lease_until`` says until when those
     messages may be in flight: the reaper queues again what is still pending afterwards
     (playing is idempotent). Rows a play task has locked (claimed, its transaction still open)
     are skipped, not waited for: that task plays them, and a worker host cut off in the middle
-    of one must not hold up the reaper (found by ``tests/tournaments/test_hosts.py``). Returns
-    how many tasks were queued."""
+    of one must not hold up the reaper (found by ``tests/tournaments/test_hosts.py``).
+    ``lost_only`` (the reaper): only rows whose lease ran out, not those whose message still
+    waits in the queue. Returns how many tasks were queued."""
     now = now or timezone.now()
     pending = TournamentMatch.objects.filter(
         tournament_id=tournament_id, tournament__status=Tournament.Status.RUNNING,
         status=TournamentMatch.Status.PENDING)
+    if lost_only:
+        pending = pending.filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
     free = pending.select_for_update(skip_locked=True, of=("self",)).values("pk")
     with transaction.atomic():  # one statement; FOR UPDATE wants a transaction
         count = TournamentMatch.objects.filter(pk__in=free).update(
@@ -130,6 +134,8 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
     for the reaper, instead of holding them, and the leaderboard rows it took, meanwhile."""
     now = now or timezone.now()
     bounded = not transaction.get_connection().in_atomic_block  # as in recording
+    if bounded:
+        _mark_taken(tournament_id, limit=limit, only=only, now=now)
     claimed: list[int] = []
 
     def held() -> dict[str, int]:
@@ -147,6 +153,31 @@ def tournament_play(*, tournament_id: int, limit: int | None = None, only: int |
         log.info("tournament %s: cancelled while a chunk played; rolled back", tournament_id)
         tournament_cancel_open(tournament_id)
         return {"started": 0, "finished": 0, "forfeit": 0}
+
+
+def _pending(tournament_id: int, *, only: int | None) -> QuerySet[TournamentMatch]:
+    """The pending rows of a running tournament (``only``: that one) that a play task takes."""
+    pending = TournamentMatch.objects.filter(
+        tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
+        tournament__status=Tournament.Status.RUNNING)
+    return pending if only is None else pending.filter(pk=only)
+
+
+def _mark_taken(tournament_id: int, *, limit: int | None, only: int | None,
+                now: datetime) -> None:
+    """Before a play task's transaction, committed on its own: the rows it is about to claim
+    get the short ``TOURNAMENT_CLAIM_LEASE_SECONDS`` in place of their queued message's long
+    ``TOURNAMENT_LEASE_SECONDS``. A task that dies inside its transaction leaves them pending
+    again with that short lease, which the reaper takes at its next run after it: a killed
+    worker's chunk is played again within two claim leases. A live chunk's rows are locked,
+    and the reaper's dispatch skips locked rows, so no healthy match is queued again; rows
+    still waiting in a queue backlog keep their long lease."""
+    rows = (_pending(tournament_id, only=only).select_for_update(skip_locked=True, of=("self",))
+            .order_by("number").values("pk")[:limit or settings.TOURNAMENT_CHUNK])
+    soon = now + timedelta(seconds=settings.TOURNAMENT_CLAIM_LEASE_SECONDS)
+    with transaction.atomic():
+        TournamentMatch.objects.filter(pk__in=rows, lease_until__gt=soon).update(
+            lease_until=soon)
 
 
 def _release(claimed: Sequence[int], *, now: datetime) -> None:
@@ -189,12 +220,8 @@ def _play_chunk(tournament_id: int, *, limit: int | None, only: int | None,
                 now: datetime, claimed: list[int]) -> dict[str, int]:
     """:func:`tournament_play`'s transaction; the rows it claims go into ``claimed``."""
     outcome = {"started": 0, "finished": 0, "forfeit": 0}
-    pending = TournamentMatch.objects.filter(
-        tournament_id=tournament_id, status=TournamentMatch.Status.PENDING,
-        tournament__status=Tournament.Status.RUNNING)
-    if only is not None:
-        pending = pending.filter(pk=only)
-    rows = list(pending.select_for_update(skip_locked=True, of=("self",))
+    rows = list(_pending(tournament_id, only=only).select_for_update(skip_locked=True,
+                                                                      of=("self",))
                 .order_by("number")[:limit or settings.TOURNAMENT_CHUNK])
     if not rows:
         return outcome
@@ -498,7 +525,7 @@ def tournaments_reap(*, now: datetime | None = None, limit: int = 1000) -> int:
         status=TournamentMatch.Status.PENDING, tournament__status=Tournament.Status.RUNNING,
     ).filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
     for tournament_id in set(lost.values_list("tournament_id", flat=True)[:limit]):
-        fixed += tournament_dispatch(tournament_id=tournament_id, now=now)
+        fixed += tournament_dispatch(tournament_id=tournament_id, now=now, lost_only=True)
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
             "pk", flat=True):
         fixed += _finish_check(pk, now=now)  # a silent holder of its row: the next run
