@@ -19,7 +19,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -150,7 +150,8 @@ def played(match_id: int) -> list[tuple]:
     return [(e.kind, e.seat, e.action) for e in entries(match_id)]
 
 
-def advance_with(match_id: int, cut: Any, restore: Any, *, after: float, lasting: float) -> None:
+def advance_with(match_id: int, cut: Callable[[], Any], restore: Callable[[], Any], *,
+                 after: float, lasting: float) -> None:
     """Advance the match in a thread (as a worker would) and cut for ``lasting`` seconds once
     it has played ``after`` seconds."""
 
@@ -168,6 +169,15 @@ def advance_with(match_id: int, cut: Any, restore: Any, *, after: float, lasting
     restore()
     worker.join(timeout=120)
     assert not worker.is_alive()
+
+
+def host_cut(link: Link, service: Service) -> Callable[[], None]:
+    """The worker host cut off: neither the bot nor the platform's service answers."""
+    return lambda: (link.cut(), service.cut())
+
+
+def host_restored(link: Link, service: Service) -> Callable[[], None]:
+    return lambda: (service.restore(), link.restore())
 
 
 def no_strikes(match_id: int) -> None:
@@ -188,15 +198,8 @@ def test_a_blip_of_the_workers_own_network_strikes_nobody_and_changes_no_move(
 
     disturbed = new_match(alice, bot_id)
 
-    def cut() -> None:
-        link.cut()
-        service.cut()
-
-    def restore() -> None:
-        service.restore()
-        link.restore()
-
-    advance_with(disturbed, cut, restore, after=0.2, lasting=seconds)
+    advance_with(disturbed, host_cut(link, service), host_restored(link, service), after=0.2,
+                 lasting=seconds)
     assert Match.objects.get(pk=disturbed).status == "finished"
     no_strikes(disturbed)
     assert played(disturbed) == played(undisturbed), "every move as if nothing had happened"
@@ -229,15 +232,8 @@ def test_an_outage_longer_than_the_wait_drops_the_batch_and_the_match_is_asked_a
     disturbed = new_match(alice, bot_id)
     queued.clear()
 
-    def cut() -> None:
-        link.cut()
-        service.cut()
-
-    def restore() -> None:
-        service.restore()
-        link.restore()
-
-    advance_with(disturbed, cut, restore, after=0.2, lasting=2.0)
+    advance_with(disturbed, host_cut(link, service), host_restored(link, service), after=0.2,
+                 lasting=2.0)
     assert Match.objects.get(pk=disturbed).status == "running", "the task gave up, unplayed"
     assert [args for _, *args in queued] == [[disturbed]], "and queued the match again"
     services.match_advance_automatic_seats(match_id=disturbed)

@@ -265,11 +265,11 @@ def _cut_and_restore(cluster: Cluster, namespace: str) -> tuple[Cut, float]:
     return cut, time.monotonic()
 
 
-def _two_hosts(cluster: Any, settings: Any, *,
-               start: bool = True) -> tuple[Any, Workers, str, str]:
+def _two_hosts(cluster: Any, settings: Any, *, start: bool = True,
+               env: dict[str, str] | None = None) -> tuple[Any, Workers, str, str]:
     """(network, workers, host w1, host w2) at the tests' short leases and stalled-match
     sweep; with ``start``, a matches worker on each host and the housekeeping worker on w2,
-    ready. Both hosts take matches from the start: on a loaded machine one worker's start
+    ready (``env``: the workers' own settings over the cluster's). Both hosts take matches from the start: on a loaded machine one worker's start
     (imports, setup) can take so long that the other plays a quarter of the tournament alone,
     and a host cut off before it has connected holds nothing to take over or refuse."""
     settings.BLUFF_STALLED_SECONDS = 1
@@ -278,9 +278,9 @@ def _two_hosts(cluster: Any, settings: Any, *,
     network, workers = cluster.network, cluster.workers
     w1, w2 = network.host("w1"), network.host("w2")
     if start:
-        workers.start("matches", host=w1)
-        workers.start("matches", host=w2)
-        workers.start("housekeeping", host=w2)
+        workers.start("matches", host=w1, env=env)
+        workers.start("matches", host=w2, env=env)
+        workers.start("housekeeping", host=w2, env=env)
         workers.wait_ready()
     return network, workers, w1, w2
 
@@ -327,12 +327,8 @@ def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
     could reach neither its database nor its broker (bots/reachability.py): its calls are
     asked again once the link is back, and every match ends exactly as undisturbed, with no
     strike, no default action and no forfeit."""
-    network, workers, w1, w2 = _two_hosts(cluster, settings, start=False)
-    lease = {"BLUFF_ADVANCE_LEASE_SECONDS": str(LONG_LEASE)}
-    workers.start("matches", host=w1, env=lease)
-    workers.start("matches", host=w2, env=lease)
-    workers.start("housekeeping", host=w2, env=lease)
-    workers.wait_ready()
+    network, workers, w1, _ = _two_hosts(
+        cluster, settings, env={"BLUFF_ADVANCE_LEASE_SECONDS": str(LONG_LEASE)})
     spec = _spec(cluster.bot_ids, seed=SEED)
     tournament = services.tournament_create(organiser=alice, **spec)
     total = TournamentMatch.objects.filter(tournament=tournament).count()
