@@ -37,16 +37,11 @@ KEPT_BOTS = 2000  # live (match, seat) bot instances; the oldest are dropped pas
 
 def legal_from_body(game_id: str, body: JSON) -> Sequence[JSON]:
     """The seat's legal actions from a /move body: the list, or the engine's own lazy sequence
-    rebuilt from the compact description (DTC offers), so reference bots see what they would
-    see in-process."""
+    rebuilt by the game from the compact description (``Game.legal_from_description``), so
+    reference bots see what they would see in-process."""
     if body.get("legal_actions") is not None:
         return body["legal_actions"]
-    desc = body["legal_description"]
-    if game_id == "dtc" and desc.get("type") == "offer":
-        from games.engine.dtc import KEYS, OfferList
-
-        return OfferList([desc["hand"][k] for k in KEYS], desc["min_count"], desc["min_value"])
-    raise ValueError(f"no way to expand a {game_id} description {desc.get('type')!r}")
+    return get_game(game_id).legal_from_description(body["legal_description"])
 
 
 class RefBotServer(ThreadingHTTPServer):

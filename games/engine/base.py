@@ -71,7 +71,8 @@ class Game:
 
     # ---- what a series of matches (a tournament, a league night) needs to know -----------
     #: The lowest score is the best (a card-total game). Ranks already say who won; this says
-    #: which way a total of scores over several matches runs.
+    #: which way a total of scores over several matches runs, and which way a training
+    #: environment signs a score as a reward (``games/envs``).
     lower_score_wins: ClassVar[bool] = False
     #: A match's scores are points that add up over a series of matches (a league sums them
     #: hand after hand); if false a series scores a match by its ranks alone.
@@ -176,6 +177,12 @@ class Game:
         the series' very first match at this table (a season's). Default: the options
         unchanged (a copy)."""
         return copy.deepcopy(dict(options))
+
+    def legal_from_description(self, description: JSON) -> Sequence[JSON]:
+        """The legal actions a lazy list's ``describe()`` stands for, rebuilt: what a bot sent
+        ``legal_description`` alone (``bots/protocol.py``) would see in-process. Raises
+        ``ValueError`` for a description the game cannot expand (default: every one)."""
+        raise ValueError(f"no way to expand a {self.id} description {description.get('type')!r}")
 
     def make_bot(self, name: str, seat: int, seed: int = 0) -> Bot:
         try:

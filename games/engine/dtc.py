@@ -901,6 +901,13 @@ class Dtc(Game):
     bots = {"random": RandomBot, "heuristic": DtcHeuristicBot}
     lower_score_wins = True  # DTC-8: the fewest cards is best
 
+    def legal_from_description(self, description: JSON) -> Sequence[JSON]:
+        """An :class:`OfferList` from its ``describe()``; other descriptions are refused."""
+        if description.get("type") != "offer":
+            return super().legal_from_description(description)
+        return OfferList([description["hand"][k] for k in KEYS], description["min_count"],
+                         description["min_value"])
+
     def move_cap(self, players: int, options: JSON) -> int:
         """G-7: a bound legal play can never reach (26,532 moves).
 

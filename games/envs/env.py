@@ -32,8 +32,6 @@ CODECS: dict[str, type[Codec]] = {c.game_id: c for c in (
     DtcCodec, GreatDalmutiCodec, DutchCodec, DiceCupCodec, DotCodec)}
 #: How the final result becomes rewards (docs/training.md, "Rewards").
 REWARDS = ("rank", "score")
-#: Sign that makes each game's own score "more is better" for ``reward="score"``.
-SCORE_SIGN = {"dtc": -1.0, "great_dalmuti": 1.0, "dutch": -1.0, "dice_cup": 1.0, "dot": 1.0}
 #: The JSON view's characters: printable ASCII (non-ASCII text is escaped as \\uXXXX).
 VIEW_CHARSET = frozenset(chr(c) for c in range(32, 127))
 VIEW_MAX_LENGTH = 1 << 20
@@ -217,7 +215,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped environment
         if self.reward_kind == "rank":
             values = rank_rewards(result["ranks"])
         else:
-            sign = SCORE_SIGN[self.game.id]
+            sign = -1.0 if self.game.lower_score_wins else 1.0  # more is better, always
             values = [sign * float(score) for score in result["scores"]]
         capped = self.match.moves >= self.game.move_cap(self.players, self.options)
         for agent, value in zip(self.agents, values):

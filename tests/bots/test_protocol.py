@@ -82,6 +82,19 @@ def test_large_dtc_offer_lists_are_sent_as_a_description_to_bots_that_accept_it(
     pytest.fail("no DTC offer step above and below the limit in 20 matches")
 
 
+def test_every_list_left_out_for_a_compact_bot_is_rebuilt_by_its_game(game_id) -> None:
+    """The reference bots' handshake says ``compact_legal_actions``: whatever list the protocol
+    leaves out for them, their server rebuilds from the description as the engine had it
+    (``Game.legal_from_description``; a game with long described lists must declare it)."""
+    for seed in range(5):
+        for state, seat in _walk(game_id, seed):
+            legal = state.legal_actions(seat)
+            if protocol.omits_legal_list(legal, compact=True):
+                body = protocol.move_body(_match(state), state, seat, compact=True)
+                assert list(legal_from_body(game_id, json.loads(protocol.encode(body)))) == list(
+                    legal)
+
+
 def test_starter_bot_plays_legally_from_a_description(starter) -> None:
     checked = 0
     for seed in range(10):

@@ -9,6 +9,7 @@ and no observation depends on hidden information (the engine's resample() re-dra
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -41,8 +42,9 @@ def test_passes_pettingzoo_seed_test(game_id: str) -> None:
     seed_test(lambda: env(game_id, **SHORT.get(game_id, {})), num_cycles=200)
 
 
-def random_env(game_id: str, seed: int):
-    """A raw environment with a random player count and random options, reset on ``seed``."""
+def random_env(game_id: str, seed: int, **kwargs):
+    """A raw environment with a random player count and random options, reset on ``seed``
+    (``kwargs``: the environment's own, such as ``reward``)."""
     game = get_game(game_id)
     rng = Rng(seed)
     players = rng.randint(game.min_players, game.max_players)
@@ -51,7 +53,7 @@ def random_env(game_id: str, seed: int):
         options["hands"] = 1
     if game_id == "dutch":
         options["rounds"] = players  # DU-8: a multiple of the players
-    e = raw_env(game_id, players=players, **options)
+    e = raw_env(game_id, players=players, **options, **kwargs)
     e.reset(seed=seed)
     return e, rng
 
@@ -183,14 +185,9 @@ def test_a_seed_gives_the_engines_deal(game_id: str) -> None:
     assert wrapped.unwrapped.match.to_json() == get_game(game_id).new_match(seed=12345).to_json()
 
 
-@pytest.mark.parametrize("game_id", game_ids())
-@pytest.mark.parametrize("reward", ["rank", "score"])
-def test_rewards_come_from_the_final_result(game_id: str, reward: str) -> None:
-    from games.envs.env import SCORE_SIGN
-
-    e = raw_env(game_id, reward=reward, **SHORT.get(game_id, {}))
-    e.reset(seed=5)
-    rng = Rng(5)
+def rewarded_play(e, rng: Rng) -> tuple[list[float], dict]:
+    """Play ``e`` to the end uniformly over its mask: each seat's total reward and the final
+    result its infos give (no reward is paid before the end)."""
     totals = dict.fromkeys(e.possible_agents, 0.0)
     for agent in e.agent_iter():
         obs, r, terminated, truncated, info = e.last()
@@ -203,11 +200,37 @@ def test_rewards_come_from_the_final_result(game_id: str, reward: str) -> None:
         legal = np.flatnonzero(obs["action_mask"])
         e.step(int(legal[rng.below(len(legal))]))
     assert result == e.match.result()
+    return list(totals.values()), result
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+@pytest.mark.parametrize("reward", ["rank", "score"])
+def test_rewards_come_from_the_final_result(game_id: str, reward: str) -> None:
+    e = raw_env(game_id, reward=reward, **SHORT.get(game_id, {}))
+    e.reset(seed=5)
+    totals, result = rewarded_play(e, Rng(5))
     if reward == "rank":
         expected = rank_rewards(result["ranks"])
     else:
-        expected = [SCORE_SIGN[game_id] * s for s in result["scores"]]
-    assert list(totals.values()) == expected
+        sign = -1 if get_game(game_id).lower_score_wins else 1
+        expected = [sign * s for s in result["scores"]]
+    assert totals == expected
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_better_rank_never_gets_a_smaller_score_reward(game_id: str) -> None:
+    """The game's ``lower_score_wins`` signs ``reward="score"``; the engine's ranks say which
+    way is right: a seat ranked above another is never paid less, and sometimes more."""
+    paid_more = 0
+    for seed in range(8):
+        e, rng = random_env(game_id, seed, reward="score")
+        totals, result = rewarded_play(e, rng)
+        ranks = result["ranks"]
+        for above, below in itertools.permutations(range(len(ranks)), 2):
+            if ranks[above] < ranks[below]:
+                assert totals[above] >= totals[below], (seed, ranks, result["scores"])
+                paid_more += totals[above] > totals[below]
+    assert paid_more, "no match where ranks and scores told seats apart"
 
 
 def test_rank_rewards() -> None:
