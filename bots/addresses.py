@@ -1,5 +1,6 @@
-"""Which addresses and URLs a bot may have: the policy half of the SSRF guard (``bots.net`` is
-the client that enforces it at every connect).
+"""Which addresses and URLs a bot may have: the policy half of the SSRF guard (``bots.resolver``
+checks every address a host resolves to, ``bots.net`` is the client that enforces it at every
+connect).
 
 Refused: loopback, private, link-local, carrier-grade NAT, multicast, reserved, unspecified and
 cloud metadata addresses, IPv4 and IPv6, looking inside IPv4-mapped, 6to4, NAT64 and Teredo IPv6

@@ -6,7 +6,8 @@ and a cloud metadata endpoint. So every call:
 * resolves the host itself and refuses it if *any* of its addresses is loopback, private,
   link-local, carrier-grade NAT, multicast, reserved, unspecified or a cloud metadata address
   (IPv4 and IPv6, looking inside IPv4-mapped, 6to4, NAT64 and Teredo IPv6 addresses); the
-  checked answer is reused for :data:`DNS_CACHE_SECONDS`;
+  checked answer is reused for ``DNS_CACHE_SECONDS`` (resolving and checking: ``bots.resolver``;
+  the policy: ``bots.addresses``);
 * connects only to an address it checked: curl is handed the checked addresses (``RESOLVE``) and
   does no DNS of its own, and every socket curl opens is checked again just before it connects,
   so a second DNS answer can never swap in another address (no DNS rebinding), while the Host
@@ -39,20 +40,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Final, Self
-from urllib.parse import urlsplit, urlunsplit
 
 import certifi
 import pycurl
 
-from .addresses import (
-    BadBotURL,
-    BlockedAddress,
-    IPAddress,
-    check_address,
-    check_url,
-)
+from .addresses import BadBotURL, BlockedAddress, check_address
 from .protocol import (
     BLOCKED_ADDRESS,
     CONNECTION_ERROR,
@@ -62,6 +55,7 @@ from .protocol import (
     TIMEOUT,
     Failure,
 )
+from .resolver import DnsCache, call_target, resolve_entry
 from .signing import signed_header_lines
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
@@ -69,12 +63,6 @@ DEFAULT_CONNECT_TIMEOUT: Final = 2.0
 USER_AGENT: Final = "BluffLeague-Bots/1"
 
 log = logging.getLogger(__name__)
-
-
-def resolve_host(host: str, port: int) -> list[str]:
-    """Every address of ``host`` (one DNS resolution). Tests replace this to fake DNS."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(info[4][0] for info in infos))
 
 
 @dataclass(frozen=True)
@@ -99,36 +87,6 @@ class Reply:
     elapsed: float
     status: int | None = None
     failure: Failure | None = None
-
-
-def join_url(base: str, path: str) -> str:
-    """``https://bot.example/api`` + ``move`` -> ``https://bot.example/api/move``; a query
-    string stays at the end: ``http://h/api?x=1`` + ``move`` -> ``http://h/api/move?x=1``
-    (``""``, the handshake, gives ``http://h/api/?x=1``)."""
-    parts = urlsplit(base)
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path.lstrip("/")))
-
-
-@dataclass(frozen=True)
-class _Target:
-    """A bot URL + path parsed and checked once: what curl needs to call it."""
-
-    url: str
-    host: str
-    port: int
-    ip: IPAddress | None  # the host, when it is an address literal
-
-
-@lru_cache(maxsize=4096)
-def _target(base: str, path: str) -> _Target:
-    parsed = check_url(join_url(base, path))
-    host = parsed.raw_host.decode("ascii")
-    try:
-        ip: IPAddress | None = ipaddress.ip_address(host)
-    except ValueError:
-        ip = None
-    return _Target(str(parsed), host, parsed.port or (443 if parsed.scheme == "https" else 80),
-                   ip)
 
 
 class _Transfer:
@@ -181,10 +139,6 @@ class _Handles(threading.local):
     pid: int = 0
 
 
-#: How long a host's resolved and checked addresses are reused for new connections.
-DNS_CACHE_SECONDS: Final = 30.0
-#: The clock of that cache (tests move it).
-_clock = time.monotonic
 #: Connections kept alive per thread (curl closes the least recently used beyond it).
 DEFAULT_MAX_CONNECTIONS: Final = 100
 #: A kept-alive connection idle longer than this is not reused.
@@ -209,7 +163,7 @@ class BotClient:
         self._handles = _Handles()
         #: Every thread's (multi, share, idle easy handles), for :meth:`close`.
         self._owned: list[tuple[pycurl.CurlMulti, pycurl.CurlShare, list[pycurl.Curl]]] = []
-        self._dns: dict[tuple[str, int], tuple[float, str]] = {}
+        self._dns: DnsCache = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -303,31 +257,6 @@ class BotClient:
     def _failed(start: float, reason: str, detail: str) -> Reply:
         return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
 
-    def _resolve_entry(self, target: _Target) -> str | None:
-        """curl's ``RESOLVE`` entry for the target's host: its addresses, every one checked
-        (raises :class:`BlockedAddress`); None for an address literal (checked here too)."""
-        if target.ip is not None:
-            check_address(target.ip, allow_private=self.allow_private)
-            return None
-        key = (target.host, target.port)
-        now = _clock()
-        cached = self._dns.get(key)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        try:
-            found = resolve_host(target.host, target.port)
-            addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in found]
-        except (OSError, UnicodeError, ValueError) as exc:
-            raise BadBotURL(f"cannot resolve {target.host!r}: {exc}") from None
-        if not addresses:
-            raise BadBotURL(f"{target.host!r} has no address")
-        for ip in addresses:  # one bad record is enough: the resolver might pick it next time
-            check_address(ip, allow_private=self.allow_private)
-        entry = f"{target.host}:{target.port}:" + ",".join(
-            f"[{ip}]" if ip.version == 6 else str(ip) for ip in addresses)
-        self._dns[key] = (now + DNS_CACHE_SECONDS, entry)
-        return entry
-
     def _easy(self) -> pycurl.Curl:
         """An idle easy handle of this thread, with the options every call shares."""
         handles = self._handles
@@ -361,8 +290,8 @@ class BotClient:
 
     def _begin(self, call: Call) -> _Transfer:
         """Check the call and set up a handle of this thread for it."""
-        target = _target(call.url, call.path)
-        resolve = self._resolve_entry(target)
+        target = call_target(call.url, call.path)
+        resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns)
         easy = self._easy()
         transfer = _Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round(call.timeout * 1000))

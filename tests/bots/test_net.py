@@ -1,5 +1,6 @@
 """Calling bot URLs safely: refusals before any connection, no DNS rebinding,
-no redirects, capped bodies (the policy itself: test_addresses.py). DNS is faked (``bots.net.resolve_host``), so no real lookup runs."""
+no redirects, capped bodies (the policy itself: test_addresses.py). DNS is faked
+(``bots.resolver.resolve_host``), so no real lookup runs."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import time
 import pycurl
 import pytest
 
-from bots import net, protocol
-from bots.net import BotClient, Call, join_url
+from bots import net, protocol, resolver
+from bots.net import BotClient, Call
+from bots.resolver import join_url
 
 
 @pytest.fixture
@@ -35,7 +37,7 @@ def no_connect(monkeypatch):
 ])
 def test_refused_before_connecting_with_the_allow_setting_off(monkeypatch, no_connect,
                                                               addresses) -> None:
-    monkeypatch.setattr(net, "resolve_host", lambda host, port: addresses)
+    monkeypatch.setattr(resolver, "resolve_host", lambda host, port: addresses)
     with BotClient(allow_private=False) as client:
         reply = client.call(Call(url="http://bot.example.com", path="move", body=b"{}",
                                  secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", timeout=1))
@@ -46,7 +48,7 @@ def test_refused_before_connecting_with_the_allow_setting_off(monkeypatch, no_co
 def test_a_private_bot_url_plays_defaults_with_the_setting_off(monkeypatch, no_connect) -> None:
     from bots.offline import ReferenceSeat, WebhookSeat, play_webhook_match
 
-    monkeypatch.setattr(net, "resolve_host", lambda host, port: ["169.254.169.254"])
+    monkeypatch.setattr(resolver, "resolve_host", lambda host, port: ["169.254.169.254"])
     with BotClient(allow_private=False) as client:
         report = play_webhook_match(
             "dice_cup", [WebhookSeat("http://metadata.example", "whsec_AAAA"),
@@ -69,7 +71,7 @@ def test_allowed_hosts_connect_to_the_checked_address_keeping_the_host_header(
         lookups.append(host)
         return ["127.0.0.1"]
 
-    monkeypatch.setattr(net, "resolve_host", resolve)
+    monkeypatch.setattr(resolver, "resolve_host", resolve)
     with BotClient(allow_private=True) as client:
         for _ in range(3):
             reply = client.call(Call(url=f"http://bot.example.com:{port}", path="", body=b"",
@@ -216,14 +218,14 @@ def test_a_hosts_answer_is_reused_for_a_while_then_checked_again(monkeypatch, fa
         return answers[host]
 
     clock = [1000.0]
-    monkeypatch.setattr(net, "resolve_host", resolve)
-    monkeypatch.setattr(net, "_clock", lambda: clock[0])
+    monkeypatch.setattr(resolver, "resolve_host", resolve)
+    monkeypatch.setattr(resolver, "_clock", lambda: clock[0])
     call = Call(url=f"http://bot.example.com:{bot.server_address[1]}", path="", body=b"",
                 secret=secret, timeout=2, method="GET")
     with BotClient(allow_private=True) as client:
         assert client.call(call).failure is None
         answers["bot.example.com"] = ["169.254.169.254"]
-        clock[0] += net.DNS_CACHE_SECONDS - 1
+        clock[0] += resolver.DNS_CACHE_SECONDS - 1
         assert client.call(call).failure is None, "still the checked answer"
         clock[0] += 2
         reply = client.call(call)
