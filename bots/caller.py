@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,8 +27,10 @@ from .net import BotClient, Call, Reply
 from .protocol import JSON, MatchInfo
 from .reachability import Reachability
 
-#: Failures in transport: the bot's, or the platform's own network's (:mod:`bots.reachability`).
-_TRANSPORT = frozenset({protocol.TIMEOUT, protocol.CONNECTION_ERROR})
+#: Failures in transport: the bot's, or the platform's own network's (:mod:`bots.reachability`);
+#: a resolver that does not answer is always the platform's.
+_TRANSPORT = frozenset({protocol.TIMEOUT, protocol.CONNECTION_ERROR,
+                        protocol.RESOLVER_UNAVAILABLE})
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +131,9 @@ class WebhookCaller:
         give_up = self.reachability.clock() + self.outage_wait
         while failed := [i for i, r in enumerate(replies)
                          if r.failure is not None and r.failure.reason in _TRANSPORT]:
-            if self.reachability.at_fault_since(started):
+            resolver_down = any(replies[i].failure.reason == protocol.RESOLVER_UNAVAILABLE
+                                for i in failed)  # type: ignore[union-attr]
+            if resolver_down or self.reachability.at_fault_since(started):
                 why = "the platform's own network failed meanwhile: asked again"
                 for i in failed:
                     self._set_aside(state, seats[i], replies[i], why, platform=True)
@@ -137,6 +142,8 @@ class WebhookCaller:
                 if left <= 0 or not self.reachability.wait(most=left):
                     raise PlatformOutage(f"match {self.info.id}: the platform cannot reach its "
                                          f"own services for {self.outage_wait:.0f} s")
+                if resolver_down:  # its services answer, its resolver not yet: a moment
+                    time.sleep(min(0.25, left))
             else:
                 failed = [i for i in failed if not tries[i]]
                 if not failed:

@@ -52,10 +52,11 @@ from .protocol import (
     HTTP_STATUS,
     OVERSIZED_BODY,
     PLATFORM_ERROR,
+    RESOLVER_UNAVAILABLE,
     TIMEOUT,
     Failure,
 )
-from .resolver import DnsCache, call_target, resolve_entry
+from .resolver import DnsCache, ResolverUnavailable, call_target, resolve_entry
 from .signing import signed_header_lines
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 64 * 1024
@@ -249,6 +250,8 @@ class BotClient:
             return self._failed(start, BLOCKED_ADDRESS, str(exc))
         except BadBotURL as exc:
             return self._failed(start, CONNECTION_ERROR, str(exc))
+        except ResolverUnavailable as exc:
+            return self._failed(start, RESOLVER_UNAVAILABLE, str(exc))
         except Exception as exc:  # ours (e.g. a corrupt stored secret)
             log.exception("bot call to %s failed on our side", call.url)
             return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")

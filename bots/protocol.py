@@ -48,6 +48,9 @@ ILLEGAL_ACTION: Final = "illegal_action"
 BOT_FAILURES: Final = (TIMEOUT, CONNECTION_ERROR, BLOCKED_ADDRESS, HTTP_STATUS, INVALID_JSON,
                        OVERSIZED_BODY, BAD_SHAPE, ILLEGAL_ACTION)
 PLATFORM_ERROR: Final = "platform_error"
+#: The platform's own resolver did not answer for the bot's host (bots/resolver.py): ours, and
+#: the call is made again once the platform can (bots/reachability.py).
+RESOLVER_UNAVAILABLE: Final = "resolver_unavailable"
 
 
 @dataclass(frozen=True)

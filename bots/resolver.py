@@ -65,6 +65,15 @@ def call_target(base: str, path: str) -> CallTarget:
                       parsed.port or (443 if parsed.scheme == "https" else 80), ip)
 
 
+#: getaddrinfo's errors that say the resolver did not answer (the platform's own DNS or network
+#: is down), where EAI_NONAME and EAI_NODATA say the bot's name has no address (its fault).
+_RESOLVER_DOWN: Final = frozenset({socket.EAI_AGAIN, socket.EAI_FAIL})
+
+
+class ResolverUnavailable(Exception):
+    """The platform's resolver did not answer for a bot's host: never the bot's fault."""
+
+
 def resolve_entry(target: CallTarget, *, allow_private: bool, cache: DnsCache) -> str | None:
     """curl's ``RESOLVE`` entry for the target's host: its addresses, every one checked
     (raises :class:`BlockedAddress`); None for an address literal (checked here too). ``cache``
@@ -80,6 +89,10 @@ def resolve_entry(target: CallTarget, *, allow_private: bool, cache: DnsCache) -
     try:
         found = resolve_host(target.host, target.port)
         addresses = [ipaddress.ip_address(a.split("%", 1)[0]) for a in found]
+    except socket.gaierror as exc:
+        if exc.errno in _RESOLVER_DOWN:  # no answer, not "no such name": the platform's own
+            raise ResolverUnavailable(f"cannot resolve {target.host!r}: {exc}") from None
+        raise BadBotURL(f"cannot resolve {target.host!r}: {exc}") from None
     except (OSError, UnicodeError, ValueError) as exc:
         raise BadBotURL(f"cannot resolve {target.host!r}: {exc}") from None
     if not addresses:

@@ -239,3 +239,59 @@ def test_an_outage_longer_than_the_wait_drops_the_batch_and_the_match_is_asked_a
     services.match_advance_automatic_seats(match_id=disturbed)
     no_strikes(disturbed)
     assert played(disturbed) == played(undisturbed)
+
+
+# --------------------------------------------------------------------------------------------
+# The platform's own resolver: a name it cannot look up now is not the bot's fault
+# --------------------------------------------------------------------------------------------
+
+
+def caller_for(url: str, *, outage_wait: float) -> tuple[Any, Any]:
+    """A caller of one dice cup seat at ``url`` (no database), and the match's state."""
+    from bots.caller import Endpoint, WebhookCaller
+    from bots.net import BotClient
+    from bots.protocol import MatchInfo
+    from games.engine import get_game
+
+    state = get_game("dice_cup").new_match(players=2, seed=1)
+    info = MatchInfo(id=1, game="dice_cup", options=state.options, seats=["bot", "ref"],
+                     timeout_ms=300, strike_limit=None)
+    caller = WebhookCaller(info, {0: Endpoint(url, new_secret())}, BotClient(),
+                           outage_wait=outage_wait)
+    return caller, state
+
+
+def lookup_failing(monkeypatch: Any, errno: int) -> list[str]:
+    """Every lookup fails with ``errno`` (getaddrinfo's); the hosts asked, in order."""
+    from bots import resolver
+
+    asked: list[str] = []
+
+    def fail(host: str, port: int) -> list[str]:
+        asked.append(host)
+        raise socket.gaierror(errno, "faked")
+
+    monkeypatch.setattr(resolver, "resolve_host", fail)
+    return asked
+
+
+def test_a_resolver_that_does_not_answer_is_the_platforms_fault(monkeypatch) -> None:
+    from games.seats import PlatformOutage
+
+    asked = lookup_failing(monkeypatch, socket.EAI_AGAIN)
+    caller, state = caller_for("http://bot.example.org", outage_wait=0.6)
+    with pytest.raises(PlatformOutage):
+        caller.ask_one(state, 0)
+    assert len(asked) >= 2, "asked again while it waited"
+    records = caller.take_records()
+    assert records and all(not r.strike and r.reason == "platform_error" for r in records)
+
+
+def test_a_name_that_does_not_exist_is_the_bots_fault_after_a_second_try(monkeypatch) -> None:
+    asked = lookup_failing(monkeypatch, socket.EAI_NONAME)
+    caller, state = caller_for("http://no-such-bot.example.org", outage_wait=0.6)
+    answer = caller.ask_one(state, 0)
+    assert answer.strike == "connection_error" and len(asked) == 2
+    first, second = caller.take_records()
+    assert not first.strike and "asked once more" in first.detail
+    assert second.strike and "cannot resolve" in second.detail
