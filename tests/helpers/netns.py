@@ -70,22 +70,35 @@ class Network:
 
 
 class Services:
-    """The database host's services on the bridge address: a Redis of the test's own (the
-    broker, restartable) and the forwarder to PostgreSQL."""
+    """The database host's services on the bridge address: the broker (a Redis of the test's
+    own, restartable; or, with ``broker="rabbitmq"``, the machine's RabbitMQ through a
+    forwarder, in a vhost of the test's own) and the forwarder to PostgreSQL."""
 
-    def __init__(self, address: str, logs: Path) -> None:
-        self.address, self.logs = address, logs
-        self.redis_port, self.pg_port = 16379, 15432
+    #: The RabbitMQ vhost of the several-hosts tests (made and deleted by them).
+    VHOST = "bluffhosts"
+
+    def __init__(self, address: str, logs: Path, broker: str = "redis") -> None:
+        self.address, self.logs, self.broker = address, logs, broker
+        self.redis_port, self.pg_port, self.amqp_port = 16379, 15432, 15672
         self.redis: subprocess.Popen | None = None
-        self.forwarder = subprocess.Popen(
-            ["socat", f"TCP-LISTEN:{self.pg_port},bind={address},fork,reuseaddr",
-             (f"TCP:{connection.settings_dict['HOST'] or '127.0.0.1'}:"
-              f"{connection.settings_dict['PORT'] or 5432}")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.start_broker()
+        self.forwarders = [_forward(address, self.pg_port,
+                                    connection.settings_dict["HOST"] or "127.0.0.1",
+                                    connection.settings_dict["PORT"] or 5432)]
+        if broker == "rabbitmq":
+            subprocess.run(["rabbitmqctl", "-q", "delete_vhost", self.VHOST], check=False,
+                           capture_output=True)
+            subprocess.run(["rabbitmqctl", "-q", "add_vhost", self.VHOST], check=True,
+                           capture_output=True)
+            subprocess.run(["rabbitmqctl", "-q", "set_permissions", "-p", self.VHOST, "guest",
+                            ".*", ".*", ".*"], check=True, capture_output=True)
+            self.forwarders.append(_forward(address, self.amqp_port, "127.0.0.1", 5672))
+        else:
+            self.start_broker()
 
     @property
     def broker_url(self) -> str:
+        if self.broker == "rabbitmq":
+            return f"amqp://guest:guest@{self.address}:{self.amqp_port}/{self.VHOST}"
         return f"redis://{self.address}:{self.redis_port}/0"
 
     @property
@@ -114,5 +127,16 @@ class Services:
 
     def stop(self) -> None:
         self.stop_broker()
-        self.forwarder.kill()
-        self.forwarder.wait(timeout=10)
+        for forwarder in self.forwarders:
+            forwarder.kill()
+            forwarder.wait(timeout=10)
+        if self.broker == "rabbitmq":
+            subprocess.run(["rabbitmqctl", "-q", "delete_vhost", self.VHOST], check=False,
+                           capture_output=True)
+
+
+def _forward(address: str, port: int, to_host: str, to_port: int | str) -> subprocess.Popen:
+    """``socat`` from ``address:port`` (the bridge) to a service the machine runs on loopback."""
+    return subprocess.Popen(
+        ["socat", f"TCP-LISTEN:{port},bind={address},fork,reuseaddr",
+         f"TCP:{to_host}:{to_port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

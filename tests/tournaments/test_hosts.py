@@ -11,9 +11,11 @@ plays the web host and beat (it creates the tournament and runs the sweeps every
 Mid-tournament one worker host's link is set down (its end on the bridge: the cable pulled at
 the switch, the host does not notice) for longer than the leases, then up again. Every match
 is played exactly once, each ends exactly as in an undisturbed in-process run of the same
-seeds, no bot has a strike, the cut-off worker's late batches are refused (the version and
-lease guard: its log says so) and the matches it held were taken over by the other host
-while it was away. The variants: the broker restarted mid-run (its queued messages lost: the
+seeds, no bot has a strike, the cut-off worker's batches are dropped while it cannot reach its
+own services, or refused if they come back late (the version and lease guard: its log says
+which) and the matches it held were taken over by the other host while it was away. A cut
+shorter than the lease (2, 6, 14 s; on a Redis and on RabbitMQ) strikes no bot either, the
+cut-off host asking its calls again once it is back. The variants: the broker restarted mid-run (its queued messages lost: the
 sweeps queue them again from the database), and a host cut off while it holds claimed chunks of
 tournament matches, their transactions open (nothing of the other host waits on them for long;
 they are committed when the host comes back, or rolled back by PostgreSQL and taken over).
@@ -69,21 +71,36 @@ BROKER_DOWN_SECONDS = ADVANCE_LEASE + 2
 SEED = 7
 #: Tournament matches a play task claims at once.
 CHUNK = 4
-REFUSED = re.compile(r"match (\d+): late batch refused")
+#: What a cut-off worker logs of a match it held: its batch, come back too late, refused; or
+#: dropped unplayed while it could not reach its own services (bots/reachability.py).
+REFUSED = re.compile(r"match (\d+): (?:late batch refused|the platform cannot reach its own)")
 
 
-def _use_broker(url: str) -> None:
-    """Point this process's Celery app (the web host's: it queues the tasks) at ``url``.
-    kombu's connection pools are global, by URL: one of an earlier test's broker at the same
-    address (gone) is closed, not reused."""
+#: What of this process's Celery configuration depends on the broker's kind (config/settings.py).
+_BROKER_KIND_CONF = ("broker_transport", "broker_transport_options", "task_default_queue_type",
+                     "task_create_missing_queue_type")
+#: Those settings for RabbitMQ, as config/settings.py makes them for an amqp:// URL.
+_RABBITMQ_CONF = {"broker_transport": None, "broker_transport_options": {"confirm_publish": True},
+                  "task_default_queue_type": "quorum", "task_create_missing_queue_type": "quorum"}
+
+
+def _use_broker(url: str, conf: dict[str, Any] | None = None) -> None:
+    """Point this process's Celery app (the web host's: it queues the tasks) at ``url``, with
+    ``conf`` over its settings (a broker of another kind). kombu's connection pools are global,
+    by URL: one of an earlier test's broker at the same address (gone) is closed, not reused."""
     from kombu import pools
 
     from config.celery import app
 
     pools.reset()
     app.conf.broker_url = app.conf.broker_write_url = app.conf.broker_read_url = url
+    for key, value in (conf or {}).items():
+        app.conf[key] = value
     app._pool = None
     app.amqp._producer_pool = None
+    for made in ("queues", "default_queue", "router"):  # declared with the settings above
+        app.amqp.__dict__.pop(made, None)
+    app.amqp._rtable = None
 
 
 @dataclass
@@ -95,17 +112,23 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(alice: Any, tmp_path: Path) -> Iterator[Cluster]:
+def cluster(alice: Any, tmp_path: Path, request: Any) -> Iterator[Cluster]:
     """The network, its services, two bots on the bots host, and (not started) workers for
-    the two worker hosts. Everything is killed and deleted afterwards, also on failure."""
+    the two worker hosts. Everything is killed and deleted afterwards, also on failure. The
+    broker is a Redis of the test's own unless the test asks for ``rabbitmq`` (an indirect
+    parameter)."""
     tag = f"{os.getpid() % 10000}"
     network = Network(tag=tag, subnet=f"10.{200 + os.getpid() % 50}.{os.getpid() % 250}")
+    from config.celery import app
+
     bots_process = services_ = None
     old_broker = django_settings.CELERY_BROKER_URL
+    old_conf = {key: app.conf.get(key) for key in _BROKER_KIND_CONF}
+    rabbitmq = getattr(request, "param", "redis") == "rabbitmq"
     try:
         network.up(["w1", "w2", "b"])
-        services_ = Services(network.gateway, tmp_path)
-        _use_broker(services_.broker_url)
+        services_ = Services(network.gateway, tmp_path, "rabbitmq" if rabbitmq else "redis")
+        _use_broker(services_.broker_url, _RABBITMQ_CONF if rabbitmq else None)
         bots_process = subprocess.Popen(
             ["ip", "netns", "exec", network.host("b"), str(ROOT / ".venv/bin/python"), "-m",
              "tests.deterministic_bot", network.hosts[network.host("b")], "2", "0.004"],
@@ -116,7 +139,7 @@ def cluster(alice: Any, tmp_path: Path) -> Iterator[Cluster]:
                    for n, url in enumerate(urls)]
         workers = Workers(tmp_path, DATABASE_URL=services_.database_url,
                           CELERY_BROKER_URL=services_.broker_url,
-                          CELERY_RESULT_BACKEND=services_.broker_url,
+                          CELERY_RESULT_BACKEND="rpc://" if rabbitmq else services_.broker_url,
                           BLUFF_ADVANCE_LEASE_SECONDS=str(ADVANCE_LEASE),
                           TOURNAMENT_LEASE_SECONDS=str(TOURNAMENT_LEASE),
                           # A cut-off host's open transaction is ended by PostgreSQL, its row
@@ -134,7 +157,7 @@ def cluster(alice: Any, tmp_path: Path) -> Iterator[Cluster]:
             with connection.cursor() as cursor:
                 cursor.execute("SET statement_timeout = 0")
     finally:
-        _use_broker(old_broker)
+        _use_broker(old_broker, old_conf)
         if bots_process is not None:
             bots_process.kill()
             bots_process.wait(timeout=10)
@@ -298,7 +321,7 @@ def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
     cut, restored = _cut_and_restore(cluster, w1)
     log = workers.paths[f"matches@{w1}"]
     wait_until(lambda: bool(_refused(log)), 30, tick=_sweep,
-               what="the cut-off worker to try its late batch", workers=workers)
+               what="the cut-off worker to drop or try its late batch", workers=workers)
     back = time.monotonic()  # its connections carried its late batch: it is back
     wait_until(lambda: _finished(tournament), 90, tick=_sweep, what="the tournament to finish",
                workers=workers)
@@ -319,6 +342,7 @@ def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
 LONG_LEASE = 30
 
 
+@pytest.mark.parametrize("cluster", ["redis", "rabbitmq"], indirect=True)
 @pytest.mark.parametrize("seconds", [2, 6, 14])
 def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
         alice, cluster, settings, monkeypatch, seconds) -> None:
@@ -326,7 +350,7 @@ def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
     asks bots. Every call it made meanwhile failed; none is the bots' fault, since the host
     could reach neither its database nor its broker (bots/reachability.py): its calls are
     asked again once the link is back, and every match ends exactly as undisturbed, with no
-    strike, no default action and no forfeit."""
+    strike, no default action and no forfeit. On a Redis and on RabbitMQ."""
     network, workers, w1, _ = _two_hosts(
         cluster, settings, env={"BLUFF_ADVANCE_LEASE_SECONDS": str(LONG_LEASE)})
     spec = _spec(cluster.bot_ids, seed=SEED)
