@@ -1,5 +1,6 @@
-"""Migration 0014: a Le Dutch series stored with a ``rounds`` its tables cannot share out
-evenly (DU-8) plays one round per player from then on; one that can keeps its own."""
+"""Migration 0014: a series stored with an option new matches refuse gets its default; here a
+Le Dutch series whose ``rounds`` its tables cannot share out evenly (DU-8) plays one round per
+player from then on, and one that can keeps its own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.utils import timezone
 from ..migrations import migrate, migrate_to_latest
 
 BEFORE = [("tournaments", "0013_forfeits_recorded")]
-AFTER = [("tournaments", "0014_dutch_rounds_equal_starts")]
+AFTER = [("tournaments", "0014_options_new_matches_take")]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
