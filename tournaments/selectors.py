@@ -25,6 +25,7 @@ from . import league_rules
 from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
 from .filters import LeagueFilter, TournamentFilter, TournamentMatchFilter
+from .formats.swiss import byes as swiss_byes
 from .models import (
     Hand,
     LeaderboardEntry,
@@ -118,7 +119,9 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
     names = entrant_labels(people)
     count = len(people)
     results = tournament_results(tournament=tournament)
-    rows = standings(results, count, withdrawn=[p.index for p in people if p.withdrawn])
+    withdrawn = [p.index for p in people if p.withdrawn]
+    rows = standings(results, count, withdrawn=withdrawn,
+                     byes=_swiss_byes(tournament, count, withdrawn))
     sure = {c.participant: c for c in certainty(results, [r.participant for r in rows],
                                                 seed=tournament.seed)}
     rated = {r.participant: r for r in ratings(results, count)}
@@ -133,12 +136,26 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
             "user": person.user.get_username() if person.user_id else None,
             "matches": row.matches, "points": row.points, "score": row.score,
             "head_to_head": row.head_to_head, "firsts": row.firsts, "forfeits": row.forfeits,
+            "total": row.total, "buchholz_cut1": row.buchholz_cut1, "buchholz": row.buchholz,
             "withdrawn": row.withdrawn, "withdrawn_reason": person.withdrawn_reason or None,
             "interval": None if cert.low is None else [cert.low, cert.high],
             "ahead_of_next": cert.ahead_of_next,
             "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal},
         })
     return out
+
+
+def _swiss_byes(tournament: Tournament, count: int, withdrawn: list[int]) -> list[int] | None:
+    """A Swiss tournament's byes by participant, from who sits in each round paired so far
+    (``formats.swiss.byes``); None for other formats."""
+    if tournament.format != Tournament.Format.SWISS:
+        return None
+    seated: list[set[int]] = []
+    for round_index, seats in (TournamentMatch.objects.filter(tournament=tournament)
+                               .values_list("round", "seats")):
+        seated += [set() for _ in range(round_index + 1 - len(seated))]
+        seated[round_index].update(seats)
+    return swiss_byes(seated, count, withdrawn)
 
 
 def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:

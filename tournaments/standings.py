@@ -85,16 +85,28 @@ class StandingRow:
     #: Matches scored as its forfeit (ranked last, not played).
     forfeits: int
     withdrawn: bool
+    #: Swiss only (else None): match points in all, a bye counting as a win.
+    total: float | None = None
+    #: Swiss only: the sum of its opponents' totals, a bye an opponent with none.
+    buchholz: float | None = None
+    #: Swiss only: ``buchholz`` less its lowest opponent (FIDE's Buchholz Cut-1).
+    buchholz_cut1: float | None = None
 
 
 def standings(
-    results: Sequence[MatchResult], participants: int, *, withdrawn: Collection[int] = ()
+    results: Sequence[MatchResult], participants: int, *, withdrawn: Collection[int] = (),
+    byes: Sequence[int] | None = None,
 ) -> list[StandingRow]:
     """Order participants by mean points, then mean score, head-to-head, firsts, index.
 
     Head-to-head only counts among those still tied on points and score: for each shared
     match, +1 per tied opponent ranked below, -1 per one ranked above. The last tie-break, the
     participant index (registration order), makes places unique and the order reproducible.
+
+    A Swiss (``byes``: each one's byes) orders by FIDE's rules instead: total points (a bye
+    a win), Buchholz Cut-1, Buchholz, direct encounter (head-to-head among those tied on all
+    three), then mean score, firsts and index as above: a Swiss entrant's matches are not
+    all against the same field, and a withdrawn one's mean would count only its first rounds.
     """
     matches = [0] * participants
     points = [Fraction(0)] * participants
@@ -114,10 +126,18 @@ def standings(
     mean_points = [points[p] / matches[p] if matches[p] else None for p in range(participants)]
     mean_score = [score[p] / scored[p] if scored[p] else None for p in range(participants)]
 
-    def level(p: int) -> tuple[bool, Fraction, bool, Fraction]:
-        """What a tie is made of: the same mean points and mean score (None lowest)."""
-        return (mean_points[p] is not None, mean_points[p] or Fraction(0),
-                mean_score[p] is not None, mean_score[p] or Fraction(0))
+    def by_score(p: int) -> tuple[bool, Fraction]:
+        return mean_score[p] is not None, mean_score[p] or Fraction(0)
+
+    swiss = None if byes is None else _buchholz(results, points, byes)
+
+    def level(p: int) -> tuple[bool | Fraction, ...]:
+        """What a tie is made of: the same mean points and mean score (None lowest); in a
+        Swiss, the same total, Buchholz Cut-1 and Buchholz."""
+        if swiss is not None:
+            total, buchholz, cut1 = swiss
+            return total[p], cut1[p], buchholz[p]
+        return (mean_points[p] is not None, mean_points[p] or Fraction(0), *by_score(p))
 
     head_to_head = [0] * participants
     for tied in _groups_by(range(participants), level):
@@ -126,7 +146,7 @@ def standings(
                 head_to_head[p] = balance
     order = sorted(
         range(participants),
-        key=lambda p: (level(p), head_to_head[p], firsts[p], -p),
+        key=lambda p: (level(p), head_to_head[p], by_score(p), firsts[p], -p),
         reverse=True,
     )
     withdrawn_set = set(withdrawn)
@@ -141,9 +161,25 @@ def standings(
             firsts=firsts[p],
             forfeits=forfeits[p],
             withdrawn=p in withdrawn_set,
+            **({} if swiss is None else {"total": float(swiss[0][p]),
+                                         "buchholz": float(swiss[1][p]),
+                                         "buchholz_cut1": float(swiss[2][p])}),
         )
         for place, p in enumerate(order, start=1)
     ]
+
+
+def _buchholz(results: Sequence[MatchResult], points: Sequence[Fraction], byes: Sequence[int]
+              ) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
+    """Each one's total (match points and byes), Buchholz (its opponents' totals, a bye an
+    opponent with none) and Buchholz Cut-1 (less the lowest of them)."""
+    total = [points[p] + byes[p] for p in range(len(points))]
+    opponents: list[list[Fraction]] = [[Fraction(0)] * had for had in byes]
+    for result in results:
+        for p in result.seats:
+            opponents[p] += [total[q] for q in result.seats if q != p]
+    buchholz = [sum(met, Fraction(0)) for met in opponents]
+    return total, buchholz, [b - min(met, default=0) for b, met in zip(buchholz, opponents)]
 
 
 def _groups_by(items: Iterable[int], key: Callable[[int], Hashable]) -> list[list[int]]:

@@ -63,6 +63,21 @@ def test_a_swiss_tournament_plays_round_after_round_to_the_end(alice_api, anon_a
     standings = anon_api.get(f"{URL}{body['id']}/standings/").json()
     assert len(standings) == participants and all(r["matches"] for r in standings)
     assert anon_api.get(f"{URL}{body['id']}/").json()["format"] == "swiss"
+    assert sum(r["total"] for r in standings) == rounds * (per_round + participants % 2), \
+        "a point a match, a bye a win"
+    ordered = [(r["total"], r["buchholz_cut1"], r["buchholz"]) for r in standings]
+    assert ordered == sorted(ordered, reverse=True), "FIDE tie-breaks"
+
+
+def test_the_swiss_tie_breaks_are_on_the_page_and_only_for_a_swiss(alice_api, client,
+                                                                    inline_tasks) -> None:
+    body = swiss(alice_api, 5, rounds=3).json()
+    page = client.get(f"/tournaments/{body['id']}/").content.decode()
+    assert "Buchholz" in page and "BH C1" in page
+    other = swiss(alice_api, 4, format="round_robin").json()
+    assert "Buchholz" not in client.get(f"/tournaments/{other['id']}/").content.decode()
+    rows = alice_api.get(f"{URL}{other['id']}/standings/").json()
+    assert {(r["total"], r["buchholz"], r["buchholz_cut1"]) for r in rows} == {(None,) * 3}
 
 
 def test_the_next_round_is_planned_only_when_the_last_is_done(alice_api, monkeypatch) -> None:
