@@ -48,7 +48,7 @@ from .base import Format, Outcome, PlannedMatch, register
 #: Fields up to this many (with the phantom) are paired on the complete graph.
 DENSE_UP_TO = 128
 #: In a larger field each entrant is joined to this many ranked next to it on either side.
-WINDOW = 50
+WINDOW = 64
 #: The phantom entrant of an odd round: its partner has the bye.
 BYE = -1
 
