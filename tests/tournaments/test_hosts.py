@@ -308,17 +308,25 @@ def _two_hosts(cluster: Any, settings: Any, *, start: bool = True,
     return network, workers, w1, w2
 
 
-@pytest.mark.parametrize("cluster", ["redis", "rabbitmq"], indirect=True)
-def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
-        alice, cluster, settings, monkeypatch) -> None:
-    _, workers, w1, _ = _two_hosts(cluster, settings)
+def _under_way(alice: Any, cluster: Cluster, workers: Workers, host: str, *,
+               asking: int) -> tuple[dict[str, Any], Tournament, int]:
+    """The tests' tournament made and a quarter played, the worker on ``host`` asking bots in
+    ``asking`` matches: (its spec, it, how many matches)."""
     spec = _spec(cluster.bot_ids, seed=SEED)
     tournament = services.tournament_create(organiser=alice, **spec)
     total = TournamentMatch.objects.filter(tournament=tournament).count()
     wait_until(lambda: _done(tournament) >= total // 4
-               and len(_asking(workers, f"matches@{w1}") & set(_leases())) >= 2, 60,
-               tick=_sweep, what="a quarter of the matches, the host to cut asking two",
+               and len(_asking(workers, f"matches@{host}") & set(_leases())) >= asking, 60,
+               tick=_sweep, what=f"a quarter of the matches, the host to cut asking {asking}",
                workers=workers)
+    return spec, tournament, total
+
+
+@pytest.mark.parametrize("cluster", ["redis", "rabbitmq"], indirect=True)
+def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
+        alice, cluster, settings, monkeypatch) -> None:
+    _, workers, w1, _ = _two_hosts(cluster, settings)
+    spec, tournament, total = _under_way(alice, cluster, workers, w1, asking=2)
     cut, restored = _cut_and_restore(cluster, w1)
     log = workers.paths[f"matches@{w1}"]
     wait_until(lambda: bool(_refused(log)), 30, tick=_sweep,
@@ -354,13 +362,7 @@ def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
     strike, no default action and no forfeit. On a Redis and on RabbitMQ."""
     network, workers, w1, _ = _two_hosts(
         cluster, settings, env={"BLUFF_ADVANCE_LEASE_SECONDS": str(LONG_LEASE)})
-    spec = _spec(cluster.bot_ids, seed=SEED)
-    tournament = services.tournament_create(organiser=alice, **spec)
-    total = TournamentMatch.objects.filter(tournament=tournament).count()
-    wait_until(lambda: _done(tournament) >= total // 4
-               and len(_asking(workers, f"matches@{w1}") & set(_leases())) >= 1, 60,
-               tick=_sweep, what="a quarter of the matches, the host to cut asking a bot",
-               workers=workers)
+    spec, tournament, total = _under_way(alice, cluster, workers, w1, asking=1)
     held = _asking(workers, f"matches@{w1}") & set(_leases())
     network.cut(w1)
     time.sleep(seconds)
