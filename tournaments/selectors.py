@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from games.engine import game_ids
@@ -89,9 +89,8 @@ def tournament_progress(*, tournament: Tournament) -> JSON:
     participant withdrew); ``retried`` counts matches a worker had to take up again."""
     rows = TournamentMatch.objects.filter(tournament=tournament)
     counts = Counter(rows.values_list("status", flat=True))
-    total = max(sum(counts.values()), tournament.match_total)  # Swiss: rounds to come too
     return {
-        "total": total,
+        "total": _match_total(tournament, rows, planned=sum(counts.values())),
         "finished": counts[TournamentMatch.Status.FINISHED],
         "running": counts[TournamentMatch.Status.RUNNING],
         "pending": counts[TournamentMatch.Status.PENDING],
@@ -99,6 +98,19 @@ def tournament_progress(*, tournament: Tournament) -> JSON:
         "forfeits": rows.filter(status=TournamentMatch.Status.FINISHED, match__isnull=True).count(),
         "retried": rows.filter(attempts__gt=1).count(),
     }
+
+
+def _match_total(tournament: Tournament, rows: QuerySet[TournamentMatch], *,
+                 planned: int) -> int:
+    """The matches planned, and those of the rounds a Swiss has still to pair: a pair a round
+    for each two entrants not withdrawn (a withdrawn one is paired no more)."""
+    if tournament.format != Tournament.Format.SWISS:
+        return max(planned, tournament.match_total)  # its whole schedule, planned at creation
+    if tournament.is_over:
+        return planned
+    paired = (rows.aggregate(last=Max("round"))["last"] + 1) if planned else 0
+    playing = tournament.participants.filter(withdrawn=False).count()
+    return planned + max(0, (tournament.rounds or 0) - paired) * (playing // 2)
 
 
 def tournament_results(*, tournament: Tournament) -> list[MatchResult]:

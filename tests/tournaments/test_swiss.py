@@ -14,6 +14,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.helpers.tasks import hold_tasks
+from tournaments import selectors
 from tournaments.models import Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,6 +108,8 @@ def test_a_withdrawn_participant_is_paired_no_more_from_the_next_round(alice_api
 
     playing.tournament_play(tournament_id=tournament.pk, limit=2)
     tournament.participants.filter(index=5).update(withdrawn=True, withdrawn_reason="gone")
+    progress = selectors.tournament_progress(tournament=tournament)
+    assert progress["total"] == 3 + 2 * 2, "the rounds to come pair the five left, not six"
     while tournament.matches.filter(status__in=("pending", "running")).exists():
         playing.tournament_play(tournament_id=tournament.pk)
     tournament.refresh_from_db()
@@ -116,6 +119,7 @@ def test_a_withdrawn_participant_is_paired_no_more_from_the_next_round(alice_api
     assert all(5 not in row.seats for row in rows if row.round > 0)
     [forfeit] = [row for row in rows if 5 in row.seats]
     assert forfeit.forfeited == [5] and forfeit.match_id is None
+    assert selectors.tournament_progress(tournament=tournament)["total"] == len(rows) == 7
 
 
 @pytest.mark.parametrize("overrides, field, words", [
