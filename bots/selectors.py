@@ -16,12 +16,12 @@ from .caller import percentile
 from .errors import BotNotFound, NotYourBot
 from .filters import BotCallFilter
 from .models import TEST_SERIES, Bot, BotCall, BotSeat
+from .protocol import PLATFORM_ERROR
 
 JSON = dict[str, Any]
 
 #: Latency percentiles are over this many of the bot's latest /move calls.
 LATENCY_WINDOW = 1000
-PLATFORM_ERROR = "platform_error"
 
 
 def bot_list(*, owner: AbstractBaseUser) -> QuerySet[Bot]:

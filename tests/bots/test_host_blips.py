@@ -103,7 +103,7 @@ class Service:
         self.restore()
 
     def restore(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", self.port), reuse_port=False)
+        self.listener = socket.create_server(("127.0.0.1", self.port))
         self.port = self.listener.getsockname()[1]
         threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
 
