@@ -24,17 +24,27 @@ from games.admin import HiddenUntilOverMixin, ReadOnlyMixin
 from lib.errors import DomainError
 
 from . import leagues, services
+from .entrants import entrant_kind_label
 from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
 
 
-class ParticipantInline(admin.TabularInline):
+class EntrantKindMixin:
+    """An entrant's kind as the seat-kind registry calls it ("webhook bot"): the model field
+    has no choices to show it by, since any app may register a kind."""
+
+    @admin.display(description="kind", ordering="kind")
+    def entrant_kind(self, obj: Participant | Member) -> str:
+        return entrant_kind_label(obj.kind)
+
+
+class ParticipantInline(EntrantKindMixin, admin.TabularInline):
     """Who plays is fixed by the schedule; staff may rename or withdraw a participant (its
     remaining matches are then recorded as forfeits)."""
 
     model = Participant
     extra = 0
-    fields = ("index", "kind", "bot", "user", "name", "withdrawn", "withdrawn_reason")
-    readonly_fields = ("index", "kind", "bot", "user")
+    fields = ("index", "entrant_kind", "bot", "user", "name", "withdrawn", "withdrawn_reason")
+    readonly_fields = ("index", "entrant_kind", "bot", "user")
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -89,14 +99,14 @@ class TournamentAdmin(HiddenUntilOverMixin, admin.ModelAdmin):
 # --------------------------------------------------------------------------------------------
 
 
-class MemberInline(admin.TabularInline):
+class MemberInline(EntrantKindMixin, admin.TabularInline):
     """Who a member is stays fixed (the order and every hand refer to its index); staff may
     rename one or mark it as left (as ``POST /api/leagues/{id}/members/{index}/leave/``)."""
 
     model = Member
     extra = 0
-    fields = ("index", "kind", "bot", "user", "name", "joined_at", "left_at")
-    readonly_fields = ("index", "kind", "bot", "user", "joined_at")
+    fields = ("index", "entrant_kind", "bot", "user", "name", "joined_at", "left_at")
+    readonly_fields = ("index", "entrant_kind", "bot", "user", "joined_at")
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -6,16 +6,19 @@ in, and the game, table size and options checked by the engine."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 
 from games.engine import BadOptions, get_game
 from games.engine.base import players_range
 from games.seats import PLAYER, REFERENCE, get_seat_kind, seat_kinds
 
-from .models import Participant
+if TYPE_CHECKING:  # the models validate their kind here (validate_entrant_kind)
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from .models import Participant
 
 
 def entrant_kinds() -> list[tuple[str, str]]:
@@ -25,6 +28,25 @@ def entrant_kinds() -> list[tuple[str, str]]:
     kinds = [get_seat_kind(name) for name in seat_kinds()]
     return [(kind.name, kind.label or kind.name) for kind in kinds
             if kind.name == PLAYER or kind.check_bot is not None]
+
+
+def entrant_kind_label(kind: str) -> str:
+    """What an entrant of ``kind`` is called ("webhook bot"): its seat kind's label, or the
+    name itself for a kind no app registers (any more)."""
+    return dict(entrant_kinds()).get(kind, kind)
+
+
+def unknown_kind(kind: object) -> str:
+    """The one reason an entrant's kind is refused, wherever it is (API, forms, models)."""
+    return (f"unknown entrant kind {kind!r} "
+            f"(known: {', '.join(name for name, _ in entrant_kinds())})")
+
+
+def validate_entrant_kind(kind: str) -> None:
+    """The models' validator of ``kind`` (``full_clean``, the admin): one of
+    :func:`entrant_kinds`, checked when called, so a kind an app registers is one too."""
+    if kind not in dict(entrant_kinds()):
+        raise ValidationError(unknown_kind(kind), code="unknown_entrant_kind")
 
 
 def entrant_fields(game: str, spec: Mapping[str, Any],
@@ -42,9 +64,8 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
             raise ValueError(f"no user {username!r}")
         return {"kind": kind, "bot": "", "user": user,
                 "name": spec.get("name") or user.get_username()}
-    kinds = [name for name, _ in entrant_kinds()]
-    if kind not in kinds:
-        raise ValueError(f"kind must be one of {', '.join(kinds)}, not {kind!r}")
+    if kind not in dict(entrant_kinds()):
+        raise ValueError(unknown_kind(kind))
     bot = str(spec.get("bot") or "")
     try:
         get_seat_kind(kind).check_bot(game, bot, organiser)

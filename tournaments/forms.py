@@ -19,6 +19,7 @@ from games.seats import PLAYER, REFERENCE, seat_choices, seat_spec
 from lib.dates import validate_date_range
 from lib.errors import DomainError
 
+from .entrants import entrant_kinds
 from .models import Tournament
 
 #: People entered by username, separated by commas or spaces.
@@ -51,8 +52,10 @@ class SeriesForm(forms.Form):
                 label=f"{bot} (reference bot)", min_value=0,
                 max_value=settings.TOURNAMENT_MAX_PARTICIPANTS, required=False, initial=0,
                 help_text="How many times it is entered.")
+        # Every entrant kind's bots (reference bots have their own fields above).
+        kinds = {kind for kind, _ in entrant_kinds()} - {REFERENCE}
         bots = [(value, label) for value, label in seat_choices(game, user)
-                if value != PLAYER and not value.startswith(f"{REFERENCE}:")]
+                if seat_spec(value)["kind"] in kinds and "bot" in seat_spec(value)]
         self.fields["bots"] = forms.MultipleChoiceField(
             label="Bots", choices=bots, required=False, widget=forms.CheckboxSelectMultiple,
             help_text="Registered bots that play this game: yours, and other people's public "

@@ -14,6 +14,19 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from games.seats import PLAYER as PLAYER_KIND
+
+from .entrants import validate_entrant_kind
+
+
+def entrant_kind_field() -> models.CharField:
+    """An entrant's ``kind``, of no fixed choices: the seat-kind registry (``games.seats``)
+    says which exist (``entrants.entrant_kinds``), checked where entrants are made and by
+    ``full_clean``; as long as a games seat's kind."""
+    return models.CharField(max_length=32, validators=[validate_entrant_kind], help_text=(
+        "An entrant kind of the seat-kind registry (games.seats): player, reference, webhook "
+        "or a kind another app registers."))
+
 
 class Tournament(models.Model):
     class Status(models.TextChoices):
@@ -77,17 +90,19 @@ class Tournament(models.Model):
 
 
 class Participant(models.Model):
-    """One entrant: a webhook bot, a reference bot, or a person polling the API."""
+    """One entrant: a person polling the API or a bot of any seat kind that names one (a
+    webhook bot, a reference bot, ...: ``entrants.entrant_kinds``)."""
 
-    class Kind(models.TextChoices):
-        WEBHOOK = "webhook", "webhook bot"
-        REFERENCE = "reference", "reference bot"
-        PLAYER = "player", "polling player"
+    class Kind:
+        """Not choices: kept only while ``tournaments/playing.py`` still reads
+        ``Participant.Kind.PLAYER``; compare with ``games.seats.PLAYER``."""
+
+        PLAYER = PLAYER_KIND
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE,
                                    related_name="participants")
     index = models.PositiveSmallIntegerField(help_text="0, 1, 2 ... in the order entered.")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = entrant_kind_field()
     bot = models.CharField(max_length=100, blank=True, default="",
                            help_text="The webhook bot's id or the reference bot's name.")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -197,11 +212,12 @@ class League(models.Model):
 
 
 class Member(models.Model):
-    """One member of a league: a webhook bot, a reference bot, or a person polling the API."""
+    """One member of a league: a person polling the API or a bot of any seat kind that names
+    one, as a tournament's :class:`Participant`."""
 
     league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="members")
     index = models.PositiveSmallIntegerField(help_text="0, 1, 2 ... in the order they joined.")
-    kind = models.CharField(max_length=16, choices=Participant.Kind.choices)
+    kind = entrant_kind_field()
     bot = models.CharField(max_length=100, blank=True, default="")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="+")
@@ -309,10 +325,11 @@ class LeaderboardEntry(models.Model):
     """One entrant's rating on its game's leaderboard over every tournament: updated in the
     transaction that records each of its results (``tournaments.leaderboard``), so a page or
     the API reads it instead of replaying every match. An entrant is a webhook bot, a person
-    or one reference bot, however often entered and under whatever label."""
+    or one reference bot (or a bot of any kind another app registers), however often entered
+    and under whatever label."""
 
     game = models.CharField(max_length=32)
-    kind = models.CharField(max_length=16, choices=Participant.Kind.choices)
+    kind = entrant_kind_field()
     ref = models.CharField(max_length=100, help_text="The webhook bot's id, the person's user "
                                                      "id or the reference bot's name.")
     mu = models.FloatField()

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import game_ids
 from games.names import Sitter, seat_labels
-from games.seats import bot_reference
+from games.seats import PLAYER, bot_reference
 from lib.filtering import filtered
 
 from . import league_rules
@@ -173,9 +173,9 @@ def _swiss_byes(tournament: Tournament, count: int, withdrawn: list[int]) -> lis
 def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
     """A game's OpenSkill leaderboard across its tournaments, best ``ordinal`` first: read
     from the table kept as results are recorded (``tournaments.leaderboard``), an entrant
-    being a webhook bot, a person, or one reference bot (however often it was entered), named
-    as its owner names it, never by an entrant's label. Raises ``GameNotFound`` for a game
-    the engine does not have."""
+    being a person or one bot of an entrant kind (a webhook bot, a reference bot however often
+    it was entered, ...), named as its owner names it, never by an entrant's label. Raises
+    ``GameNotFound`` for a game the engine does not have."""
     if game not in game_ids():
         raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
     board = list(LeaderboardEntry.objects.filter(game=game, matches__gt=0)
@@ -189,7 +189,7 @@ def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
 
 def _sitter(kind: str, ref: str) -> Sitter:
     """A board's entrant as ``games.names`` names it (a person is there by user id)."""
-    if kind == Participant.Kind.PLAYER and ref.isdigit():
+    if kind == PLAYER and ref.isdigit():
         return Sitter(kind, "", int(ref))
     return Sitter(kind, ref)
 

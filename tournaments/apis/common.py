@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from games import fields
 
-from ..entrants import entrant_kinds
+from ..entrants import entrant_kinds, unknown_kind
 
 MAX_SEED = 2**63 - 1
 
@@ -42,12 +42,36 @@ class TournamentRatingSerializer(serializers.Serializer):
 
 
 class EntrantKindField(serializers.ChoiceField):
-    """A participant's or member's kind: the seat kinds an entrant may be
-    (``entrants.entrant_kinds``), read anew each time the field is made (a serializer copies
-    its fields for each instance), so a kind an app registers is one too."""
+    """A participant's or member's kind: one of the seat kinds an entrant may be
+    (``entrants.entrant_kinds``), read from the seat-kind registry whenever the field is used,
+    never kept (a serializer made once, as the schema's, sees a kind registered since), so the
+    schema's ``KindEnum`` is the registry's. Any other is refused with the kinds there are."""
+
+    default_error_messages = {"unknown_kind": "{reason}"}
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(choices=entrant_kinds(), **kwargs)
+        super().__init__(choices=(), **kwargs)
+
+    @property
+    def choices(self) -> dict[str, str]:
+        return dict(entrant_kinds())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        """The registry's, not the field's: nothing to keep."""
+
+    @property
+    def grouped_choices(self) -> dict[str, str]:
+        return self.choices
+
+    @property
+    def choice_strings_to_values(self) -> dict[str, str]:
+        return {kind: kind for kind in self.choices}
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, str) and data in self.choices:
+            return data
+        self.fail("unknown_kind", reason=unknown_kind(data))
 
 
 class TournamentParticipantSpecSerializer(serializers.Serializer):

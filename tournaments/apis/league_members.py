@@ -49,7 +49,8 @@ class LeagueMemberJoinApi(APIView):
                                 "6 members cannot fill tables of at least 4 and at most 5 "
                                 "players (the best cut is 2 table(s) of 3, 3); add them with "
                                 "the members the tables need (a list)"), None),
-                               ("invalid", "kind: \"alien\" is not a valid choice.", None))},
+                               ("invalid", ("kind: unknown entrant kind 'alien' (known: "
+                                            "player, reference, webhook)"), None))},
     )
     def post(self, request: Request, league_id: int) -> Response:
         several = isinstance(request.data, list)
