@@ -41,7 +41,7 @@ def engine_alone(league, night) -> float:
     from games.engine import get_game
     from games.engine.rng import deal_seed
     from tournaments import league_rules
-    from tournaments.night_plan import night_secret
+    from tournaments.night_kind import night_secret
 
     game = get_game(GAME)
     names = {m.index: m.bot for m in league.members.all()}

@@ -214,9 +214,7 @@ QUEUE_MATCHES = "matches"
 QUEUE_HOUSEKEEPING = "housekeeping"
 CELERY_TASK_DEFAULT_QUEUE = QUEUE_HOUSEKEEPING
 CELERY_TASK_ROUTES = {"games.advance_automatic_seats": {"queue": QUEUE_MATCHES},
-                      "tournaments.play_matches": {"queue": QUEUE_MATCHES},
-                      "tournaments.advance_night": {"queue": QUEUE_MATCHES},
-                      "tournaments.advance_tables": {"queue": QUEUE_MATCHES}}
+                      "tournaments.play": {"queue": QUEUE_MATCHES}}
 # A worker takes one message at a time: a long match never sits in a busy worker's prefetch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Celery's Django fixup closes the database connections around every task unless told to reuse

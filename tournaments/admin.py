@@ -135,8 +135,8 @@ class LeagueAdmin(admin.ModelAdmin):
 class HandInline(ReadOnlyMixin, admin.TabularInline):
     model = Hand
     extra = 0
-    fields = ("table", "number", "seats", "status", "match", "points", "finish", "order_after",
-              "finished_at")
+    fields = ("table", "number", "seats", "status", "match", "attempts", "points", "finish",
+              "forfeited", "order_after", "lease_until", "finished_at")
     readonly_fields = fields
     ordering = ("number", "table")
 
@@ -151,7 +151,7 @@ class NightAdmin(admin.ModelAdmin):
     list_filter = ("status", "starts_at")
     search_fields = ("=id", "=league__id", "league__name")
     fields = ("league", "number", "starts_at", "status", "reason", "tables", "order_before",
-              "lease_until", "started_at", "finished_at")
+              "withdrawn", "started_at", "finished_at")
     readonly_fields = fields
     inlines = (HandInline,)
     list_select_related = ("league",)

@@ -10,9 +10,9 @@ class TournamentsConfig(AppConfig):
         from games.signals import match_finished
 
         # Each kind of series registers itself; the tasks, so series.enqueue finds them by name.
-        from . import leagues, nights, playing, series, services, tasks  # noqa: F401
+        from . import leagues, night_kind, nights, runner, services, tasks, tournament_kind  # noqa: F401
 
-        match_finished.connect(series.on_match_finished,
+        match_finished.connect(runner.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
         # A match's pages link it to its tournament or league night (games.links).
         from games.links import (
@@ -23,8 +23,8 @@ class TournamentsConfig(AppConfig):
 
         from . import pages, selectors
 
-        register_series_links(playing.SERIES, pages.tournament_match_links)
-        register_series_links(nights.SERIES, pages.league_hand_links)
+        register_series_links(tournament_kind.SERIES, pages.tournament_match_links)
+        register_series_links(night_kind.SERIES, pages.league_hand_links)
         # A person's page lists the tournaments and leagues they play in or organise.
         register_person_series("tournaments", pages.person_series)
         # A bot's page draws its leaderboard rating over time.

@@ -23,7 +23,9 @@ from . import league_rules, selectors, series
 from .entrants import entered_twice, entrant_fields, game_table
 from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
 from .models import League, Member, Night
-from .nights import hands_stop, next_night_number
+from .night_kind import SERIES
+from .nights import next_night_number
+from .runner import cancel_open
 
 #: A one-off night may start this long before the request reaches us ("now", give or take the
 #: clocks); earlier is in the past and refused.
@@ -239,15 +241,15 @@ def night_cancel(*, league_id: int, number: int, user: AbstractBaseUser) -> Nigh
     league = league_get_changeable(league_id=league_id, user=user)
     now = timezone.now()
     with transaction.atomic():
-        # The night row first, then its hands: a group of tables that is starting hands
-        # re-reads the night after locking its hands (night_hands._start_ready_hands).
+        # The night row first, then its hands (a chunk of hands sees the cancel at its end
+        # and rolls back: runner._chunk).
         night = Night.objects.select_for_update().filter(league=league, number=number).first()
         if night is None:
             raise LeagueNotFound(f"league {league.pk} has no night {number}")
         if night.status not in (Night.Status.SCHEDULED, Night.Status.RUNNING):
             raise NightNotOpen(f"night {number} is {night.status}")
         Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED,
-                                                 finished_at=now, lease_until=None)
-    hands_stop(night.pk, reason="league night cancelled")
+                                                 finished_at=now)
+    cancel_open(kind=SERIES, series_id=night.pk)
     night.refresh_from_db()
     return night

@@ -14,8 +14,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from games.seats import PLAYER as PLAYER_KIND
-
 from .entrants import validate_entrant_kind
 
 
@@ -46,6 +44,7 @@ class Tournament(models.Model):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin", "round robin (two seats), or rounds of tables (more)"
         SWISS = "swiss", "Swiss: rounds paired by score, each when the last is done"
+        CONTINUOUS = "continuous", "continuous: matches kept in flight until ends_at"
 
     format = models.CharField(max_length=16, choices=Format.choices,
                               default=Format.ROUND_ROBIN, help_text="tournaments.formats.")
@@ -55,6 +54,10 @@ class Tournament(models.Model):
                              "seats: how many rounds of tables.")
     rounds = models.PositiveSmallIntegerField(null=True, blank=True,
                                               help_text="Swiss: how many rounds.")
+    in_flight = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Continuous: matches kept going at once.")
+    ends_at = models.DateTimeField(null=True, blank=True,
+                                   help_text="Continuous: no match starts from then on.")
     match_total = models.PositiveIntegerField(
         default=0, help_text="How many matches its format plays (a Swiss round is planned "
                              "when the one before is done: its rows come then).")
@@ -92,12 +95,6 @@ class Tournament(models.Model):
 class Participant(models.Model):
     """One entrant: a person polling the API or a bot of any seat kind that names one (a
     webhook bot, a reference bot, ...: ``entrants.entrant_kinds``)."""
-
-    class Kind:
-        """Not choices: kept only while ``tournaments/playing.py`` still reads
-        ``Participant.Kind.PLAYER``; compare with ``games.seats.PLAYER``."""
-
-        PLAYER = PLAYER_KIND
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE,
                                    related_name="participants")
@@ -263,8 +260,6 @@ class Night(models.Model):
     withdrawn = models.JSONField(
         default=dict, blank=True, help_text="Members whose bot could not be seated this night "
                                             "(member index -> why): seated forfeited.")
-    lease_until = models.DateTimeField(
-        null=True, blank=True, help_text="A running night whose lease expired is advanced again.")
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -289,33 +284,45 @@ class Night(models.Model):
 
 
 class Hand(models.Model):
-    """One hand at one table of a night: one games match. Created running with its match;
-    done once the match's result is recorded (never replayed: a resumed night goes on from
-    the next hand)."""
+    """One hand at one table of a night: one games match. Planned pending (its seats, seed and
+    options from the hand before), claimed and played by the series runner like a
+    tournament's match, done once its result is recorded (never replayed: a resumed night
+    goes on from the next hand)."""
 
     class Status(models.TextChoices):
+        PENDING = "pending", "pending"
         RUNNING = "running", "running"
         FINISHED = "finished", "finished"
-        CANCELLED = "cancelled", "cancelled (its night was, while it ran)"
+        CANCELLED = "cancelled", "cancelled (its night was)"
 
     night = models.ForeignKey(Night, on_delete=models.CASCADE, related_name="hands")
     table = models.PositiveSmallIntegerField(help_text="0 = top table.")
     number = models.PositiveSmallIntegerField(help_text="1, 2, 3 ... within the night.")
     seats = models.JSONField(help_text="Member indexes by match seat.")
+    seed = models.BigIntegerField(default=0, help_text="Its deal's seed (secret until the "
+                                                       "night is over).")
+    options = models.JSONField(default=dict, blank=True,
+                               help_text="Engine options of this hand over the league's.")
     match = models.OneToOneField("games.Match", null=True, blank=True,
                                  on_delete=models.SET_NULL, related_name="league_hand")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING,
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING,
                               db_index=True)
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="A pending hand whose lease ran out is queued again.")
+    attempts = models.PositiveSmallIntegerField(default=0)
     points = models.JSONField(null=True, blank=True, help_text="League points by seat.")
     finish = models.JSONField(null=True, blank=True, help_text="Places by seat, 1 = best.")
     order_after = models.JSONField(null=True, blank=True,
                                    help_text="The table's social order for its next hand.")
+    forfeited = models.JSONField(default=list, blank=True,
+                                 help_text="Members scored as forfeits in it.")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["night", "number", "table"]
         constraints = [models.UniqueConstraint(fields=["night", "table", "number"],
                                                name="hand_unique_number")]
+        indexes = [models.Index(fields=["status", "lease_until"], name="hand_status_lease")]
 
     def __str__(self) -> str:
         return f"night {self.night_id} table {self.table} hand {self.number}"

@@ -30,7 +30,7 @@ from . import selectors
 from .errors import LeagueNotFound, TournamentNotFound
 from .forms import NightForm
 from .models import Hand, League, Tournament, TournamentMatch
-from .night_plan import published_secret
+from .night_kind import published_secret
 
 #: Rows per page of the tournament and league lists.
 PER_PAGE = 25

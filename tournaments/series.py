@@ -1,58 +1,155 @@
-"""The series runner's one copy of what every kind of series (a tournament, a league night)
-shares: how its work is queued, how long a claim holds, how a finished games match finds the
-series it belongs to, the reaper, the withdrawal rule, and how planned matches become games
-matches. ``docs/series.md`` has the policies.
+"""What the series runner (``tournaments.runner``) stands on: the kinds of series and their
+registry, how work is queued, how long a claim holds, the withdrawal rule's limit, and how
+planned matches become games matches. ``docs/series.md`` has the policies.
 
-A kind of series registers a :class:`SeriesKind` under its ``Match.series`` value
-(``tournaments.playing`` for tournaments, ``tournaments.nights`` for league hands), as seat
-kinds register in ``games.seats``: the one ``match_finished`` receiver and the one reaper here
-go through the registry, so a new kind is one registration, not another receiver.
+A kind of series (a tournament: ``tournaments.tournament_kind``; a league night:
+``tournaments.night_kind``) registers a :class:`SeriesKind` under its ``Match.series`` value,
+as seat kinds register in ``games.seats``; the runner's one receiver and one reaper go
+through the registry, so a new kind is one registration.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import models
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.models import Match, Seat
 from games.seats import PLAYER
-from games.services import BuiltMatch, NewMatch, matches_build, matches_save
+from games.services import BuiltMatch, NewMatch, matches_build
 from lib import queueing
 
 from .entrants import seat_spec
-from .formats import PlannedMatch, withdrawn_after
+from .formats import Format, Outcome, PlannedMatch, withdrawn_after
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SeriesKind:
-    """What the runner needs of one kind of series."""
+#: The states of a series' rows (``TournamentMatch``, ``Hand``): planned, claimed and playing,
+#: done, or stopped with their series.
+PENDING, RUNNING, FINISHED, CANCELLED = "pending", "running", "finished", "cancelled"
+OPEN = (PENDING, RUNNING)
+
+
+@dataclass
+class Loaded:
+    """A series as the runner plays it: its row, format, entrants (entrant id -> participant or
+    member) and the settings of its matches."""
+
+    #: The kind's name (``Match.series`` of its matches).
+    kind: str
+    series: Any
+    format: Format
+    entrants: Mapping[int, Any]
+    #: Entrants out of the series (withdrawn, or gone): their seats forfeit.
+    withdrawn: set[int]
+    game: str
+    organiser: AbstractBaseUser
+    options: Mapping[str, Any]
+    move_time_limit: int
+    strike_limit: int
+    #: Deals hidden until the series is over (duplicate deals).
+    sealed: bool = False
+
+
+class SeriesKind(ABC):
+    """What the runner (``tournaments.runner``) needs of one kind of series: where its rows
+    and entrants are and how an outcome is stored on a row. Registered under its
+    ``Match.series`` value, as seat kinds are in ``games.seats``."""
 
     #: Its ``Match.series`` value.
-    name: str
-    #: Record a finished games match of this kind (once: False if there was nothing to do).
-    record: Callable[..., bool]
-    #: Periodic repair (``now`` keyword): returns how many rows it fixed.
-    reap: Callable[..., int]
+    name: ClassVar[str]
+    #: How people call it ("tournament").
+    label: ClassVar[str]
+    #: The rows of its matches and the series they belong to (``link``: the rows' key to it).
+    model: ClassVar[type[models.Model]]
+    series_model: ClassVar[type[models.Model]]
+    link: ClassVar[str]
+    #: The order pending rows are claimed in.
+    order: ClassVar[tuple[str, ...]]
+    #: The row's fields an outcome is stored in (:meth:`take`).
+    result_fields: ClassVar[tuple[str, ...]]
+
+    def rows(self, series_id: int) -> QuerySet[Any]:
+        return self.model.objects.filter(**{f"{self.link}_id": series_id})
+
+    @abstractmethod
+    def chunk(self) -> int:
+        """How many pending rows one play task claims at a time."""
+
+    @abstractmethod
+    def load(self, row: Any) -> Loaded:
+        """The series ``row`` as the runner plays it."""
+
+    @abstractmethod
+    def planned(self, row: Any, *, forfeited: Collection[int] = ()) -> PlannedMatch:
+        """A stored row as its format planned it; ``forfeited``: entrants out (seated
+        forfeited, if the row has them)."""
+
+    @abstractmethod
+    def new_row(self, loaded: Loaded, planned: PlannedMatch) -> models.Model:
+        """An unsaved pending row for a planned match."""
+
+    @abstractmethod
+    def take(self, row: Any, outcome: Outcome) -> None:
+        """Store an outcome on its row (:attr:`result_fields`)."""
+
+    @abstractmethod
+    def outcomes(self, loaded: Loaded) -> list[Outcome]:
+        """Every finished row's outcome, in the order they were played."""
+
+    @abstractmethod
+    def withdraw(self, loaded: Loaded, reasons: Mapping[int, str]) -> None:
+        """Store that these entrants are out, and why."""
+
+    def refresh(self, loaded: Loaded) -> None:
+        """Read again what may change between two matches of a table (a league member who
+        left): a chunk chaining a table's matches calls it before planning the next."""
+
+    def forfeited(self, row: Any) -> Collection[int]:
+        """The entrants a closed row scored as forfeits."""
+        return row.forfeited
+
+    def closed(self, loaded: Loaded, rows: Sequence[Any], *, now: datetime) -> None:
+        """Rows just closed (ratings)."""
+
+    def finish(self, loaded: Loaded, *, now: datetime) -> None:
+        """The series is over (unseal deals, move a league's order on)."""
+
+    def lane(self, row: Any) -> int:
+        """The table a row plays on: a chunk chains a table's next match after its last."""
+        return 0
+
+    def on_lanes(self, lanes: Collection[int]) -> dict[str, Any]:
+        """A filter of rows to those tables."""
+        return {}
 
 
 _KINDS: dict[str, SeriesKind] = {}
 
 
 def register(kind: SeriesKind) -> SeriesKind:
-    if kind.name in _KINDS and _KINDS[kind.name] != kind:
+    if kind.name in _KINDS and type(_KINDS[kind.name]) is not type(kind):
         raise ValueError(f"series kind {kind.name!r} is registered twice")
     _KINDS[kind.name] = kind
     return kind
+
+
+def get_kind(name: str) -> SeriesKind:
+    return _KINDS[name]
+
+
+def kinds() -> dict[str, SeriesKind]:
+    return dict(_KINDS)
 
 
 def enqueue(task: str, *args: int) -> None:
@@ -76,28 +173,6 @@ def check_ahead(moment: datetime, what: str, *, now: datetime | None = None) -> 
     if moment > (now or timezone.now()) + timedelta(days=days):
         raise ValueError(f"{what} is more than {days} days ahead "
                          f"(SERIES_MAX_SCHEDULE_AHEAD_DAYS)")
-
-
-def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
-                      **kwargs: Any) -> None:
-    """The one receiver of ``games.signals.match_finished``: each finished match is recorded by
-    its series' kind. Never fails the caller that finished the matches (the reaper records
-    what this misses); matches of no series cost nothing."""
-    for match_id in match_ids:
-        kind = _KINDS.get(series.get(match_id, ""))
-        if kind is None:
-            continue
-        try:
-            kind.record(match_id=match_id)
-        except Exception:
-            log.exception("recording match %s for its %s failed", match_id, kind.name)
-
-
-def reap(*, now: datetime | None = None) -> int:
-    """Periodic: every kind's repair (record what a lost signal missed, queue again what a
-    dead worker held, finish what is over). Returns how many rows were fixed."""
-    now = now or timezone.now()
-    return sum(kind.reap(now=now) for kind in _KINDS.values())
 
 
 def locked_for_recording(running: QuerySet[Any], match_id: int) -> tuple[Any, Match] | None:
@@ -133,35 +208,29 @@ def withdraws(forfeits: Sequence[bool]) -> bool:
     return withdrawn_after(forfeits, settings.SERIES_FORFEITS_TO_WITHDRAW)
 
 
-def matches_start(*, game: str, organiser: AbstractBaseUser, options: Mapping[str, Any],
-                  move_time_limit: int, strike_limit: int, series: str,
-                  entrants: Mapping[int, Any], planned: Sequence[PlannedMatch],
-                  sealed: bool = False) -> list[Match]:
-    """The games matches of ``planned`` (``entrants``: entrant id -> participant or member),
-    stored at once: :func:`matches_play` and ``games.services.matches_save``. Matches of
-    in-process bots come back finished; the runner records them itself (``announce`` off)."""
-    built = matches_play(game=game, organiser=organiser, options=options,
-                         move_time_limit=move_time_limit, strike_limit=strike_limit,
-                         series=series, entrants=entrants, planned=planned, sealed=sealed)
-    matches_save(built, announce=False)
-    return [new.match for new in built]
-
-
-def matches_play(*, game: str, organiser: AbstractBaseUser, options: Mapping[str, Any],
-                 move_time_limit: int, strike_limit: int, series: str,
-                 entrants: Mapping[int, Any], planned: Sequence[PlannedMatch],
-                 sealed: bool = False) -> list[BuiltMatch]:
+def matches_play(loaded: Loaded, planned: Sequence[PlannedMatch]) -> list[BuiltMatch]:
     """The games matches of ``planned``, built by ``games.services.matches_build`` (every rule
-    of matches applies; in-process ones are played to the end in memory), not stored yet: a
-    runner that plans its next matches from these results (a league table's next hand) stores
-    several rounds together (``games.services.matches_save``, ``announce=False``)."""
-    if not planned:
-        return []
-    return matches_build(
-        game=game, created_by=organiser, options=options, move_time_limit=move_time_limit,
-        strike_limit=strike_limit, sealed=sealed, series=series,
-        matches=[NewMatch(seats=[seat_spec(entrants[i]) for i in plan.seats], seed=plan.seed,
-                          seat_users={n: entrants[i].user for n, i in enumerate(plan.seats)
-                                      if entrants[i].kind == PLAYER},
-                          forfeited=[n for n, i in enumerate(plan.seats) if i in plan.forfeited])
-                 for plan in planned])
+    of matches applies; in-process ones are played to the end in memory), in order, not stored
+    yet (``games.services.matches_save``, ``announce=False``: the runner records the ones that
+    ended itself). A match's options are the series' and its plan's over them."""
+    groups: dict[str, list[int]] = {}
+    for i, plan in enumerate(planned):
+        groups.setdefault(repr(sorted(plan.options.items())), []).append(i)
+    built: list[BuiltMatch | None] = [None] * len(planned)
+    for places in groups.values():
+        options = {**loaded.options, **planned[places[0]].options}
+        made = matches_build(
+            game=loaded.game, created_by=loaded.organiser, options=options,
+            move_time_limit=loaded.move_time_limit, strike_limit=loaded.strike_limit,
+            sealed=loaded.sealed, series=loaded.kind,
+            matches=[_new_match(loaded, planned[i]) for i in places])
+        for i, new in zip(places, made):
+            built[i] = new
+    return [new for new in built if new is not None]
+
+
+def _new_match(loaded: Loaded, plan: PlannedMatch) -> NewMatch:
+    seated = [loaded.entrants[i] for i in plan.seats]
+    return NewMatch(seats=[seat_spec(e) for e in seated], seed=plan.seed,
+                    seat_users={n: e.user for n, e in enumerate(seated) if e.kind == PLAYER},
+                    forfeited=[n for n, i in enumerate(plan.seats) if i in plan.forfeited])

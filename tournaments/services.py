@@ -1,5 +1,5 @@
 """Tournament services: create (check everything, plan the first matches), start, cancel.
-Playing them is ``tournaments.playing``; what every series shares, ``tournaments.series``;
+Playing them is the series runner's (``tournaments.runner``, as ``tournaments.tournament_kind``);
 the policies, ``docs/series.md``."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from games.db import locks_waited_at_most
 from games.engine.base import counted
 from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
@@ -31,15 +32,10 @@ from .errors import (
 from .formats import PlannedMatch
 from .formats.swiss import Swiss
 from .models import Participant, Tournament, TournamentMatch
-from .playing import (
-    OPEN,
-    add_rows,
-    format_named,
-    locks_waited_at_most,
-    tournament_cancel_open,
-    unseal_deals,
-)
+from .runner import cancel_open
 from .scheduling import balance_figures
+from .series import OPEN
+from .tournament_kind import SERIES, format_named, new_row, unseal_deals
 
 
 def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
@@ -47,7 +43,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       options: Mapping[str, Any] | None = None, table_size: int | None = None,
                       meetings: int = 1, duplicate: bool = False,
                       format: str = Tournament.Format.ROUND_ROBIN,
-                      rounds: int | None = None,
+                      rounds: int | None = None, in_flight: int | None = None,
+                      ends_at: datetime | None = None,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
                       starts_at: datetime | None = None, seed: int | None = None) -> Tournament:
     """Check everything, plan the first matches and make their rows; start at once unless
@@ -58,9 +55,10 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     ``name``. ``format`` ``round_robin``: two seats, each pair meets ``meetings`` times (seats
     swapped); more seats, ``meetings`` rounds of balanced tables; the whole schedule is made
     now. ``swiss``: two seats, ``rounds`` rounds (default ceil(log2 participants)), each
-    paired by score when the one before is done (:func:`_plan_next`).
+    paired by score when the one before is done. ``continuous``: two seats, ``in_flight``
+    matches (default: everyone busy) kept going, least-met pairs first, until ``ends_at``.
     """
-    if format == Tournament.Format.SWISS and table_size is None:
+    if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
         table_size = 2  # Swiss pairs
     try:
         _, size, merged = game_table(game, table_size, options, default="default_players")
@@ -85,6 +83,19 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         rounds = Swiss.default_rounds(count) if rounds is None else rounds
     elif rounds is not None:
         raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
+    if format == Tournament.Format.CONTINUOUS:
+        if size != 2 or duplicate or meetings != 1:
+            raise BadTournament("a continuous tournament is of two-seat matches, without "
+                                "meetings or duplicate deals (its ends_at sets how long)")
+        if ends_at is None or ends_at <= max(starts_at or timezone.now(), timezone.now()):
+            raise BadTournament("a continuous tournament needs ends_at after its start")
+        try:
+            series.check_ahead(ends_at, "ends_at")
+        except ValueError as exc:
+            raise BadTournament(str(exc)) from None
+        in_flight = count // 2 if in_flight is None else in_flight
+    elif in_flight is not None or ends_at is not None:
+        raise BadTournament("in_flight and ends_at are for a continuous tournament")
     entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
     if (twice := entered_twice(entrants)) is not None:
         _, again = twice
@@ -93,16 +104,18 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
     try:
         plan = format_named(format, participants=count, table_size=size, meetings=meetings,
-                            rounds=rounds, seed=seed, secret=secret, duplicate=duplicate)
+                            rounds=rounds, seed=seed, secret=secret, duplicate=duplicate,
+                            in_flight=in_flight, ends_at=ends_at)
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
     scheduled = plan.plan({})
-    _check_limits(organiser, plan.match_count())
+    _check_limits(organiser, plan.match_count() or 0)
     now = timezone.now()
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name, game=game, options=merged, organiser=organiser, table_size=size,
-            format=format, meetings=meetings, rounds=rounds, match_total=plan.match_count(),
+            format=format, meetings=meetings, rounds=rounds, in_flight=in_flight,
+            ends_at=ends_at, match_total=plan.match_count() or 0,
             duplicate=duplicate, seed=seed, deal_secret=secret, starts_at=starts_at,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
@@ -110,7 +123,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         for entrant in entrants:
             entrant.tournament = tournament
         Participant.objects.bulk_create(entrants)
-        add_rows(tournament, scheduled)
+        TournamentMatch.objects.bulk_create([new_row(tournament, m) for m in scheduled])
         if starts_at is None or starts_at <= now:
             tournament_start(tournament_id=tournament.pk, now=now)
             tournament.refresh_from_db()
@@ -160,7 +173,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
                                         ).update(status=Tournament.Status.RUNNING,
                                                  started_at=now)
     if started:
-        series.enqueue("dispatch", tournament_id)
+        series.enqueue("advance", SERIES, tournament_id)
     return bool(started)
 
 
@@ -182,14 +195,14 @@ def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tourname
     longer), and not at all for the rows a play task has claimed (its transaction open, maybe
     on a worker host cut off inside it): those are cancelled when it has ended, by the chunk
     itself (which gives up once its tournament is no longer running) or by the reaper
-    (``playing.tournament_cancel_open``)."""
+    (``runner.cancel_open``)."""
     tournament = tournament_get_changeable(tournament_id=tournament_id, user=user)
 
     def held() -> int:
         raise TournamentBusy()
 
     cancelled = locks_waited_at_most(
-        lambda: Tournament.objects.filter(
+        settings.TOURNAMENT_RECORD_LOCK_SECONDS, lambda: Tournament.objects.filter(
             pk=tournament.pk, status__in=[Tournament.Status.SCHEDULED,
                                           Tournament.Status.RUNNING]
         ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now()),
@@ -197,7 +210,7 @@ def tournament_cancel(*, tournament_id: int, user: AbstractBaseUser) -> Tourname
         bounded=not transaction.get_connection().in_atomic_block, held=held)
     if not cancelled:
         raise TournamentNotRunning(f"the tournament is {tournament.status}")
-    tournament_cancel_open(tournament.pk)
+    cancel_open(kind=SERIES, series_id=tournament.pk)
     unseal_deals(tournament.pk)
     tournament.refresh_from_db()
     return tournament

@@ -10,9 +10,15 @@ databases other than PostgreSQL (``make run``'s SQLite), which .ci/run's SQLite 
 from .bulk import insert_models, insert_rows, update_rows
 from .hot_path import claim_match, claim_unset, insert_tree, row_by_pk, update_then_insert
 from .poll import poll_row
-from .transactions import execute_unflushed, lock_not_available, savepoint, wait_for_locks_at_most
+from .transactions import (
+    execute_unflushed,
+    lock_not_available,
+    locks_waited_at_most,
+    savepoint,
+    wait_for_locks_at_most,
+)
 
 __all__ = ["claim_match", "claim_unset", "execute_unflushed", "insert_models", "insert_rows",
-           "insert_tree", "lock_not_available", "poll_row", "row_by_pk", "savepoint",
+           "insert_tree", "lock_not_available", "locks_waited_at_most", "poll_row", "row_by_pk", "savepoint",
            "update_rows",
            "update_then_insert", "wait_for_locks_at_most"]

@@ -4,11 +4,11 @@ bounded wait for locks, and statements whose commit does not wait for the disk."
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
 
 
@@ -55,6 +55,26 @@ def wait_for_locks_at_most(seconds: float) -> None:
 def lock_not_available(error: BaseException) -> bool:
     """Whether a database error is a lock wait that :func:`wait_for_locks_at_most` cut short."""
     return getattr(error.__cause__, "sqlstate", None) == "55P03"
+
+
+T = TypeVar("T")
+
+
+def locks_waited_at_most(seconds: float, work: Callable[[], T], *, held: Callable[[], T],
+                         bounded: bool = True) -> T:
+    """``work()`` in a transaction that waits at most ``seconds`` for any lock (if
+    ``bounded``: only a transaction of its own may set the bound, which lasts until it
+    ends); a lock held longer rolls it back and ``held()`` answers instead. So a worker never
+    waits for a transaction a silent host left open."""
+    try:
+        with transaction.atomic():
+            if bounded:
+                wait_for_locks_at_most(seconds)
+            return work()
+    except OperationalError as exc:
+        if not lock_not_available(exc):
+            raise
+        return held()
 
 
 #: Sent before a statement, in the same round trip: its own transaction's commit does not wait

@@ -71,6 +71,26 @@ def test_a_night_page_costs_the_same_queries_for_many_hands(client, site) -> Non
     assert 'id="table-2-hand-20"' in html
 
 
+def test_a_running_nights_page_lists_its_hands_to_come_without_a_replay(client, alice,
+                                                                        monkeypatch) -> None:
+    """A night plans each table's first hand as it starts (pending, no match yet): its page
+    lists it at its table, with who is seated and no replay link, until it is played."""
+    from tests.helpers.tasks import hold_tasks
+    from tournaments import nights
+
+    hold_tasks(monkeypatch, "tournaments.")  # no worker: the hands stay pending
+    club = two_member_league(alice)
+    Night.objects.create(league=club, number=1, starts_at=timezone.now())
+    assert nights.nights_start_due() == 1
+    [hand] = Hand.objects.filter(night__league=club)
+    assert hand.status == "pending" and hand.match_id is None
+    html = client.get(f"/leagues/{club.pk}/nights/1/?part=live").content.decode()
+    assert ">running</span>" in html and "0 hands finished" in html
+    row = html.split('id="table-1-hand-1"')[1].split("</tr>")[0]
+    assert "<td>pending</td>" in row and "/matches/" not in row
+    assert all(name in row for name in ("ann", "ben")), "who is seated"
+
+
 def two_member_league(organiser) -> League:
     """A dice_cup league of two reference bots, its season under way, no night yet."""
     now = timezone.now()

@@ -6,16 +6,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from games.engine import get_game
 from games.engine.rng import secret_from_seed
-from tournaments.formats import Format, Outcome, PlannedMatch, format_names, get_format
+from tournaments.formats import (
+    Format,
+    Outcome,
+    PlannedMatch,
+    SeriesState,
+    format_names,
+    get_format,
+)
 from tournaments.formats.swiss import Swiss
 
 BOTS = ("heuristic", "random")
+#: The series' clock: each ask of the in-memory runner is a minute after the last.
+START = datetime(2026, 12, 5, 18, tzinfo=UTC)
 
 #: One series of each registered format: (game, the format built from a seed).
 SERIES: dict[str, tuple[str, Callable[[int], Format]]] = {
@@ -27,6 +37,9 @@ SERIES: dict[str, tuple[str, Callable[[int], Format]]] = {
         secret=secret_from_seed(seed), duplicate=True)),
     "swiss": ("dot", lambda seed: get_format("swiss", participants=7, rounds=4,
                                                      secret=secret_from_seed(seed))),
+    "continuous": ("dice_cup", lambda seed: get_format(
+        "continuous", participants=5, in_flight=2, secret=secret_from_seed(seed),
+        ends_at=START + timedelta(minutes=10))),
     "league_night": ("great_dalmuti", lambda seed: get_format(
         "league_night", game="great_dalmuti", tables=[[3, 1, 4, 0, 2], [5, 9, 6, 8]],
         hands=3, secret=secret_from_seed(seed), first_of_season=True)),
@@ -53,20 +66,27 @@ def play(game: str, match: PlannedMatch, forfeiting: Collection[int] = ()) -> di
 
 def run(game: str, series: Format, *, forfeiting: Collection[int] = ()
         ) -> tuple[dict[str, Outcome], list[list[str]], Counter]:
-    """Ask, play what is planned, feed the outcomes back, until nothing is planned: (the
-    outcomes, the keys each ask returned, how often each key was played)."""
+    """Ask as the runner asks (``Format.next``, a minute later each time), play what is
+    planned, feed the outcomes back, until the series says it is over: (the outcomes, the keys
+    each ask returned, how often each key was played)."""
     outcomes: dict[str, Outcome] = {}
     asks: list[list[str]] = []
     played: Counter = Counter()
-    while planned := [m for m in series.plan(outcomes) if m.key not in outcomes]:
-        asks.append([m.key for m in planned])
-        for match in planned:
+    while not (plan := series.next(over_at(outcomes, len(asks)))).over:
+        asks.append([m.key for m in plan.start])
+        for match in plan.start:
             played[match.key] += 1
             result = play(game, match, forfeiting)
             out = {e for e in match.seats if e in match.forfeited or e in forfeiting}
             outcomes[match.key] = series.score(match, result, forfeited=out)
         assert len(asks) < 1000, "the series never ends"
     return outcomes, asks, played
+
+
+def over_at(outcomes: dict[str, Outcome], asks: int) -> SeriesState:
+    """What the runner shows a format after ``asks`` asks, everything planned played."""
+    return SeriesState(now=START + timedelta(minutes=asks), finished=len(outcomes), open=0,
+                       outcomes=lambda: outcomes)
 
 
 def test_every_registered_format_is_played_here() -> None:
@@ -77,9 +97,8 @@ def test_every_registered_format_is_played_here() -> None:
 def test_a_format_plays_each_key_once_ends_and_replays_from_its_seed(name: str) -> None:
     game, build = SERIES[name]
     outcomes, asks, played = run(game, build(7))
-    assert build(7).is_over(outcomes)
-    assert set(played.values()) == {1}, "each planned key played exactly once"
-    assert build(7).plan(outcomes) == [], "nothing left once over"
+    assert outcomes and set(played.values()) == {1}, "each planned key played exactly once"
+    assert not build(7).next(over_at(outcomes, len(asks))).start, "nothing left once over"
     again, asks_again, _ = run(game, build(7))
     assert again == outcomes and asks_again == asks, "same seed, same series"
     other, _, _ = run(game, build(8))
@@ -115,13 +134,19 @@ def test_a_league_night_plans_a_tables_next_hand_after_its_last_one() -> None:
     assert asks == [["0:1", "1:1"], ["0:2", "1:2"], ["0:3", "1:3"]]
 
 
-def test_a_member_who_forfeits_a_hand_sits_out_the_rest_of_the_night_forfeited() -> None:
+def test_a_league_night_keeps_a_member_who_forfeited_seated_for_the_runner_to_forfeit(
+        ) -> None:
+    """Withdrawal is the runner's rule (``runner._closed``: its last
+    ``SERIES_FORFEITS_TO_WITHDRAW`` in a row); a league night plays every hand
+    (``plays_withdrawn``), so whoever is out stays seated and the runner seats it forfeited
+    (``tests/tournaments/test_leagues.py`` plays it through the runner)."""
     series = get_format("league_night", game="dice_cup", tables=[[0, 1, 2, 3]], hands=3,
                         secret=secret_from_seed(2))
     [first] = series.plan({})
     outcome = series.score(first, play("dice_cup", first, {2}), forfeited={2})
+    assert outcome.forfeited == {2} and outcome.places[first.seats.index(2)] == 4
     [second] = series.plan({first.key: outcome})
-    assert second.forfeited == (2,) and second.number == 2
+    assert 2 in second.seats and second.number == 2 and series.plays_withdrawn
 
 
 # --------------------------------------------------------------------------------------------

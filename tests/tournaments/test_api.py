@@ -13,10 +13,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.helpers.series import play_one
 from tests.helpers.tasks import hold_tasks
 from tests.openapi import schema_answer as answer_of
 from tests.openapi import schema_properties as properties_of
-from tournaments import playing
 from tournaments.models import Tournament, TournamentMatch
 
 from .conftest import REFERENCE
@@ -178,7 +178,7 @@ def test_seeds_stay_hidden_until_the_tournament_is_over(alice_api, anon_api) -> 
     # Start it by hand and play its first match only: the tournament is running.
     Tournament.objects.filter(pk=tournament_id).update(status="running")
     first = TournamentMatch.objects.filter(tournament_id=tournament_id).order_by("number")[0]
-    assert playing.tournament_match_play(tournament_match_id=first.pk) == "finished"
+    assert play_one(first.pk) == "finished"
     page = anon_api.get(f"{URL}{tournament_id}/matches/").json()
     assert [m["status"] for m in page["results"]] == ["finished", "pending", "pending"]
     assert all(m["seed"] is None for m in page["results"]), "a seed deals every match"

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from tests.helpers.series import TOURNAMENT
 from tests.helpers.tasks import hold_tasks
-from tournaments import playing, series
+from tournaments import runner, series
 from tournaments.models import TournamentMatch
 from tournaments.services import tournament_create
 
@@ -28,19 +29,19 @@ def test_a_chunk_whose_worker_died_inside_its_transaction_is_queued_again_soon_a
     tournament = tournament_create(
         organiser=alice, name="t", game="dice_cup", table_size=2, seed=3, participants=[
             {"kind": "reference", "bot": bot} for bot in ("heuristic", "random") * 2])
-    assert held == [("tournaments.dispatch", tournament.pk)]
-    assert playing.tournament_dispatch(tournament_id=tournament.pk) == 3, "three chunks queued"
+    assert held == [("tournaments.advance", TOURNAMENT, tournament.pk)]
+    assert runner.dispatch(kind=TOURNAMENT, series_id=tournament.pk) == 3, "three chunks queued"
     rows = TournamentMatch.objects.filter(tournament=tournament)
     queued_lease = dict(rows.values_list("pk", "lease_until"))
     held.clear()
 
-    def died(**_: Any) -> None:
+    def died(*_: Any, **__: Any) -> None:
         raise RuntimeError("the worker died inside its transaction")
 
-    monkeypatch.setattr(series, "matches_start", died)
+    monkeypatch.setattr(series, "matches_play", died)
     started = timezone.now()
     with pytest.raises(RuntimeError):
-        playing.tournament_play(tournament_id=tournament.pk, now=started)
+        runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, now=started)
     monkeypatch.undo()
     held = hold_tasks(monkeypatch, "tournaments.")
     assert rows.filter(status="pending").count() == 6, "its claim was rolled back"
@@ -50,10 +51,10 @@ def test_a_chunk_whose_worker_died_inside_its_transaction_is_queued_again_soon_a
 
     soon = started + timedelta(seconds=settings.TOURNAMENT_CLAIM_LEASE_SECONDS + 1)
     assert soon < started + timedelta(seconds=2 * settings.TOURNAMENT_CLAIM_LEASE_SECONDS)
-    playing.tournaments_reap(now=soon)
-    assert held == [("tournaments.play_matches", tournament.pk)], "one chunk, queued again"
+    runner.reap(now=soon)
+    assert held == [("tournaments.play", TOURNAMENT, tournament.pk)], "one chunk, queued again"
     for pk, lease in rows.values_list("pk", "lease_until"):
         if pk not in claimed:
             assert lease == queued_lease[pk], "a row whose message waits is left alone"
-    playing.tournament_play(tournament_id=tournament.pk)
+    runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk)
     assert rows.filter(status="finished").count() == 2

@@ -145,8 +145,9 @@ def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch) -> Non
     from games.models import Match
     from games.services import match_advance_automatic_seats
     from tests.helpers.matches import EchoSeat
+    from tests.helpers.series import TOURNAMENT
     from tests.helpers.tasks import hold_tasks
-    from tournaments import playing
+    from tournaments import runner
     from tournaments.management.commands import run_tournament
 
     hold_tasks(monkeypatch)  # no worker of the test's own: the "worker" is the fake below
@@ -156,7 +157,7 @@ def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch) -> Non
     tournament = services.tournament_create(
         organiser=alice, name="shared", game="dice_cup", table_size=2, meetings=2, seed=3,
         participants=[{"kind": "webhook", "bot": "7"}, {"kind": "reference", "bot": "random"}])
-    playing.tournament_play(tournament_id=tournament.pk)
+    runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk)
     busy = TournamentMatch.objects.filter(tournament=tournament).order_by("pk").first()
     Match.objects.filter(pk=busy.match_id).update(
         lease_until=timezone.now() + timedelta(hours=1))  # a worker is asking its bots
@@ -167,7 +168,7 @@ def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch) -> Non
         if len(waits) == 3:  # the worker's task ends the match and lets go
             Match.objects.filter(pk=busy.match_id).update(lease_until=None)
             match_advance_automatic_seats(match_id=busy.match_id)
-            playing.tournament_match_record(match_id=busy.match_id)
+            runner.record(kind=TOURNAMENT, match_id=busy.match_id)
 
     monkeypatch.setattr(run_tournament, "sleep", worker_plays_on)
     out, _ = run(str(tournament.pk), "--no-progress")

@@ -166,8 +166,8 @@ matches = Match.objects.filter(league_hand__night=n)
 gapless = all([e.n for e in log.entries(m.pk)] == list(range(m.version + 1)) for m in matches)
 print(json.dumps({{"status": n.status, "done": sum(h.status == "finished" for h in hands),
     "total": n.league.hands_per_night * max(1, len(n.tables)), "matches": matches.count(),
-    "all_matches": Match.objects.filter(seed__in=[m.seed for m in matches],
-                                        league_hand__night=n).count(),
+    "all_matches": Match.objects.filter(series="league",
+                                        seed__in=[h.seed for h in hands]).count(),
     "gapless": gapless,
     "table": [(r.member, r.points, r.hands)
               for r in selectors.league_table(league_id=n.league_id)]}}))
@@ -178,13 +178,14 @@ SWEEP = """
 import time
 from django.db import connection
 from games.services import matches_resume_stalled
-from tournaments import nights, series
+from django.db import Error
+from tournaments import nights, runner
 while True:
     try:
         matches_resume_stalled()
         nights.nights_start_due()
-        series.reap()
-    except Exception:  # the database is restarting: try again
+        runner.reap()
+    except Error:  # the database is restarting: try again (any other error ends the sweeper)
         connection.close()
     time.sleep(0.5)
 """
@@ -230,8 +231,10 @@ def test_a_database_restart_mid_series_loses_nothing(cluster, tmp_path, series_k
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     workers = Workers(tmp_path, **env)  # on the cluster: env's DATABASE_URL wins
-    sweeper = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", SWEEP], cwd=ROOT,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    swept = tmp_path / "sweeper.log"
+    with swept.open("w") as log:  # the sweeper keeps its own copy
+        sweeper = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", SWEEP],
+                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     urls = [bot.url for bot in bots]
     try:
         for queue in workers.run.QUEUES:
@@ -245,11 +248,13 @@ def test_a_database_restart_mid_series_loses_nothing(cluster, tmp_path, series_k
         calm = json.loads(_shell(env, setup.format(urls=urls, name="calm")))
         undisturbed = _wait(env, kind, calm, lambda r: r["status"] == "finished", 240)
     finally:
+        sweeping = sweeper.poll() is None
         sweeper.kill()
         workers.stop()
         for bot in bots:
             bot.shutdown()
             bot.server_close()
+    assert sweeping, f"the sweeper died:\n{swept.read_text()[-3000:]}"
     assert after["done"] == after["total"] == after["matches"], "every match played"
     assert after["all_matches"] == after["total"] and after["gapless"], "and played once"
     assert after["table"] == undisturbed["table"], "as if nothing had happened"

@@ -23,8 +23,10 @@ from games.engine.rng import SEED_BITS, deal_seed, derived_secret, secret_from_s
 from games.models import Match
 from games.services import match_expire_deadlines
 from tests.helpers.leagues import URL as LEAGUES
-from tests.helpers.leagues import create, schedule_now
-from tournaments import nights
+from tests.helpers.leagues import create, refs, schedule_now
+from tests.helpers.series import LEAGUE
+from tests.helpers.tasks import hold_tasks
+from tournaments import nights, runner
 from tournaments.models import League, Night, Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -208,8 +210,48 @@ def test_a_league_night_deals_from_a_secret_published_when_it_is_over(alice_api,
     league_body = alice_api.get(f"{LEAGUES}{league_id}/").content.decode()
     assert league.deal_secret not in league_body, "the league's own secret is never shown"
     for hand in night.hands.all():
-        assert Match.objects.get(pk=hand.match_id).seed == deal_seed(secret, hand.table,
-                                                                     hand.number)
+        assert Match.objects.get(pk=hand.match_id).seed == hand.seed == deal_seed(
+            secret, hand.table, hand.number)
     out = StringIO()
     call_command("deals", "night", str(league_id), str(night.number), stdout=out)
     assert "deals recomputed from the published secret" in out.getvalue()
+
+
+def test_a_running_nights_hands_to_come_and_in_play_keep_their_deals_hidden(
+        alice_api, bob_api, bob, monkeypatch) -> None:
+    """A hand is planned pending with its deal's seed stored (``Hand.seed``) before it is
+    played: neither that seed nor the seed of a hand in play is in anything a competitor
+    reads while the night runs, nor predicted from the seeds its finished hands show."""
+    hold_tasks(monkeypatch, "tournaments.")  # played by hand
+    league_id = create(alice_api, game="dice_cup", table_size=2,
+                       members=[{"kind": "player", "user": "bob"}, *refs(3)]).json()["id"]
+    schedule_now(alice_api, league_id)
+    assert nights.nights_start_due() == 1
+    night = Night.objects.get(league_id=league_id)
+    # The first hand in (number, table) order only: bob's table's, which waits for him.
+    assert runner.play(kind=LEAGUE, series_id=night.pk, limit=1, once=True)["started"] == 1
+    bobs, bots = night.hands.order_by("table")
+    assert bobs.status == "running" and bots.status == "pending"
+    assert bobs.match.seed == bobs.seed
+
+    def read_by_bob() -> str:
+        match = f"/api/matches/{bobs.match_id}/"
+        return b"\n".join(bob_api.get(url).content for url in [
+            f"{LEAGUES}{league_id}/", f"{LEAGUES}{league_id}/nights/",
+            f"{LEAGUES}{league_id}/table/", f"/leagues/{league_id}/",
+            f"/leagues/{league_id}/nights/1/", match, f"{match}view/", f"{match}log/",
+            f"{match}seats/{bobs.seats.index(0)}/", f"/matches/{bobs.match_id}/"]).decode()
+
+    text = read_by_bob()
+    for seed in (bobs.seed, bots.seed):
+        assert str(seed) not in text, "a pending or running hand's deal is shown"
+
+    runner.play(kind=LEAGUE, series_id=night.pk)  # the bots' table plays its three hands
+    played = night.hands.filter(table=1, status="finished")
+    assert played.count() == 3
+    shown = {int(alice_api.get(f"/api/matches/{m}/").json()["seed"])
+             for m in played.values_list("match_id", flat=True)}
+    assert shown == set(played.values_list("seed", flat=True)), "finished hands show theirs"
+    assert str(bobs.seed) not in read_by_bob()
+    for seed in shown:
+        assert bobs.seed not in predicted(seed), "a published seed gives away another deal"

@@ -47,7 +47,7 @@ from games.models import Match, Seat
 from tests.helpers.locks import rows_locked
 from tests.helpers.netns import Network, Services
 from tests.helpers.workers import Workers, in_process, played_once, table, wait_until
-from tournaments import playing, services
+from tournaments import runner, services
 from tournaments.models import Tournament, TournamentMatch
 
 pytestmark = [pytest.mark.postgres, pytest.mark.netns, pytest.mark.django_db(transaction=True)]
@@ -179,7 +179,7 @@ def _sweep() -> None:
 
     match_expire_deadlines()
     matches_resume_stalled()
-    playing.tournaments_reap()
+    runner.reap()
 
 
 def _done(tournament: Tournament) -> int:

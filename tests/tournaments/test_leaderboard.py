@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.helpers.series import TOURNAMENT
 from tests.helpers.tasks import hold_tasks
-from tournaments import leaderboard, playing, selectors, services
+from tournaments import leaderboard, runner, selectors, services
 from tournaments.models import LeaderboardEntry, Participant, RatingPoint, TournamentMatch
 from tournaments.ratings import ratings
 from tournaments.standings import MatchResult
@@ -32,7 +33,7 @@ def played(organiser, meetings: int, participants=PAIR):
     tournament = services.tournament_create(organiser=organiser, name="cup", game="dice_cup",
                                             seed=7, table_size=2, meetings=meetings,
                                             participants=participants)
-    playing.tournament_play(tournament_id=tournament.pk, limit=1000)
+    runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, limit=1000)
     return tournament
 
 

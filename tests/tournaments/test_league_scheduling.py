@@ -16,7 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.helpers.tasks import hold_tasks
-from tournaments import night_plan, nights
+from tournaments import night_kind, nights
 from tournaments.models import League, Night
 
 URL = "/api/leagues/"
@@ -125,7 +125,7 @@ def test_the_first_night_of_the_season_is_the_first_to_start_not_the_first_sched
     assert nights.nights_start_due(now=weekly + timedelta(seconds=1)) == 1
     league = League.objects.get(pk=body["id"])
     first = league.nights.get(starts_at=weekly)
-    assert first.number == 2 and night_plan.first_night_number(league) == 2, \
+    assert first.number == 2 and night_kind.first_night_number(league) == 2, \
         "night 2 starts first: its first hand draws the order (GD-2), night 1's will not"
 
 

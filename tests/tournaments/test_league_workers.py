@@ -15,7 +15,7 @@ from django.utils import timezone
 from tests.conftest import REAL_WORKERS
 from tests.helpers.tasks import run_tasks
 from tests.helpers.workers import Workers, wait_until
-from tournaments import leagues, nights
+from tournaments import leagues, nights, runner
 from tournaments.models import Night
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -38,8 +38,6 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
     try:
         workers.start("matches")
         workers.start("housekeeping")
-        time.sleep(2)
-        assert Night.objects.get(pk=night.pk).status == "scheduled", "not before its time"
 
         def finished() -> bool:
             night.refresh_from_db()
@@ -49,7 +47,7 @@ def test_a_night_scheduled_ahead_starts_by_itself_and_finishes(alice, bots, tmp_
     finally:
         workers.stop()
     assert night.status == "finished", night.reason
-    assert night.started_at >= night.starts_at
+    assert night.started_at >= night.starts_at, "not before its time"
     hands = list(night.hands.order_by("number"))
     assert [h.number for h in hands] == [1, 2] and all(h.status == "finished" for h in hands)
     assert hands[1].seats == hands[0].order_after
@@ -92,7 +90,7 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
 
     def sweep() -> None:  # what beat does, here every tick
         matches_resume_stalled()
-        nights.nights_reap()
+        runner.reap()
 
     league = _league(alice, bot_ids, seed=8)
     try:
@@ -118,7 +116,9 @@ def test_a_worker_killed_mid_night_resumes_from_the_last_finished_hand(
         workers.stop()
     hands = list(night.hands.order_by("number"))
     assert [h.number for h in hands] == [1, 2, 3, 4], "every hand once"
-    assert Match.objects.filter(league_hand__night=night).count() == 4, "no hand played twice"
+    assert Match.objects.filter(league_hand__night=night).count() == 4
+    assert Match.objects.filter(series="league", seed__in=[h.seed for h in hands]).count() == 4, \
+        "no hand played twice (a match of a batch rolled back is not kept)"
 
     run_tasks(monkeypatch)
     calm = _league(alice, bot_ids, seed=8)

@@ -1,7 +1,8 @@
 """League nights through their services, tasks run in-process: Dalmuti social order, taxation
 seats and points carried hand to hand and night to night, joiners in the middle (GD-12),
 promotion and relegation across tables, scheduling with a frozen clock (daylight saving
-included), nights that cannot start, and a crash in the middle of a night."""
+included), nights that cannot start, a crash in the middle of a night, and how the series
+runner plays a night (chunks of hands, batches, two workers on one night)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from django.utils import timezone
 
 from games import log
 from games.models import Match, MatchLogPage
+from tests.helpers.series import LEAGUE
 from tests.helpers.tasks import hold_tasks
-from tournaments import league_rules, leagues, night_hands, night_plan, nights, selectors
+from tournaments import league_rules, leagues, nights, runner, selectors, series
 from tournaments.errors import BadLeague, NotYourLeague
 from tournaments.models import Hand, League, Night
 
@@ -126,7 +128,7 @@ def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inlin
     Match.objects.filter(pk=match.pk).update(result={**match.result, "order": order})
     MatchLogPage.objects.filter(match_id=match.pk).delete()
     Hand.objects.filter(pk=hand.pk).update(status=Hand.Status.RUNNING)
-    assert nights.hand_record(match_id=match.pk)
+    assert runner.record(kind=LEAGUE, match_id=match.pk)
     hand.refresh_from_db()
     assert hand.order_after == [hand.seats[seat] for seat in order]
     assert hand.finish == [order.index(seat) + 1 for seat in range(len(order))]
@@ -165,19 +167,23 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
         alice, inline_nights, monkeypatch, members) -> None:
     """Removed from its table before the next hand while the table can still be played
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
-    seated, forfeited, for the rest of the night."""
+    seated, forfeited, for the rest of the night. The leave lands while its first hand is
+    played; a batch a hand (``BATCH_SECONDS`` 0), so the next hand is planned after it, from
+    the members as they are then."""
+    monkeypatch.setattr(runner, "BATCH_SECONDS", 0)
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = night_hands._start_ready_hands
-    calls = {"n": 0}
+    real = series.matches_play
+    calls: list[int] = []
 
-    def leave_after_the_first_hand(night: Night, *rest: Any) -> list[Hand]:
-        calls["n"] += 1
-        if calls["n"] == 2:
+    def leave_during_the_first_hand(loaded: Any, planned: Any) -> Any:
+        calls.append(len(planned))
+        if len(calls) == 1:
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
-        return real(night, *rest)
+        return real(loaded, planned)
 
-    monkeypatch.setattr(night_hands, "_start_ready_hands", leave_after_the_first_hand)
+    monkeypatch.setattr(series, "matches_play", leave_during_the_first_hand)
     night = play_night(league, alice)
+    assert calls == [1, 1, 1], "one hand a batch"
     assert night.status == "finished"
     first, *later = hands_of(night)
     assert 1 in first.seats
@@ -194,19 +200,69 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
         assert 1 not in league.order
 
 
-def test_a_group_of_in_process_tables_plays_its_night_in_one_batch_and_no_more(
-        alice, inline_nights, monkeypatch) -> None:
-    """A batch that had nothing more to start is the last: the group goes straight to the
-    night's finish, without a batch that would only lock and read the hands to find nothing
-    (each costs its round trips)."""
-    opened = []
-    real = night_hands._Batch.open
-    monkeypatch.setattr(night_hands._Batch, "open",
-                        lambda batch, *args: opened.append(1) or real(batch, *args))
+@pytest.mark.parametrize("members", [5, 4])
+def test_a_member_who_leaves_once_its_next_hand_is_planned_sits_that_hand_out_forfeited(
+        alice, monkeypatch, members) -> None:
+    """A table's next hand is planned (pending) as soon as its last ends: a member who leaves
+    then is seated in it, forfeited (the runner seats whoever left so), and removed from the
+    hands planned after it if the table can still be played."""
+    held = hold_tasks(monkeypatch, "tournaments.")  # played by hand
+    monkeypatch.setattr(runner, "BATCH_SECONDS", 0)  # a batch a hand
+    league = make_league(alice, members=members, table_size=5, hands_per_night=3)
+    night = play_night(league, alice)
+    assert held == [("tournaments.play", LEAGUE, night.pk)]
+    assert runner.play(kind=LEAGUE, series_id=night.pk, once=True)["finished"] == 1
+    first, second = hands_of(night)
+    assert first.status == "finished" and second.status == "pending" and 1 in second.seats
+    leagues.member_leave(league_id=league.pk, user=alice, index=1)
+    assert runner.play(kind=LEAGUE, series_id=night.pk)["finished"] == 2
+    night.refresh_from_db()
+    assert night.status == "finished" and night.withdrawn == {}, "left, not withdrawn"
+    _, second, third = hands_of(night)
+    seat = second.seats.index(1)
+    assert Match.objects.get(pk=second.match_id).seats.get(number=seat).forfeited
+    assert second.points[seat] == 0 and second.order_after[-1] == 1 and second.forfeited == [1]
+    if members == 5:
+        assert len(third.seats) == 4 and 1 not in third.seats
+    else:
+        assert Match.objects.get(pk=third.match_id).seats.get(
+            number=third.seats.index(1)).forfeited
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("batch_seconds, transactions", [(60, 1), (0, 3)])
+def test_a_nights_in_process_hands_are_chained_in_one_chunk_a_commit_per_batch(
+        alice, monkeypatch, batch_seconds, transactions) -> None:
+    """A table's next hand is planned as its last ends and played on by the same play task;
+    the hands of one batch (``runner.BATCH_SECONDS``) are stored in one transaction, the
+    night's finish with the last of them, and nothing is left for another task."""
+    from django.db import connection
+
+    held = hold_tasks(monkeypatch, "tournaments.")
+    monkeypatch.setattr(runner, "BATCH_SECONDS", batch_seconds)
     league = make_league(alice, members=5, hands_per_night=3)
     night = play_night(league, alice)
+    assert night.status == "running" and held == [("tournaments.play", LEAGUE, night.pk)]
+    held.clear()
+    real, seen = series.matches_play, []
+
+    def noting_the_transaction(loaded: Any, planned: Any) -> Any:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT txid_current()")
+            seen.append(cursor.fetchone()[0])
+        return real(loaded, planned)
+
+    monkeypatch.setattr(series, "matches_play", noting_the_transaction)
+    if transactions == 1:
+        assert runner.play(kind=LEAGUE, series_id=night.pk, once=True) == {
+            "started": 0, "finished": 3, "forfeit": 0}, "one chunk, three hands chained"
+        assert held == [], "nothing left to queue"
+    else:
+        assert runner.play(kind=LEAGUE, series_id=night.pk) == {
+            "started": 0, "finished": 3, "forfeit": 0}
+    night.refresh_from_db()
     assert night.status == "finished" and len(hands_of(night)) == 3
-    assert len(opened) == 1, "three hands well within one batch's time"
+    assert len(seen) == 3 and len(set(seen)) == transactions
 
 
 def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> None:
@@ -265,7 +321,8 @@ def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
         match = Match.objects.get(pk=hand.match_id)
         assert match.seats.get(number=seat).forfeited, "forfeited from the start"
         assert hand.points[seat] == 0 and hand.finish[seat] == 4 and hand.order_after[-1] == 0
-    assert night_plan.out_of_night(night) == {0}
+        assert hand.forfeited == [0]
+    assert night.withdrawn == {"0": "forfeited a match"}
 
 
 def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
@@ -283,29 +340,33 @@ def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights
 def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nights,
                                                                monkeypatch, batch_seconds,
                                                                kept) -> None:
-    """A hand per transaction: hands 1-2 were stored and stay, 3 is lost. Hands batched in
-    one transaction (HANDS_BATCH_SECONDS): the whole batch is lost and played again."""
-    monkeypatch.setattr(night_hands, "HANDS_BATCH_SECONDS", batch_seconds)
+    """A hand per transaction: hands 1-2 were stored and stay, 3 is lost (pending again).
+    Hands batched in one transaction (``runner.BATCH_SECONDS``): the whole batch is lost, back
+    to hand 1 pending, and played again, identically."""
+    monkeypatch.setattr(runner, "BATCH_SECONDS", batch_seconds)
     calm = make_league(alice, seed=5, hands_per_night=4)
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = night_hands._start_ready_hands
-    calls = {"n": 0}
+    real = series.matches_play
+    calls: list[int] = []
 
-    def crash_on_third(night: Night, *rest: Any) -> list[Hand]:
-        calls["n"] += 1
-        if calls["n"] == 3:
+    def crash_on_third(loaded: Any, planned: Any) -> Any:
+        calls.append(len(planned))
+        if len(calls) == 3:
             raise SystemExit("worker killed")
-        return real(night, *rest)
+        return real(loaded, planned)
 
-    monkeypatch.setattr(night_hands, "_start_ready_hands", crash_on_third)
+    monkeypatch.setattr(series, "matches_play", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
-    assert night.status == "running" and night.hands.count() == kept
-    monkeypatch.setattr(night_hands, "_start_ready_hands", real)
-    assert nights.nights_reap(now=timezone.now() + timedelta(hours=1)) >= 1
+    assert night.status == "running"
+    assert night.hands.filter(status="finished").count() == kept
+    assert list(night.hands.exclude(status="finished").values_list("number", "status")) == [
+        (kept + 1, "pending")], "the hand after the last stored, and nothing beyond it"
+    monkeypatch.setattr(series, "matches_play", real)
+    assert runner.reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
     assert [h.points for h in hands_of(night)] == [h.points for h in hands_of(calm_night)]
@@ -317,60 +378,66 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
 
 
 @pytest.mark.postgres
-def test_two_workers_on_one_table_play_each_hand_once(alice, monkeypatch, settings) -> None:
-    """Worker A starts a table's second hand and is held before it commits; worker B, on the
-    same table meanwhile, waits on the table's hand rows, then finds the hand taken (the
-    unique (night, table, number)) and stops. The other table (a group of its own) goes on by
-    itself; the last group to finish finishes the night."""
+def test_two_workers_on_one_night_start_each_hand_once(alice, monkeypatch, settings) -> None:
+    """Worker A claims table 0's first hand and plays on to its second, and is held there
+    before it commits; worker B, on the same night meanwhile, skips A's locked hand without
+    waiting and plays table 1; worker C then finds nothing to take and returns at once. A
+    then commits and finishes the night: each hand started once."""
     import threading
 
     from django.db import connection
 
     hold_tasks(monkeypatch, "tournaments.")  # no worker
-    monkeypatch.setattr(night_hands, "HANDS_BATCH_SECONDS", 0)  # a commit per hand
-    settings.LEAGUE_TABLES_PER_TASK = 1
+    monkeypatch.setattr(runner, "BATCH_SECONDS", 60)  # a table's hands chained in one batch
+    settings.LEAGUE_TABLES_PER_TASK = 1  # a hand a claim
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
-    real, held, go_on = night_hands._start_ready_hands, threading.Event(), threading.Event()
+    assert sorted(night.hands.values_list("table", "number", "status")) == [
+        (0, 1, "pending"), (1, 1, "pending")]
+    real, held, go_on = series.matches_play, threading.Event(), threading.Event()
 
-    def hold_a(night: Night, *rest: Any) -> list[Hand]:
-        hands = real(night, *rest)
-        if threading.current_thread().name == "A" and any(h.number == 2 for h in hands):
+    def hold_a(loaded: Any, planned: Any) -> Any:
+        built = real(loaded, planned)
+        if threading.current_thread().name == "A" and any(p.number == 2 for p in planned):
             held.set()
             assert go_on.wait(20)
-        return hands
+        return built
 
-    monkeypatch.setattr(night_hands, "_start_ready_hands", hold_a)
-    started: dict[str, int] = {}
+    monkeypatch.setattr(series, "matches_play", hold_a)
+    finished: dict[str, int] = {}
     errors: list[BaseException] = []
 
-    def advance(name: str, table: int) -> None:
+    def play(name: str) -> None:
         try:
-            started[name] = night_hands.tables_advance(night_id=night.pk, first=table, count=1)
+            finished[name] = runner.play(kind=LEAGUE, series_id=night.pk, once=True)["finished"]
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
             connection.close()
 
-    a = threading.Thread(target=advance, args=("A", 0), name="A")
-    b = threading.Thread(target=advance, args=("B", 0), name="B")
+    a, b, c = (threading.Thread(target=play, args=(name,), name=name) for name in "ABC")
     a.start()
-    assert held.wait(20)
-    b.start()
-    b.join(1)  # B waits on hand 1's row, locked by A
-    go_on.set()
-    a.join(20)
-    b.join(20)
-    assert not errors and started == {"A": 3, "B": 0}
+    try:
+        assert held.wait(20)
+        b.start()
+        b.join(20)
+        assert not b.is_alive(), "B waited on A's hand"
+        c.start()
+        c.join(20)
+        assert not c.is_alive(), "C waited on A's hand"
+        assert not errors and finished == {"B": 3, "C": 0}, "B played table 1, C nothing"
+        night.refresh_from_db()
+        assert night.status == "running", "table 0 is A's, not committed yet"
+    finally:
+        go_on.set()
+        a.join(20)
+    assert not errors and finished == {"A": 3, "B": 3, "C": 0}
     night.refresh_from_db()
-    assert night.status == "running", "table 1 has not played yet"
-    assert night_hands.tables_advance(night_id=night.pk, first=1, count=1) == 3
-    night.refresh_from_db()
-    assert night.status == "finished"
-    assert sorted(night.hands.values_list("table", "number")) == [
-        (t, n) for t in (0, 1) for n in (1, 2, 3)]
-    assert Match.objects.filter(series="league").count() == 6, "B's hand was rolled back"
+    assert night.status == "finished", "the last to commit finishes the night"
+    assert sorted(night.hands.values_list("table", "number", "status")) == [
+        (t, n, "finished") for t in (0, 1) for n in (1, 2, 3)]
+    assert Match.objects.filter(series="league").count() == 6, "each hand played once"
 
 
 def recurring(organiser: Any, **kwargs: Any) -> League:
@@ -411,8 +478,8 @@ def test_two_dispatchers_start_a_recurring_night_once(alice, monkeypatch) -> Non
     night = Night.objects.get(league=league)
     assert night.starts_at == datetime(2026, 10, 29, 19, 0, tzinfo=UTC)
     assert night.status == "running"
-    assert started == [("tournaments.advance_tables", night.pk, *group)
-                       for group in night_plan.table_groups(len(night.tables))]
+    assert list(night.hands.values_list("table", "number", "status")) == [(0, 1, "pending")]
+    assert started == [("tournaments.play", LEAGUE, night.pk)], "its one table's first hand"
     Night.objects.filter(pk=night.pk).update(status="finished")  # a league plays one at a time
     assert nights.nights_start_due(now=datetime(2026, 11, 5, 19, 0, tzinfo=UTC)) == 1
     assert list(league.nights.values_list("number", flat=True)) == [1, 2]
@@ -435,7 +502,7 @@ def test_two_dispatchers_claiming_two_due_nights_of_one_league_start_one(alice,
     first, second = (leagues.night_schedule(league_id=league.pk, user=alice,
                                             starts_at=now + timedelta(seconds=offset))
                      for offset in (0, 1))
-    real, held, go_on = nights._night_order, threading.Event(), threading.Event()
+    real, held, go_on = nights.night_order, threading.Event(), threading.Event()
 
     def hold_a(*args: Any) -> list[int]:
         if threading.current_thread().name == "A":
@@ -443,7 +510,7 @@ def test_two_dispatchers_claiming_two_due_nights_of_one_league_start_one(alice,
             assert go_on.wait(20)
         return real(*args)
 
-    monkeypatch.setattr(nights, "_night_order", hold_a)
+    monkeypatch.setattr(nights, "night_order", hold_a)
     started: dict[str, bool] = {}
     errors: list[BaseException] = []
 
@@ -529,21 +596,30 @@ def test_nights_are_queued_by_the_name_of_a_registered_task_on_the_matches_queue
     league = make_league(alice)
     night = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=timezone.now())
     assert nights.nights_start_due() == 1
-    assert sent == [("tournaments.advance_tables", [night.pk, 0, 1])], "its one table"
+    assert sent == [("tournaments.play", [LEAGUE, night.pk])], "its one table's first hand"
     current_app.loader.import_default_modules()  # as a worker starts: autodiscovered tasks
-    for name in ("tournaments.advance_tables", "tournaments.advance_night"):
-        assert name in current_app.tasks
-        assert django_settings.CELERY_TASK_ROUTES[name] == {
-            "queue": django_settings.QUEUE_MATCHES}
+    assert {"tournaments.advance", "tournaments.play", "tournaments.reap"} <= set(current_app.tasks)
+    assert django_settings.CELERY_TASK_ROUTES["tournaments.play"] == {
+        "queue": django_settings.QUEUE_MATCHES}
 
 
 @pytest.mark.parametrize("size", [1, 3, 4, 8])
-def test_every_table_is_in_exactly_the_group_that_advances_it(settings, size) -> None:
+def test_a_night_is_queued_and_claimed_in_chunks_of_hands_in_table_order(
+        alice, monkeypatch, settings, size) -> None:
+    """One play task per ``LEAGUE_TABLES_PER_TASK`` first hands; a task claims that many
+    pending hands, in (number, table) order, and plays on those tables only (their next hands
+    chained in its batch); the other tables' hands wait for the other tasks."""
+    held = hold_tasks(monkeypatch, "tournaments.")
+    monkeypatch.setattr(runner, "BATCH_SECONDS", 60)
     settings.LEAGUE_TABLES_PER_TASK = size
-    for tables in range(1, 20):
-        groups = night_plan.table_groups(tables)
-        assert [t for first, count in groups for t in range(first, first + count)] == \
-            list(range(tables)), "each table in one group, in order"
-        assert all(count <= size for _, count in groups)
-        for table in range(tables):
-            assert night_plan.group_of(table, tables) in groups
+    league = make_league(alice, game="dice_cup", members=10, table_size=2, hands_per_night=2)
+    night = play_night(league, alice)
+    assert len(night.tables) == 5
+    assert held == [("tournaments.play", LEAGUE, night.pk)] * -(-5 // size)
+    played = min(size, 5)
+    assert runner.play(kind=LEAGUE, series_id=night.pk, once=True) == {
+        "started": 0, "finished": 2 * played, "forfeit": 0}
+    hands = list(night.hands.order_by("table", "number").values_list("table", "number",
+                                                                     "status"))
+    assert hands == [*((t, n, "finished") for t in range(played) for n in (1, 2)),
+                     *((t, 1, "pending") for t in range(played, 5))]

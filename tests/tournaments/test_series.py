@@ -1,7 +1,7 @@
 """The policies every series follows, written once (docs/series.md), tried on league nights
 as on tournaments: cancel (a scheduled night, a running one with hands in progress, the race
-with a group of tables starting hands), one entry per bot or person, and the one receiver and
-reaper that serve every kind of series."""
+with a chunk of hands being started), one entry per bot or person, the one receiver and reaper
+that serve every kind of series, and the one withdrawal rule."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from tests.helpers.leagues import URL, create, refs, schedule_now
+from tests.helpers.series import LEAGUE
 from tests.helpers.tasks import hold_tasks
-from tournaments import leagues, night_hands, night_plan, nights, selectors, series
+from tournaments import leagues, nights, runner, selectors, series
 from tournaments.models import Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
@@ -59,9 +60,11 @@ def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api
     night.refresh_from_db()
     assert night.league.order == [] and not night.league.ordered, "the order does not move"
 
-    # Nothing starts again: not the group's next advance, not the reaper.
-    assert night_hands.tables_advance(night_id=night.pk, first=0, count=2) == 0
-    nights.nights_reap(now=timezone.now() + timedelta(hours=1))
+    # Nothing starts again: not a play task still queued, not an advance, not the reaper.
+    assert runner.play(kind=LEAGUE, series_id=night.pk) == {"started": 0, "finished": 0,
+                                                             "forfeit": 0}
+    assert runner.advance(kind=LEAGUE, series_id=night.pk) == 0
+    runner.reap(now=timezone.now() + timedelta(hours=1))
     assert night.hands.count() == 4
     again = cancel(alice_api, league_id, night.number)
     assert again.status_code == 409 and again.json() == {
@@ -96,29 +99,70 @@ def test_only_the_organiser_or_staff_cancels_a_night_that_exists(alice_api, bob_
 
 def test_a_hand_started_as_its_night_was_cancelled_is_stopped_by_the_reaper(
         alice_api, bob, monkeypatch) -> None:
-    hold_tasks(monkeypatch, "tournaments.")  # advanced by hand
+    hold_tasks(monkeypatch, "tournaments.")  # played by hand
     _, night = running_night(alice_api)
-    night_hands.tables_advance(night_id=night.pk, first=0, count=1)  # bob's table: his first hand
-    hand = night.hands.get(table=0)
-    # The race: the night was cancelled while this group's transaction was starting the hand.
+    # One hand claimed, the first in (number, table) order: bob's table's first hand.
+    assert runner.play(kind=LEAGUE, series_id=night.pk, limit=1, once=True)["started"] == 1
+    hand, other = night.hands.order_by("table")
+    # The race: the night was cancelled while this chunk's transaction was starting the hand.
     Night.objects.filter(pk=night.pk).update(status=Night.Status.CANCELLED)
-    assert hand.status == "running"
-    assert nights.nights_reap() >= 1
+    assert hand.status == "running" and other.status == "pending"
+    assert runner.reap() >= 2
     hand.refresh_from_db()
+    other.refresh_from_db()
     assert hand.status == "cancelled" and hand.match.status == Match.Status.FINISHED
+    assert other.status == "cancelled" and other.match is None, "never started"
+    assert runner.reap() == 0
 
 
-def test_a_group_that_locks_its_hands_after_the_cancel_starts_nothing(alice_api, bob,
-                                                                      monkeypatch) -> None:
+@pytest.mark.postgres
+def test_a_chunk_starting_hands_as_its_night_is_cancelled_starts_nothing(alice_api, bob,
+                                                                         monkeypatch) -> None:
+    """The cancel does not wait for a chunk that has claimed hands (it cancels the others);
+    the chunk sees the cancel before it commits and rolls back: no hand started, no match
+    stored, every hand cancelled."""
+    import threading
+
+    from django.db import connection
+
     hold_tasks(monkeypatch, "tournaments.")
     league_id, night = running_night(alice_api)
-    loaded = Night.objects.select_related("league__organiser").get(pk=night.pk)  # read running
-    cancel(alice_api, league_id, night.number)
-    from django.db import transaction
+    assert night.hands.filter(status="pending").count() == 2, "each table's first hand"
+    reached, go_on = threading.Event(), threading.Event()
+    real = series.matches_play
 
-    with transaction.atomic():
-        assert night_hands._start_ready_hands(loaded, [0, 1], night_hands._Batch()) == []
-    assert not night.hands.exists()
+    def paused(loaded: Any, planned: Any) -> Any:
+        reached.set()
+        assert go_on.wait(30)
+        return real(loaded, planned)
+
+    monkeypatch.setattr(series, "matches_play", paused)
+    outcome: dict[str, int] = {}
+    errors: list[BaseException] = []
+
+    def chunk() -> None:
+        try:
+            outcome.update(runner.play(kind=LEAGUE, series_id=night.pk, once=True))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=chunk)
+    thread.start()
+    try:
+        assert reached.wait(20)
+        answer = cancel(alice_api, league_id, night.number)
+        assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+        assert night.hands.filter(status="pending").count() == 2, "claimed: left to the chunk"
+    finally:
+        go_on.set()
+        thread.join(30)
+    assert not errors and outcome == {"started": 0, "finished": 0, "forfeit": 0}
+    assert sorted(night.hands.values_list("table", "number", "status", "match")) == [
+        (0, 1, "cancelled", None), (1, 1, "cancelled", None)], "the bots' table chained none"
+    assert not Match.objects.filter(series=LEAGUE).exists()
+    assert runner.reap() == 0
 
 
 @pytest.mark.parametrize("members, words", [
@@ -152,8 +196,8 @@ def test_one_receiver_serves_every_kind_of_series() -> None:
 
     sync_receivers, _ = match_finished._live_receivers(None)
     ours = [r for r in sync_receivers if r.__module__.startswith("tournaments")]
-    assert ours == [series.on_match_finished]
-    assert set(series._KINDS) == {"tournament", "league"}
+    assert ours == [runner.on_match_finished]
+    assert set(series.kinds()) == {"tournament", "league"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,7 +243,8 @@ def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tou
     assert all(seat.forfeited for seat in from_start), "bob forfeited every hand"
     assert [seat.strikes > 0 for seat in from_start] == [True, True, True, False, False], \
         "struck out in the first three, seated forfeited (never asked) in the last two"
-    assert night_plan.out_of_night(night) == {0}
+    assert [h.forfeited for h in hands] == [[0]] * 5
+    assert night.withdrawn == {"0": "forfeited 3 matches in a row"}
 
 
 def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
@@ -227,12 +272,16 @@ def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
     assert listed["withdrawn"] == night.withdrawn
 
 
+@pytest.mark.parametrize("disabled", ["before its hand is claimed", "as its hand is built"])
 def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_api,
-                                                                  monkeypatch) -> None:
+                                                                  monkeypatch, disabled) -> None:
+    """The runner checks every seat of the hands it claims; a bot that goes away between
+    that check and its match being built (the build refuses it) is checked again, withdrawn,
+    and its hands played with its seat forfeited."""
     from bots.models import Bot
     from bots.signing import new_secret
 
-    hold_tasks(monkeypatch, "tournaments.")  # advanced by hand
+    hold_tasks(monkeypatch, "tournaments.")  # played by hand
     bot = Bot.objects.create(owner=alice, name="flaky", url="https://bot.example/",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     league_id = create(alice_api, game="dice_cup", table_size=2, hands_per_night=2,
@@ -240,9 +289,28 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
     schedule_now(alice_api, league_id)
     nights.nights_start_due()
     night = Night.objects.get(league_id=league_id)
-    assert night.withdrawn == {}
-    Bot.objects.filter(pk=bot.pk).update(enabled=False)  # before its first hand is due
-    night_hands.tables_advance(night_id=night.pk, first=0, count=1)
+    assert night.withdrawn == {} and night.hands.get().status == "pending"
+    builds: list[int] = []
+    if disabled == "before its hand is claimed":
+        Bot.objects.filter(pk=bot.pk).update(enabled=False)
+    else:
+        real = series.matches_play
+
+        def disabled_meanwhile(loaded: Any, planned: Any) -> Any:
+            builds.append(len(planned))
+            if len(builds) == 1:
+                Bot.objects.filter(pk=bot.pk).update(enabled=False)
+            return real(loaded, planned)
+
+        monkeypatch.setattr(series, "matches_play", disabled_meanwhile)
+    assert runner.play(kind=LEAGUE, series_id=night.pk) == {"started": 0, "finished": 2,
+                                                             "forfeit": 0}
+    if builds:
+        assert builds == [1, 1, 1], "refused once, built again with its seat forfeited"
     night.refresh_from_db()
-    assert list(night.withdrawn) == ["0"]
+    assert list(night.withdrawn) == ["0"] and "cannot be seated" in night.withdrawn["0"]
     assert night.status == "finished" and night.hands.count() == 2
+    for hand in night.hands.all():
+        seat = hand.seats.index(0)
+        assert Match.objects.get(pk=hand.match_id).seats.get(number=seat).forfeited
+        assert hand.forfeited == [0]

@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from games.models import Match
 from tests.helpers.locks import rows_locked
+from tests.helpers.series import TOURNAMENT, play_one
 from tests.helpers.tasks import hold_tasks
-from tournaments import playing, services
+from tournaments import runner, series, services, tournament_kind
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
 from tournaments.models import Participant, Tournament, TournamentMatch
 
@@ -96,7 +97,7 @@ def test_a_scheduled_tournament_starts_once_when_due(alice, inline_tasks) -> Non
     assert services.tournaments_start_due(now=later) == 1
     assert services.tournaments_start_due(now=later) == 0, "two dispatchers start it once"
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
-    assert [task for task, _ in inline_tasks].count("tournaments.dispatch") == 1
+    assert [task for task, *_ in inline_tasks].count("tournaments.advance") == 1
 
 
 def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
@@ -107,14 +108,14 @@ def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
         services.tournament_cancel(tournament_id=tournament.pk, user=bob)
     first = TournamentMatch.objects.filter(tournament=tournament).order_by("number").first()
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
-    assert playing.tournament_match_play(tournament_match_id=first.pk) == "finished"
+    assert play_one(first.pk) == "finished"
     staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
     cancelled = services.tournament_cancel(tournament_id=tournament.pk, user=staff)
     assert cancelled.status == "cancelled"
     statuses = dict(TournamentMatch.objects.filter(tournament=tournament)
                     .values_list("number", "status"))
     assert statuses[first.number] == "finished" and set(statuses.values()) == {"finished", "cancelled"}
-    assert playing.tournament_match_play(tournament_match_id=first.pk + 1) == "skipped"
+    assert play_one(first.pk + 1) == "skipped"
 
 
 def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, inline_tasks,
@@ -152,7 +153,7 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     # As if the worker died between finishing the games match and recording it:
     TournamentMatch.objects.filter(pk=row.pk).update(status="running", ranks=None)
     Tournament.objects.filter(pk=tournament.pk).update(status="running", finished_at=None)
-    assert playing.tournaments_reap() >= 1
+    assert runner.reap() >= 1
     row.refresh_from_db()
     assert row.status == "finished" and row.ranks == row.match.result["ranks"]
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
@@ -160,9 +161,9 @@ def test_the_reaper_records_and_requeues_what_was_lost(alice, inline_tasks) -> N
     second = create(alice, participants=refs(2), starts_at=timezone.now() + timedelta(hours=1))
     Tournament.objects.filter(pk=second.pk).update(status="running")
     inline_tasks.clear()
-    assert playing.tournaments_reap() == 1
+    assert runner.reap() == 1
     assert Tournament.objects.get(pk=second.pk).status == "finished"
-    assert [t for t, _ in inline_tasks] == ["tournaments.play_matches"]
+    assert [t for t, *_ in inline_tasks] == ["tournaments.play"]
 
 
 @pytest.mark.postgres
@@ -212,7 +213,7 @@ def test_recording_does_not_wait_for_a_silent_transaction_holding_its_locks(
     try:
         assert locked.wait(20)
         started = time.monotonic()
-        recorded = playing.tournament_match_record(match_id=row.match_id)
+        recorded = runner.record(kind=TOURNAMENT, match_id=row.match_id)
         waited = time.monotonic() - started
         assert waited < 3, f"waited {waited:.1f} s for a transaction that went silent"
         if held == "the tournament's row":
@@ -224,12 +225,12 @@ def test_recording_does_not_wait_for_a_silent_transaction_holding_its_locks(
             assert not recorded
             assert TournamentMatch.objects.get(pk=row.pk).status == "running", "for later"
         assert Tournament.objects.get(pk=tournament.pk).status == "running"
-        assert playing.tournaments_reap() == 0, "the reaper cannot either while it lasts"
+        assert runner.reap() == 0, "the reaper cannot either while it lasts"
     finally:
         let_go.set()
         holder.join(20)
     assert not errors, errors
-    assert playing.tournaments_reap() >= 1
+    assert runner.reap() >= 1
     row.refresh_from_db()
     assert row.status == "finished" and row.ranks == row.match.result["ranks"]
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
@@ -267,13 +268,13 @@ def test_a_duplicate_deal_stays_sealed_until_the_tournament_is_over(alice, anon_
     tournament = create(alice, participants=refs(2), duplicate=True,
                         starts_at=timezone.now() + timedelta(hours=1))
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
-    playing.tournament_play(tournament_id=tournament.pk)
+    runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk)
     first = TournamentMatch.objects.get(tournament=tournament, status="finished")
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     detail = anon_api.get(f"/api/matches/{first.match_id}/").json()
     assert log["status"] == "finished" and not log["complete"] and log["seed"] is None
     assert detail["seed"] is None and all("action" not in e for e in log["entries"])
-    playing.tournament_play(tournament_id=tournament.pk)
+    runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk)
     assert Tournament.objects.get(pk=tournament.pk).status == "finished"
     log = anon_api.get(f"/api/matches/{first.match_id}/log/").json()
     assert log["complete"] and log["seed"] == str(first.seed)
@@ -293,22 +294,27 @@ def test_two_workers_closing_the_last_chunks_at_once_finish_the_tournament(alice
     tournament = create(alice, participants=refs(2), meetings=2)
     services.tournament_start(tournament_id=tournament.pk)
     at_commit, go_on = threading.Event(), threading.Event()
-    finish = playing._finish_if_done
-    holder: list[int] = []
+    from tournaments.formats.round_robin import RoundRobin
 
-    def hold_a(tournament_id: int, *, now: Any) -> bool:
-        done = finish(tournament_id, now=now)
-        if threading.current_thread().name == "A":
+    ask = RoundRobin.next
+    holder: list[int] = []
+    asks: list[str] = []
+
+    def hold_a(self: RoundRobin, state: Any) -> Any:
+        # A asks its format twice: chaining its ended match (no lock), then settling under the
+        # tournament's row lock. A holds there, its chunk closed and not committed.
+        asks.append(threading.current_thread().name)
+        if asks.count("A") == 2 and threading.current_thread().name == "A":
             at_commit.set()
             assert go_on.wait(20)
-        return done
+        return ask(self, state)
 
-    monkeypatch.setattr(playing, "_finish_if_done", hold_a)
+    monkeypatch.setattr(RoundRobin, "next", hold_a)
     errors: list[BaseException] = []
 
     def play(name: str) -> None:
         try:
-            holder.append(playing.tournament_play(tournament_id=tournament.pk, limit=1)
+            holder.append(runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, limit=1)
                           ["finished"])
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
@@ -374,7 +380,7 @@ def _chunk_in_a_thread(tournament: Tournament, limit: int | None) -> tuple[threa
 
     def chunk() -> None:
         try:
-            outcome.update(playing.tournament_play(tournament_id=tournament.pk, limit=limit))
+            outcome.update(runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, limit=limit))
         finally:
             connection.close()
 
@@ -402,7 +408,7 @@ def _statuses(tournament: Tournament) -> dict[int, str]:
 def test_a_cancel_waits_for_no_claimed_chunk_and_the_chunk_then_gives_up(alice,
                                                                         monkeypatch) -> None:
     tournament = _mixed_running(alice, monkeypatch)
-    reached, go_on = _pause(monkeypatch, playing, "_start_matches")
+    reached, go_on = _pause(monkeypatch, series, "matches_play")
     thread, outcome = _chunk_in_a_thread(tournament, limit=2)
     try:
         assert reached.wait(20)
@@ -432,7 +438,7 @@ def test_a_chunk_committed_after_its_cancel_is_cancelled_by_the_reaper(alice,
     the matches it played to the end are kept, as every finished match of a cancelled
     tournament is."""
     tournament = _mixed_running(alice, monkeypatch)
-    reached, go_on = _pause(monkeypatch, playing.leaderboard, "record")
+    reached, go_on = _pause(monkeypatch, tournament_kind.leaderboard, "record")
     thread, outcome = _chunk_in_a_thread(tournament, limit=None)
     try:
         assert reached.wait(20)
@@ -442,13 +448,13 @@ def test_a_chunk_committed_after_its_cancel_is_cancelled_by_the_reaper(alice,
         thread.join(30)
     assert outcome == {"started": 3, "finished": 3, "forfeit": 0}, "committed late"
     assert sorted(_statuses(tournament).values()) == ["finished"] * 3 + ["running"] * 3
-    assert playing.tournaments_reap() >= 3
+    assert runner.reap() >= 3
     assert sorted(_statuses(tournament).values()) == ["cancelled"] * 3 + ["finished"] * 3
     running = Match.objects.filter(tournament_match__tournament=tournament,
                                    tournament_match__status="cancelled")
     assert running.count() == 3 and set(running.values_list("status", flat=True)) == {
         "finished"}, "its matches stopped"
-    assert playing.tournaments_reap() == 0
+    assert runner.reap() == 0
     assert Tournament.objects.get(pk=tournament.pk).status == "cancelled"
 
 
@@ -482,10 +488,10 @@ def test_a_chunk_rolled_back_by_a_held_lock_is_due_for_the_reaper_s_next_run(
     held_tasks = hold_tasks(monkeypatch, "tournaments.")
     tournament = create(alice, starts_at=timezone.now() + timedelta(hours=1), participants=refs(4))
     Tournament.objects.filter(pk=tournament.pk).update(status="running")
-    assert playing.tournament_dispatch(tournament_id=tournament.pk) == 1
+    assert runner.dispatch(kind=TOURNAMENT, series_id=tournament.pk) == 1
     # The matches' created_by: checked at the chunk's COMMIT.
     with rows_locked(django_user_model.objects.filter(pk=alice.pk)):
-        outcome = playing.tournament_play(tournament_id=tournament.pk, limit=2)
+        outcome = runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, limit=2)
     assert outcome == {"started": 0, "finished": 0, "forfeit": 0}, "rolled back"
     rows = list(TournamentMatch.objects.filter(tournament=tournament).order_by("number"))
     assert {r.status for r in rows} == {"pending"} and not Match.objects.exists()
@@ -493,5 +499,5 @@ def test_a_chunk_rolled_back_by_a_held_lock_is_due_for_the_reaper_s_next_run(
     assert all(r.lease_until <= now for r in rows[:2]), "its two rows are due"
     assert all(r.lease_until > now + timedelta(seconds=60) for r in rows[2:]), "the others not"
     del held_tasks[:]
-    playing.tournaments_reap()
-    assert ("tournaments.play_matches", tournament.pk) in held_tasks, "queued again at once"
+    runner.reap()
+    assert ("tournaments.play", TOURNAMENT, tournament.pk) in held_tasks, "queued again at once"

@@ -23,7 +23,7 @@ from tests.helpers.workers import (
     table,
     wait_until,
 )
-from tournaments import playing, services
+from tournaments import runner, services
 from tournaments.models import Tournament, TournamentMatch
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),
@@ -65,7 +65,7 @@ def test_a_worker_killed_mid_tournament_is_replaced_and_every_match_is_played_on
 
     def sweep() -> None:  # what beat does every minute, here every tick
         matches_resume_stalled()
-        playing.tournaments_reap()
+        runner.reap()
 
     def done() -> int:
         return TournamentMatch.objects.filter(tournament=tournament, status="finished").count()

@@ -24,7 +24,7 @@ from lib.api import (
 
 from .. import leagues, selectors
 from ..models import Hand, Night
-from ..night_plan import published_secret
+from ..night_kind import published_secret
 from .leagues import E403, E404, LEAGUE_ID, LeagueDateTimeField
 
 

@@ -104,6 +104,10 @@ class TournamentSerializer(serializers.Serializer):
     meetings = serializers.IntegerField(
         help_text="Two seats: times each pair meets; more seats: rounds of tables.")
     rounds = serializers.IntegerField(allow_null=True, help_text="Swiss: how many rounds.")
+    in_flight = serializers.IntegerField(
+        allow_null=True, help_text="Continuous: matches kept going at once.")
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="Continuous: no match starts from then on.")
     duplicate = serializers.BooleanField(
         help_text="Each table's deal is played once per seat rotation.")
     strike_limit = serializers.IntegerField(help_text="Per match; 0 = never forfeit.")
@@ -134,7 +138,9 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
         "options": tournament.options, "organiser": tournament.organiser.get_username(),
         "status": tournament.status, "format": tournament.format,
         "table_size": tournament.table_size, "meetings": tournament.meetings,
-        "rounds": tournament.rounds, "duplicate": tournament.duplicate,
+        "rounds": tournament.rounds,
+        "in_flight": tournament.in_flight, "ends_at": tournament.ends_at,
+        "duplicate": tournament.duplicate,
         "strike_limit": tournament.strike_limit,
         "move_time_limit": tournament.move_time_limit,
         "seed": tournament.seed if tournament.is_over else None,
@@ -178,11 +184,20 @@ class TournamentListCreateApi(APIView):
             help_text="round_robin: the whole schedule now (two seats: every pair meets "
                       "`meetings` times; more: `meetings` rounds of balanced tables). swiss: "
                       "two seats, `rounds` rounds, each paired by score when the one before is "
-                      "done (docs/series.md).")
+                      "done. continuous: two seats, `in_flight` matches kept going (a new one "
+                      "as one ends, least-met pairs first) until `ends_at` (docs/series.md).")
         rounds = serializers.IntegerField(
             required=False, min_value=1, max_value=settings.TOURNAMENT_MAX_PARTICIPANTS,
             help_text="Swiss only: how many rounds (default ceil(log2 participants); at most "
                       "participants - 1, or participants if odd).")
+        in_flight = serializers.IntegerField(
+            required=False, min_value=1, max_value=settings.TOURNAMENT_MAX_PARTICIPANTS // 2,
+            help_text="Continuous only: matches kept going at once (default: participants "
+                      "// 2, everyone busy; at most that).")
+        ends_at = dates.DateTimeField(
+            required=False, help_text="Continuous only (and required there): no match starts "
+                                      "from then on; the tournament is over once the last in "
+                                      "flight ends. " + dates.BOUNDS_HELP)
         participants = TournamentParticipantSpecSerializer(
             many=True, max_length=1000,
             help_text="In entry order. How many a tournament takes (at least 2 and the table "

@@ -2,16 +2,19 @@
 Python, no Django: the ground floor of ``tournaments`` (as ``engine`` is of ``games``).
 Importing the package registers every format."""
 
-from . import league_night, round_robin, swiss
+from . import continuous, league_night, round_robin, swiss
 from .base import (
     Format,
     Outcome,
+    Plan,
     PlannedMatch,
+    SeriesState,
     format_names,
     get_format,
     places_with_forfeits,
     withdrawn_after,
 )
 
-__all__ = ["Format", "Outcome", "PlannedMatch", "format_names", "get_format",
-           "league_night", "places_with_forfeits", "round_robin", "swiss", "withdrawn_after"]
+__all__ = ["Format", "Outcome", "Plan", "PlannedMatch", "SeriesState", "continuous",
+           "format_names", "get_format", "league_night", "places_with_forfeits", "round_robin",
+           "swiss", "withdrawn_after"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
 from typing import Any, ClassVar
 
 
@@ -57,12 +59,66 @@ class Outcome:
     round: int = 0
 
 
+class SeriesState:
+    """What a format sees when the runner asks it what to start: counts at once, the matches
+    themselves read only if asked (a round robin of thousands needs the counts alone; a ladder
+    reads what is in flight). ``now`` is the runner's clock; ``withdrawn`` the entrants out of
+    the series by the withdrawal rule (``withdrawn_after``), which the runner applies."""
+
+    def __init__(self, *, now: datetime, finished: int, open: int,
+                 withdrawn: Collection[int] = (),
+                 outcomes: Callable[[], Mapping[str, Outcome]] = dict,
+                 running: Callable[[], Mapping[str, PlannedMatch]] = dict) -> None:
+        self.now, self.finished, self.open = now, finished, open
+        self.withdrawn = frozenset(withdrawn)
+        self._outcomes, self._running = outcomes, running
+
+    @cached_property
+    def outcomes(self) -> Mapping[str, Outcome]:
+        """Every finished match, by key."""
+        return self._outcomes()
+
+    @cached_property
+    def running(self) -> Mapping[str, PlannedMatch]:
+        """Every match planned and not finished (waiting to start, or in play), by key."""
+        return self._running()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A format's answer: the matches to start now (keys it never planned before: a key
+    planned twice is stored once, so two workers asking at once start it once), and whether
+    the series is over (nothing in flight and nothing more to start)."""
+
+    start: Sequence[PlannedMatch] = ()
+    over: bool = False
+
+
 class Format(ABC):
     """A series format. Instances are cheap and rebuilt from their stored parameters each time
     the runner asks; the same parameters and outcomes always give the same plan."""
 
     #: Its registry name (``Tournament.format``, ``docs/series.md``).
     name: ClassVar[str]
+
+    #: A withdrawn entrant's matches are played with its seat forfeited (default actions, last
+    #: place: a league table goes on) rather than scored unplayed (a tournament's pairing).
+    plays_withdrawn: ClassVar[bool] = False
+
+    def next(self, state: SeriesState) -> Plan:
+        """What the runner asks, after the series starts and after each match ends: the
+        matches to start now, given the finished ones, those in flight and the time. By
+        default: what :meth:`plan` gives that is not planned yet, once nothing is in flight
+        for a format that plans round by round. A format that starts matches while others
+        run, or stops at a time (a ladder), overrides this."""
+        if state.open and not self.plans_ahead:
+            return Plan()
+        planned = [m for m in self.plan(state.outcomes) if m.key not in state.running]
+        return Plan(planned, over=not planned and not state.open
+                    and self.is_over(state.outcomes))
+
+    #: :meth:`plan` may be asked while matches are in flight (it returns them again).
+    plans_ahead: ClassVar[bool] = True
 
     @abstractmethod
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
@@ -75,9 +131,10 @@ class Format(ABC):
         """Nothing is left to plan or play."""
 
     @abstractmethod
-    def match_count(self) -> int:
+    def match_count(self) -> int | None:
         """How many matches the whole series plays (for progress: a format that plans as it
-        goes knows it before it has planned them)."""
+        goes knows it before it has planned them); None if it has no fixed total (a ladder
+        that plays until a time)."""
 
     def score(self, match: PlannedMatch, result: Mapping[str, Any] | None,
               forfeited: Collection[int] = ()) -> Outcome:

@@ -1,10 +1,9 @@
 """A league night: the league's tables each play ``hands`` hands, one match a hand, the next
 hand of a table planned when its last one is done (its seating and options from the hand
 before, ``league_rules.hand_plan``), scored in league points (``league_rules.hand_outcome``).
-A member withdrawn by the rule of every series (it forfeited its last ``forfeits_to_withdraw``
-hands in a row, or its bot cannot be seated, ``withdrawn``) is out for the rest of the night:
-seated forfeited in each later hand. No Django; the rules are in docs/leagues.md and
-docs/series.md."""
+Every hand is played (``plays_withdrawn``): a member the runner withdrew (the rule of every
+series) stays seated, forfeited, in each later hand. No Django; the rules are in
+docs/leagues.md and docs/series.md."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from games.engine import get_game
 from games.engine.rng import deal_seed
 
 from .. import league_rules
-from .base import Format, Outcome, PlannedMatch, register, withdrawn_after
+from .base import Format, Outcome, PlannedMatch, register
 
 
 def hand_key(table: int, number: int) -> str:
@@ -25,20 +24,19 @@ def hand_key(table: int, number: int) -> str:
 @register
 class LeagueNight(Format):
     name = "league_night"
+    plays_withdrawn = True
 
     def __init__(self, *, game: str, tables: Sequence[Sequence[int]], hands: int, secret: str,
                  options: Mapping[str, Any] | None = None, ordered: bool = False,
-                 first_of_season: bool = False, left: Collection[int] = (),
-                 withdrawn: Collection[int] = (), forfeits_to_withdraw: int = 1) -> None:
+                 first_of_season: bool = False, left: Collection[int] = ()) -> None:
         """``tables``: member ids per table, best first, as the night was seated; ``secret``:
         the night's deal secret (every hand's deal is keyed by it, ``rng.deal_seed``, by its
         table and number); ``ordered``: the league has a social order already; ``left``: members who left
-        the league since (removed between hands while the table can still be played);
-        ``withdrawn``: members whose bot could not be seated this night."""
+        the league since (removed between hands while the table can still be played; else
+        seated forfeited, as the runner seats whoever is out)."""
         self.game, self.tables, self.hands = game, [list(t) for t in tables], hands
         self.secret, self.options = secret, dict(options or {})
         self.ordered, self.first_of_season, self.left = ordered, first_of_season, set(left)
-        self.withdrawn, self.forfeits_to_withdraw = set(withdrawn), forfeits_to_withdraw
         self.engine = get_game(game)
 
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
@@ -48,7 +46,6 @@ class LeagueNight(Format):
                     tables: Iterable[int]) -> list[PlannedMatch]:
         """:meth:`plan` for these tables only (a worker advances a group of tables; the
         outcomes of the others need not be given)."""
-        out = self.left | self.out_of_night(outcomes)
         planned = []
         for table in tables:
             done = self._hands_done(outcomes, table)
@@ -68,20 +65,8 @@ class LeagueNight(Format):
             planned.append(PlannedMatch(
                 key=hand_key(table, number), seats=tuple(plan.seats), number=number,
                 table=table, round=number - 1, options=plan.options,
-                seed=deal_seed(self.secret, table, number),
-                forfeited=tuple(m for m in plan.seats if m in out)))
+                seed=deal_seed(self.secret, table, number)))
         return planned
-
-    def out_of_night(self, outcomes: Mapping[str, Outcome]) -> set[int]:
-        """Members withdrawn for the rest of the night: unseatable, or forfeited their last
-        ``forfeits_to_withdraw`` hands in a row (each table's hands, newest first)."""
-        out = set(self.withdrawn)
-        for table, members in enumerate(self.tables):
-            played = [outcomes[hand_key(table, number)]
-                      for number in range(self._hands_done(outcomes, table), 0, -1)]
-            out.update(m for m in members if withdrawn_after(
-                [m in o.forfeited for o in played if m in o.seats], self.forfeits_to_withdraw))
-        return out
 
     def _hands_done(self, outcomes: Mapping[str, Outcome], table: int) -> int:
         done = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import scheduling
-from .base import Format, Outcome, PlannedMatch, register
+from .base import Format, Outcome, Plan, PlannedMatch, SeriesState, register
 
 
 class _Scheduled(Format):
@@ -21,6 +21,11 @@ class _Scheduled(Format):
                          number=number, deal=m.deal)
             for number, m in enumerate(scheduling.scheduled_matches(
                 schedule, secret=secret, duplicate=duplicate))]
+
+    def next(self, state: SeriesState) -> Plan:
+        if state.finished + state.open >= len(self.matches):  # all planned: read nothing
+            return Plan(over=not state.open)
+        return super().next(state)
 
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
         return [match for match in self.matches if match.key not in outcomes]

@@ -56,6 +56,7 @@ BYE = -1
 @register
 class Swiss(Format):
     name = "swiss"
+    plans_ahead = False  # a round is paired once the one before is done
 
     def __init__(self, *, participants: int, rounds: int, secret: str,
                  withdrawn: Collection[int] = ()) -> None:

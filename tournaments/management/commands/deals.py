@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.engine.rng import deal_seed
 from tournaments.models import Night, Tournament
-from tournaments.night_plan import published_secret
+from tournaments.night_kind import published_secret
 
 
 class Command(BaseCommand):

@@ -5,10 +5,10 @@
         --participants reference:heuristic,reference:random,webhook:7,player:alice \\
         --table-size 2 --meetings 2 --seed 7 --organiser alice --allow-private
 
-Pending matches are claimed and started a chunk at a time by ``tournament_play`` (as the
-``play_matches`` task does; matches of reference bots are played and recorded there), webhook
+Pending matches are claimed and started a chunk at a time by ``runner.play`` (as the
+``tournaments.play`` task does; matches of reference bots are played and recorded there), webhook
 seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic_seats`` task
-does) and the outcome is recorded by ``tournament_match_record``. So it is safe next to running
+does) and the outcome is recorded by ``runner.record``. So it is safe next to running
 workers: a match is claimed once, whoever claims it, and the command waits for the matches a
 worker is playing (its bar moving as they end) before it prints the standings. Matches with a
 polling player wait for that player; the command leaves them running (the workers and the
@@ -32,9 +32,10 @@ from games.models import Match
 from games.seats import PLAYER
 from games.services import match_advance_automatic_seats
 from lib.errors import DomainError
-from tournaments import playing, selectors, services
+from tournaments import runner, selectors, services
 from tournaments.entrants import entrant_kinds
 from tournaments.models import Tournament, TournamentMatch
+from tournaments.tournament_kind import SERIES
 
 
 class Command(BaseCommand):
@@ -125,7 +126,7 @@ class Command(BaseCommand):
                     if row.match_id not in elsewhere:
                         self._finish(row)
                 bar.update(_done(tournament) - bar.n)
-                if any(playing.tournament_play(tournament_id=tournament.pk).values()):
+                if any(runner.play(kind=SERIES, series_id=tournament.pk, once=True).values()):
                     continue
                 if not elsewhere:
                     break  # nothing left that this process could claim, nor wait for
@@ -144,7 +145,7 @@ class Command(BaseCommand):
             before, version = version, running.values_list("version", flat=True).first()
             if version == before:
                 return  # nothing moved: a polling player is due, the match goes on without us
-        playing.tournament_match_record(match_id=row.match_id)
+        runner.record(kind=SERIES, match_id=row.match_id)
 
     def _report(self, tournament: Tournament) -> None:
         progress = selectors.tournament_progress(tournament=tournament)
