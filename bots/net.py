@@ -38,7 +38,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self
 
@@ -151,16 +151,22 @@ class BotClient:
     curl handles and connection cache; share one client per worker process.
 
     Every call returns a :class:`Reply` and never raises for anything the bot or network does.
+
+    ``dns_clock`` times how long a host's checked addresses are reused
+    (``bots.resolver.DNS_CACHE_SECONDS``): seconds that never go back, by default
+    :func:`time.monotonic`.
     """
 
     def __init__(self, *, allow_private: bool = False,
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                 dns_clock: Callable[[], float] = time.monotonic) -> None:
         self.allow_private = allow_private
         self.max_response_bytes = max_response_bytes
         self.connect_timeout = connect_timeout
         self.max_connections = max_connections
+        self.dns_clock = dns_clock
         self._handles = _Handles()
         #: Every thread's (multi, share, idle easy handles), for :meth:`close`.
         self._owned: list[tuple[pycurl.CurlMulti, pycurl.CurlShare, list[pycurl.Curl]]] = []
@@ -294,7 +300,8 @@ class BotClient:
     def _begin(self, call: Call) -> _Transfer:
         """Check the call and set up a handle of this thread for it."""
         target = call_target(call.url, call.path)
-        resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns)
+        resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
+                                clock=self.dns_clock)
         easy = self._easy()
         transfer = _Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round(call.timeout * 1000))

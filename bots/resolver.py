@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -21,8 +22,6 @@ from .addresses import BadBotURL, IPAddress, check_address, check_url
 
 #: How long a host's resolved and checked addresses are reused for new connections.
 DNS_CACHE_SECONDS: Final = 30.0
-#: The clock of that cache (tests move it).
-_clock = time.monotonic
 
 #: One client's checked answers: ``(host, port)`` -> (reused until, curl's ``RESOLVE`` entry).
 DnsCache = dict[tuple[str, int], tuple[float, str]]
@@ -74,15 +73,17 @@ class ResolverUnavailable(Exception):
     """The platform's resolver did not answer for a bot's host: never the bot's fault."""
 
 
-def resolve_entry(target: CallTarget, *, allow_private: bool, cache: DnsCache) -> str | None:
+def resolve_entry(target: CallTarget, *, allow_private: bool, cache: DnsCache,
+                  clock: Callable[[], float] = time.monotonic) -> str | None:
     """curl's ``RESOLVE`` entry for the target's host: its addresses, every one checked
     (raises :class:`BlockedAddress`); None for an address literal (checked here too). ``cache``
-    keeps the checked answers of one client."""
+    keeps the checked answers of one client, each reused for :data:`DNS_CACHE_SECONDS` by
+    ``clock`` (seconds, never going back)."""
     if target.ip is not None:
         check_address(target.ip, allow_private=allow_private)
         return None
     key = (target.host, target.port)
-    now = _clock()
+    now = clock()
     cached = cache.get(key)
     if cached is not None and cached[0] > now:
         return cached[1]

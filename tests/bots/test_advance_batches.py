@@ -264,26 +264,42 @@ def test_a_whole_webhook_match_takes_these_statements_and_no_more(alice, open_re
     assert [_statement(q["sql"]) for q in queries.captured_queries] == WEBHOOK_MATCH_STATEMENTS
 
 
-def test_a_final_batch_rolled_back_still_lets_the_lease_go(alice, open_ref_server,
-                                                           monkeypatch) -> None:
+def test_a_final_batch_rolled_back_still_lets_the_lease_go(alice, open_ref_server, fake_bot,
+                                                           secret, monkeypatch) -> None:
     """The batch that ends the match lets the lease go in its own UPDATE: if that transaction
     (the moves with a seat's strikes) is undone, the task says it again, so the next task need
     not wait for it to run out."""
     from games.services import store
 
-    match_id = webhook_match(alice, open_ref_server.base_url + "/random", "dice_cup")
-    seat = Match.objects.get(pk=match_id).seats.get(number=0)
+    illegal = Bot.objects.create(owner=alice, name="illegal", url=fake_bot("illegal").url,
+                                 secret=secret, games=["dice_cup"], handshake_ok=True)
+    good = Bot.objects.create(owner=alice, name="good", url=open_ref_server.base_url + "/random",
+                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    match_id = services.match_create(  # seat 0's strikes: the final batch has a transaction
+        game="dice_cup", created_by=alice, seed=5,
+        seats=[{"kind": "webhook", "bot": b.pk} for b in (illegal, good, good)]).pk
+    sent: list[Any] = []
+    update_then_insert = store.update_then_insert
 
-    def dying(changed: Any) -> None:
-        raise Crash()
+    def dying(model: Any, filters: Any, fields: dict[str, Any], *args: Any, **kwargs: Any) -> bool:
+        sent.append((update_then_insert(model, filters, fields, *args, **kwargs),
+                     fields["lease_until"]))
+        raise Crash()  # the worker dies inside the batch's transaction, its UPDATE written
 
-    monkeypatch.setattr(store, "_seat_changes", lambda driver, seats: [(seat, 1, False)])
-    monkeypatch.setattr(store, "_save_seats", dying)  # inside the final transaction
+    monkeypatch.setattr(store, "update_then_insert", dying)
     with pytest.raises(Crash):
-        services.match_advance_automatic_seats(match_id=match_id)
+        services.match_advance_automatic_seats(match_id=match_id, batch_seconds=60)
+    assert sent == [(True, None)], "the one batch ended the match, letting the lease go"
     match = Match.objects.get(pk=match_id)
     assert match.status == "running" and match.version == 0, "the final batch was undone"
     assert match.lease_until is None
     monkeypatch.undo()
     services.match_advance_automatic_seats(match_id=match_id)
-    assert consistent(match_id).status == "finished"
+    match = Match.objects.get(pk=match_id)
+    struck = match.seats.get(number=0)
+    assert match.status == "finished" and struck.strikes == match.strike_limit
+    logged = list(entries(match_id))
+    assert [e.n for e in logged] == list(range(match.version + 1))
+    asked = sum(1 for e in logged if e.kind == "action") + struck.strikes  # + illegal answers
+    assert BotCall.objects.filter(match_id=match_id, path="move").count() == asked, \
+        "one /move row a move asked, none of the undone batch's"

@@ -18,15 +18,21 @@ from bots.resolver import join_url
 
 @pytest.fixture
 def no_connect(monkeypatch):
-    """Fail the test if curl even opens a socket (every socket it opens passes through
-    ``_Transfer.open_socket``)."""
+    """Fail the test if curl even opens a socket: every curl handle made meanwhile has its
+    socket opener (``OPENSOCKETFUNCTION``, the client's last check) replaced by one that only
+    notes the address and refuses it, so only a refusal before curl connects passes."""
     attempts: list[object] = []
 
-    def refuse(self, purpose, address):
-        attempts.append(address)
+    def refuse(purpose, address):
+        attempts.append(address.addr)
         return pycurl.SOCKET_BAD
 
-    monkeypatch.setattr(net._Transfer, "open_socket", refuse)
+    class NoSocketCurl(pycurl.Curl):
+        def setopt(self, option, value):
+            return super().setopt(option, refuse if option == pycurl.OPENSOCKETFUNCTION
+                                  else value)
+
+    monkeypatch.setattr(pycurl, "Curl", NoSocketCurl)
     yield
     assert attempts == [], "a connection was attempted to a refused address"
 
@@ -144,21 +150,43 @@ def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
 
 
 def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, secret) -> None:
+    """libcurl raising something other than a transfer's error (here: a RuntimeError from the
+    handles' own perform) is ours, never a strike; the handles go back and work again."""
     bot = fake_bot("good")
+    broken = [False]
+    made: list[pycurl.Curl] = []
 
-    def broken(*args):
-        raise RuntimeError("curl is broken")
+    class BreakableCurl(pycurl.Curl):  # drives a call made alone
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
 
+        def perform(self) -> None:
+            if broken[0]:
+                raise RuntimeError("curl is broken")
+            super().perform()
+
+    class BreakableMulti(pycurl.CurlMulti):  # drives several calls at once
+        def perform(self) -> tuple[int, int]:
+            if broken[0]:
+                raise RuntimeError("curl is broken")
+            return super().perform()
+
+    # The client makes its handles when its thread first calls.
+    monkeypatch.setattr(pycurl, "Curl", BreakableCurl)
+    monkeypatch.setattr(pycurl, "CurlMulti", BreakableMulti)
     call = Call(url=bot.url, path="", body=b"", secret=secret, timeout=1, method="GET")
     with BotClient(allow_private=True) as client:
-        monkeypatch.setattr(BotClient, "_run", staticmethod(broken))  # several calls at once
-        monkeypatch.setattr(BotClient, "_perform", staticmethod(broken))  # one alone
+        assert client.call(call).failure is None
+        broken[0] = True
         replies = client.call_many([call] * 2)
         assert [r.failure.reason for r in replies] == [protocol.PLATFORM_ERROR] * 2
         assert client.call(call).failure.reason == protocol.PLATFORM_ERROR
-        monkeypatch.undo()
+        broken[0] = False
         assert client.call(call).failure is None, "the handles went back and work again"
         assert all(r.failure is None for r in client.call_many([call] * 2))
+    assert len(made) == 2, "the failed calls' handles were reused, no new ones made"
+    assert bot.calls["/"] == 4, "the broken calls sent nothing"
 
 
 @pytest.fixture
@@ -219,10 +247,9 @@ def test_a_hosts_answer_is_reused_for_a_while_then_checked_again(monkeypatch, fa
 
     clock = [1000.0]
     monkeypatch.setattr(resolver, "resolve_host", resolve)
-    monkeypatch.setattr(resolver, "_clock", lambda: clock[0])
     call = Call(url=f"http://bot.example.com:{bot.server_address[1]}", path="", body=b"",
                 secret=secret, timeout=2, method="GET")
-    with BotClient(allow_private=True) as client:
+    with BotClient(allow_private=True, dns_clock=lambda: clock[0]) as client:
         assert client.call(call).failure is None
         answers["bot.example.com"] = ["169.254.169.254"]
         clock[0] += resolver.DNS_CACHE_SECONDS - 1
