@@ -60,6 +60,7 @@ class NightKind(series.SeriesKind):
     model, series_model, link = Hand, Night, "night"
     order = ("number", "table")
     result_fields = ("points", "finish", "order_after", "forfeited")
+    tables_apart = True
 
     def chunk(self) -> int:
         return settings.LEAGUE_TABLES_PER_TASK
@@ -93,8 +94,12 @@ class NightKind(series.SeriesKind):
         row.points, row.finish = list(outcome.points), list(outcome.places)
         row.order_after, row.forfeited = list(outcome.order), sorted(outcome.forfeited)
 
-    def outcomes(self, loaded: series.Loaded) -> list[Outcome]:
-        done = (Hand.objects.filter(night=loaded.series, status=series.FINISHED)
+    def outcomes(self, loaded: series.Loaded, *, tables: Collection[int] | None = None
+                 ) -> list[Outcome]:
+        done = Hand.objects.filter(night=loaded.series, status=series.FINISHED)
+        if tables is not None:
+            done = done.filter(table__in=sorted(tables))
+        done = (done
                 .order_by("number", "table")
                 .values_list("table", "number", "seats", "finish", "points", "order_after",
                              "forfeited"))

@@ -89,26 +89,35 @@ def dispatch(*, kind: str, series_id: int, now: datetime | None = None,
 
 
 def _plan(k: SeriesKind, loaded: Loaded, *, now: datetime,
-          lanes: Collection[int] | None = None) -> int:
+          lanes: Collection[int] | None = None, state: SeriesState | None = None,
+          store: bool = True) -> Any:
     """Store what the format starts now (only on ``lanes``' tables, if given; a key planned
-    twice is stored once). Without ``lanes`` (under the series row's lock) finish the series
-    if the format says it is over. Returns how many it planned, -1 if it finished."""
-    rows = k.rows(loaded.series.pk)
-    counts = dict(rows.values_list("status").annotate(n=Count("pk")).values_list("status", "n"))
-    plan = loaded.format.next(SeriesState(
-        now=now, finished=counts.get(FINISHED, 0),
-        open=counts.get(PENDING, 0) + counts.get(RUNNING, 0), withdrawn=loaded.withdrawn,
-        outcomes=lambda: {o.key: o for o in k.outcomes(loaded)},
-        running=lambda: {m.key: m for m in map(k.planned, rows.filter(status__in=OPEN))}))
+    twice is stored once), asking it with ``state`` or, by default, the series as stored.
+    Without ``lanes`` (under the series row's lock) finish the series if the format says it
+    is over. Returns how many it planned, -1 if it finished; or (``store`` False) the
+    planned matches themselves, not stored."""
+    if state is None:
+        rows = k.rows(loaded.series.pk)
+        counts = dict(rows.values_list("status").annotate(n=Count("pk"))
+                      .values_list("status", "n"))
+        state = SeriesState(
+            now=now, finished=counts.get(FINISHED, 0),
+            open=counts.get(PENDING, 0) + counts.get(RUNNING, 0), withdrawn=loaded.withdrawn,
+            outcomes=lambda: {o.key: o for o in k.outcomes(loaded)},
+            running=lambda: {m.key: m for m in map(k.planned, rows.filter(status__in=OPEN))})
+    plan = loaded.format.next(state)
     start = [m for m in plan.start if lanes is None or m.table in lanes]
+    if not store:
+        return start
     if start:
         k.model.objects.bulk_create([k.new_row(loaded, m) for m in start],
                                     ignore_conflicts=True)
         return len(start)
     if plan.over and lanes is None:
         k.finish(loaded, now=now)
+        # Stamped when it happens: ``now`` is when the chunk began (or a reaper's clock).
         k.series_model.objects.filter(pk=loaded.series.pk, status=RUNNING).update(
-            status=FINISHED, finished_at=now)
+            status=FINISHED, finished_at=max(now, timezone.now()))
         return -1
     return 0
 
@@ -212,22 +221,40 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
         return counts
     loaded = k.load(k.series_model.objects.get(pk=series_id))
     batch_end, closed, chained = clock.monotonic() + BATCH_SECONDS, [], False
+    #: Tables that play apart: their outcomes, read once and kept up as they end here; the
+    #: rows and matches started, stored together at the end.
+    apart: dict[str, Outcome] | None = None
+    unstored: list[tuple[Any, Any]] | None = [] if k.tables_apart else None
     while rows:
-        claimed.extend(r.pk for r in rows)
-        k.model.objects.filter(pk__in=[r.pk for r in rows]).update(
+        claimed.extend(r.pk for r in rows if r.pk)
+        k.model.objects.filter(pk__in=[r.pk for r in rows if r.pk]).update(
             status=RUNNING, attempts=F("attempts") + 1, lease_until=series.lease_until(now))
-        ended = _start(k, loaded, rows, now=now, counts=counts)
-        closed += ended
-        lanes = {k.lane(row) for row in ended}
+        ended = _start(k, loaded, rows, now=now, counts=counts, unstored=unstored)
+        closed += [row for row, _ in ended]
+        lanes = {k.lane(row) for row, _ in ended}
         if not lanes or clock.monotonic() > batch_end:
             break
         k.refresh(loaded)  # who left since: seated forfeited from the next match on
+        if k.tables_apart:  # nobody else plays the tables this chunk holds: their next
+            # matches are planned from what it read and played, and stored as they start
+            if apart is None:
+                apart = {o.key: o for o in k.outcomes(loaded, tables=lanes)}
+            apart.update((o.key, o) for _, o in ended)
+            rows = [k.new_row(loaded, m) for m in _plan(
+                k, loaded, now=now, lanes=lanes, store=False, state=SeriesState(
+                    now=now, finished=len(apart), open=0, withdrawn=loaded.withdrawn,
+                    outcomes=lambda known=apart: known))]
+            for row in rows:
+                row.status, row.attempts = RUNNING, 1
+            continue
         if not _plan(k, loaded, now=now, lanes=lanes):
             break
         chained = True
         rows = list(_open_rows(k, series_id).filter(**k.on_lanes(lanes))
                     .select_for_update(skip_locked=True, of=("self",))
                     .order_by(*k.order)[:limit])
+    if unstored:
+        _store(k, unstored)
     if k.series_model.objects.filter(pk=series_id, status=CANCELLED).exists():
         raise _CancelledMeanwhile()  # nothing of it counts; its rows are cancelled after
     _closed(k, loaded, closed, now=now)
@@ -238,10 +265,13 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
 
 
 def _start(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime,
-           counts: dict[str, int]) -> list[Any]:
+           counts: dict[str, int], unstored: list[tuple[Any, Any]] | None = None
+           ) -> list[tuple[Any, Outcome]]:
     """Start claimed ``rows`` as games matches and record those that end here. A withdrawn
     entrant's match is scored unplayed, or played with its seat forfeited if the format plays
-    every match (``Format.plays_withdrawn``). Returns the rows closed here."""
+    every match (``Format.plays_withdrawn``). Stored at once, or put in ``unstored`` for
+    :func:`_store` (a chain of tables that play apart). Returns the rows closed here, with
+    their outcomes."""
     seated = {i for row in rows for i in row.seats}
     _withdraw_unseatable(k, loaded, seated)
     for attempt in range(2):
@@ -256,30 +286,46 @@ def _start(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime,
             if attempt:
                 raise
             _withdraw_unseatable(k, loaded, seated)
-    matches_save(built, announce=False)
     closed = []
     for row, plan in unplayed:
-        _close(k, row, loaded.format.score(plan, None, plan.forfeited), now=now)
+        closed.append((row, _close(k, row, loaded.format.score(plan, None, plan.forfeited),
+                                   now=now)))
         counts["forfeit"] += 1
-        closed.append(row)
     for (row, plan), new in zip(to_play, built):
-        row.match, row.lease_until, row.status = new.match, None, RUNNING
+        row.lease_until, row.status = None, RUNNING
         if new.over:
             out = {plan.seats[n] for n in new.forfeited}
-            _close(k, row, loaded.format.score(plan, new.result, out), now=now)
+            closed.append((row, _close(k, row, loaded.format.score(plan, new.result, out),
+                                       now=now)))
             counts["finished"] += 1
-            closed.append(row)
         else:
             counts["started"] += 1
-    fields = ["match_id", "lease_until", "status", "finished_at", *k.result_fields]
-    update_rows(k.model, [{"pk": row.pk, **{name: getattr(row, name) for name in fields}}
-                          for row in rows], fields=fields)
+    made = {id(row): new for (row, _), new in zip(to_play, built)}
+    done = [(row, made.get(id(row))) for row in rows]
+    if unstored is None:
+        _store(k, done)
+    else:
+        unstored += done
     return closed
 
 
-def _close(k: SeriesKind, row: Any, outcome: Outcome, *, now: datetime) -> None:
+def _store(k: SeriesKind, done: Sequence[tuple[Any, Any]]) -> None:
+    """Rows started (with the games match each made, None if scored unplayed), in a few
+    statements: their matches, the rows claimed, the rows a chain planned."""
+    matches_save([new for _, new in done if new is not None], announce=False)
+    for row, new in done:
+        if new is not None:
+            row.match = new.match
+    fields = ["match_id", "lease_until", "status", "finished_at", *k.result_fields]
+    update_rows(k.model, [{"pk": row.pk, **{name: getattr(row, name) for name in fields}}
+                          for row, _ in done if row.pk], fields=fields)
+    k.model.objects.bulk_create([row for row, _ in done if not row.pk])  # a chain's next
+
+
+def _close(k: SeriesKind, row: Any, outcome: Outcome, *, now: datetime) -> Outcome:
     row.status, row.finished_at, row.lease_until = FINISHED, now, None
     k.take(row, outcome)
+    return outcome
 
 
 def _closed(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime) -> None:

@@ -76,6 +76,9 @@ class SeriesKind(ABC):
     link: ClassVar[str]
     #: The order pending rows are claimed in.
     order: ClassVar[tuple[str, ...]]
+    #: Each table plays by itself: its next match depends on its own matches alone (a league
+    #: night), so a chunk holding a table plans its next from what it read and played.
+    tables_apart: ClassVar[bool] = False
     #: The row's fields an outcome is stored in (:meth:`take`).
     result_fields: ClassVar[tuple[str, ...]]
 
@@ -104,8 +107,10 @@ class SeriesKind(ABC):
         """Store an outcome on its row (:attr:`result_fields`)."""
 
     @abstractmethod
-    def outcomes(self, loaded: Loaded) -> list[Outcome]:
-        """Every finished row's outcome, in the order they were played."""
+    def outcomes(self, loaded: Loaded, *, tables: Collection[int] | None = None
+                 ) -> list[Outcome]:
+        """Every finished row's outcome (on ``tables`` only, if given and the kind has
+        tables), in the order they were played."""
 
     @abstractmethod
     def withdraw(self, loaded: Loaded, reasons: Mapping[int, str]) -> None:

@@ -102,7 +102,8 @@ class TournamentKind(series.SeriesKind):
         row.ranks, row.forfeited = list(outcome.places), sorted(outcome.forfeited)
         row.scores = None if outcome.scores is None else list(outcome.scores)
 
-    def outcomes(self, loaded: series.Loaded) -> list[Outcome]:
+    def outcomes(self, loaded: series.Loaded, *, tables: Collection[int] | None = None
+                 ) -> list[Outcome]:
         rows = (TournamentMatch.objects.filter(tournament=loaded.series,
                                                status=series.FINISHED)
                 .order_by("finished_at", "number")

@@ -47,8 +47,10 @@ class LeagueNightSerializer(serializers.Serializer):
                                    "cancelled it (docs/leagues.md).")
     withdrawn = serializers.DictField(
         child=serializers.CharField(),
-        help_text="Members whose bot could not be seated this night (member index -> why): "
-                  "seated forfeited in each of its hands (docs/series.md).")
+        help_text="Members out of the rest of this night (member index -> why: their bot "
+                  "could not be seated, or they forfeited their last "
+                  "SERIES_FORFEITS_TO_WITHDRAW hands in a row): seated forfeited in each of "
+                  "their later hands (docs/series.md).")
     tables = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="Member indexes per table when it started, top table first, best first.")
