@@ -4,8 +4,9 @@
                            [--members 64] [--table-size 8] [--hands 20] [--concurrency 1 2]
 
 In each of ``--rounds`` rounds a Dalmuti league of ``--members`` reference bots (heuristic and
-random in turn, the same seed) is created with ``tournaments.leagues.league_create`` (what the
-API calls) and one night is scheduled now; the night is started as beat starts it
+random in turn, the same seed) is created with
+``tournaments.leagues.services.league_create`` (what the API calls) and one night is scheduled
+now; the night is started as beat starts it
 (``nights.nights_start_due``) and played by one ``matches`` worker plus one
 ``housekeeping`` worker; one figure per ``--concurrency``: 1 is a solo pool, as `make run`
 starts it, N a prefork pool of N processes, as docker-compose's worker runs on an N-core
@@ -40,8 +41,8 @@ def engine_alone(league, night) -> float:
     """Seconds for the engine and the reference bots to play the night's hands here."""
     from games.engine import get_game
     from games.engine.rng import deal_seed
-    from tournaments import league_rules
-    from tournaments.night_kind import night_secret
+    from tournaments.leagues import rules
+    from tournaments.leagues.night_kind import night_secret
 
     game = get_game(GAME)
     names = {m.index: m.bot for m in league.members.all()}
@@ -49,13 +50,13 @@ def engine_alone(league, night) -> float:
     for table, seated in enumerate(night.tables):
         order = list(seated)
         for number in range(1, league.hands_per_night + 1):
-            plan = league_rules.hand_plan(GAME, order, hand_number=number,
-                                          options=league.options, ordered=number > 1,
-                                          first_of_season=number == 1)
+            plan = rules.hand_plan(GAME, order, hand_number=number,
+                                   options=league.options, ordered=number > 1,
+                                   first_of_season=number == 1)
             state = play_alone(game, players=len(plan.seats),
                                seed=deal_seed(night_secret(night), table, number),
                                options=plan.options, bots=[names[m] for m in plan.seats])
-            order = league_rules.hand_outcome(GAME, plan, state.result()).order  # GD-2
+            order = rules.hand_outcome(GAME, plan, state.result()).order  # GD-2
     return time.perf_counter() - started
 
 
@@ -64,7 +65,8 @@ def play_night(args, organiser, *, hands: int) -> tuple[float, object, object]:
     start it to its end."""
     from django.utils import timezone
 
-    from tournaments import leagues, nights
+    from tournaments.leagues import nights
+    from tournaments.leagues import services as leagues
     from tournaments.models import Night
 
     now = timezone.now()

@@ -3,7 +3,7 @@ nights) and each game's page (its rules, leaderboard and latest matches).
 
 Server-rendered, read-only, public: it shows what the public API shows (never a seed). The
 pages of games live in ``games.pages``, those of tournaments and leagues in
-``tournaments.pages``; this top layer only gathers them.
+``tournaments.web.pages``; this top layer only gathers them.
 """
 
 from __future__ import annotations

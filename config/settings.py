@@ -340,7 +340,7 @@ CELERY_BEAT_SCHEDULE["tournaments-reap"]["schedule"] = float(env_int(
 # (DATABASE_IDLE_IN_TRANSACTION_SECONDS), and no other host's worker waits that long for it.
 TOURNAMENT_RECORD_LOCK_SECONDS = env_int("TOURNAMENT_RECORD_LOCK_SECONDS", 5, minimum=1)
 
-# ---- Leagues (tournaments/leagues.py) --------------------------------------------------------
+# ---- Leagues (tournaments/leagues/services.py) ---------------------------------------------------
 LEAGUE_MAX_MEMBERS = env_int("LEAGUE_MAX_MEMBERS", 128, minimum=2)
 LEAGUE_MAX_HANDS_PER_NIGHT = env_int("LEAGUE_MAX_HANDS_PER_NIGHT", 100, minimum=1)
 # Tables of a league night played by one task (their hands stored together); a night's groups

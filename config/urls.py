@@ -13,8 +13,8 @@ from games import (
     play_pages,
 )
 from games.pages import match_list_page, match_page, play_page, rules
-from tournaments import organise_pages
-from tournaments import pages as tournament_pages
+from tournaments.web import organise_pages
+from tournaments.web import pages as tournament_pages
 
 from .exceptions import api_not_found
 from .health import healthz

@@ -23,8 +23,9 @@ from django.http import HttpRequest
 from games.admin import HiddenUntilOverMixin, ReadOnlyMixin
 from lib.errors import DomainError
 
-from . import leagues, services
+from . import services
 from .entrants import entrant_kind_label
+from .leagues import services as leagues
 from .models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
 
 

@@ -9,8 +9,11 @@ class TournamentsConfig(AppConfig):
         # games never imports tournaments: finished matches are reported by a signal.
         from games.signals import match_finished
 
-        # Each kind of series registers itself; the tasks, so series.enqueue finds them by name.
-        from . import leagues, night_kind, nights, runner, services, tasks, tournament_kind  # noqa: F401
+        # Each kind of series registers itself; the tasks, so kinds.enqueue finds them by name.
+        from . import runner, services, tasks  # noqa: F401
+        from .leagues import night_kind, nights  # noqa: F401
+        from .leagues import services as league_services  # noqa: F401
+        from .runner import tournament
 
         match_finished.connect(runner.on_match_finished,
                                dispatch_uid="tournaments.match_finished")
@@ -21,9 +24,10 @@ class TournamentsConfig(AppConfig):
             register_series_links,
         )
 
-        from . import pages, selectors
+        from . import selectors
+        from .web import pages
 
-        register_series_links(tournament_kind.SERIES, pages.tournament_match_links)
+        register_series_links(tournament.SERIES, pages.tournament_match_links)
         register_series_links(night_kind.SERIES, pages.league_hand_links)
         # A person's page lists the tournaments and leagues they play in or organise.
         register_person_series("tournaments", pages.person_series)

@@ -6,7 +6,7 @@ UPDATE and play them as ordinary ``games.Match`` rows, so every rule, failure po
 replay of matches applies unchanged. Standings and a tournament's ratings are computed from
 the stored outcomes (``tournaments.selectors``); a game's leaderboard across tournaments
 (:class:`LeaderboardEntry`) is kept up to date in the very transaction that stores each
-outcome, so a crash loses both or neither (``tournaments.leaderboard`` can rebuild it).
+outcome, so a crash loses both or neither (``tournaments.scoring.leaderboard`` can rebuild it).
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class League(models.Model):
     """A standing group of members that meets on league nights; each night plays
     ``hands_per_night`` hands at tables cut from the league's social order, and the season
     table adds the hands up. The order and the points are carried by the league
-    (``tournaments.league_rules``); the engine plays one hand per match."""
+    (``tournaments.leagues.rules``); the engine plays one hand per match."""
 
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=32, db_index=True)
@@ -330,7 +330,7 @@ class Hand(models.Model):
 
 class LeaderboardEntry(models.Model):
     """One entrant's rating on its game's leaderboard over every tournament: updated in the
-    transaction that records each of its results (``tournaments.leaderboard``), so a page or
+    transaction that records each of its results (``tournaments.scoring.leaderboard``), so a page or
     the API reads it instead of replaying every match. An entrant is a webhook bot, a person
     or one reference bot (or a bot of any kind another app registers), however often entered
     and under whatever label."""

@@ -1,8 +1,9 @@
 """Reads of tournaments: lists, progress, standings with their certainty, ratings.
 
 Standings and ratings are computed from the recorded outcomes in schedule order every time
-(``tournaments.standings``, ``ratings``, ``confidence``), so they never depend on the order in
-which workers happened to finish matches, and a rerun with the same seeds gives the same table.
+(``tournaments.scoring.standings``, ``ratings``, ``confidence``), so they never depend on the
+order in which workers happened to finish matches, and a rerun with the same seeds gives the
+same table.
 """
 
 from __future__ import annotations
@@ -21,11 +22,9 @@ from games.names import Sitter, seat_labels
 from games.seats import PLAYER, bot_reference
 from lib.filtering import filtered
 
-from . import league_rules
-from .confidence import certainty
 from .errors import GameNotFound, LeagueNotFound, TournamentNotFound
-from .filters import LeagueFilter, TournamentFilter, TournamentMatchFilter
 from .formats.swiss import byes as swiss_byes
+from .leagues import rules
 from .models import (
     Hand,
     LeaderboardEntry,
@@ -37,8 +36,10 @@ from .models import (
     Tournament,
     TournamentMatch,
 )
-from .ratings import Rating, ratings
-from .standings import MatchResult, standings
+from .scoring.confidence import certainty
+from .scoring.ratings import Rating, ratings
+from .scoring.standings import MatchResult, standings
+from .web.filters import LeagueFilter, TournamentFilter, TournamentMatchFilter
 
 JSON = dict[str, Any]
 
@@ -172,7 +173,7 @@ def _swiss_byes(tournament: Tournament, count: int, withdrawn: list[int]) -> lis
 
 def ratings_leaderboard(*, game: str, limit: int = 100) -> list[JSON]:
     """A game's OpenSkill leaderboard across its tournaments, best ``ordinal`` first: read
-    from the table kept as results are recorded (``tournaments.leaderboard``), an entrant
+    from the table kept as results are recorded (``tournaments.scoring.leaderboard``), an entrant
     being a person or one bot of an entrant kind (a webhook bot, a reference bot however often
     it was entered, ...), named as its owner names it, never by an entrant's label. Raises
     ``GameNotFound`` for a game the engine does not have."""
@@ -220,21 +221,21 @@ def _counted_hands(*, league_id: int) -> QuerySet[Hand]:
                                night__status__in=COUNTED_NIGHTS)
 
 
-def league_table(*, league_id: int) -> list[league_rules.SeasonRow]:
+def league_table(*, league_id: int) -> list[rules.SeasonRow]:
     """The season table: every recorded hand of the league's nights added up, in the order
-    of ``league_rules.season_table`` (movement since the last finished night)."""
+    of ``rules.season_table`` (movement since the last finished night)."""
     league = League.objects.get(pk=league_id)
     records = []
     for night_number, seats, points, finish in (
             _counted_hands(league_id=league.pk)
             .values_list("night__number", "seats", "points", "finish")):
-        records.append(league_rules.HandRecord(
+        records.append(rules.HandRecord(
             night=night_number, points=dict(zip(seats, points)), finish=dict(zip(seats, finish))))
     last = (league.nights.filter(status=Night.Status.FINISHED).order_by("-number")
             .values_list("order_before", flat=True).first())
     order = list(league.order) or list(league.members.filter(left_at__isnull=True)
                                        .values_list("index", flat=True))
-    return league_rules.season_table(league.game, records, order=order, previous_order=last)
+    return rules.season_table(league.game, records, order=order, previous_order=last)
 
 
 def league_history(*, league_id: int) -> JSON:
@@ -283,13 +284,13 @@ def league_ratings(*, league_id: int) -> dict[int, Rating]:
 
 def latest_recurring_start(league: League, now: datetime) -> datetime | None:
     """The latest start of the league's recurring night at or before ``now``
-    (``league_rules.latest_weekly_start``), or None if it is not recurring or that start is
+    (``rules.latest_weekly_start``), or None if it is not recurring or that start is
     outside the season or before the league was created (a league made on Friday does not
     start last Thursday's night)."""
     if league.weekday is None or league.night_time is None:
         return None
-    start = league_rules.latest_weekly_start(weekday=league.weekday, at=league.night_time,
-                                             zone=ZoneInfo(league.timezone), now=now)
+    start = rules.latest_weekly_start(weekday=league.weekday, at=league.night_time,
+                                      zone=ZoneInfo(league.timezone), now=now)
     if not (league.season_start <= start <= league.season_end and start >= league.created_at):
         return None
     return start
@@ -301,13 +302,13 @@ _JUST_BEFORE = timedelta(microseconds=1)
 
 def next_recurring_start(league: League, now: datetime) -> datetime | None:
     """The first start of the league's recurring night after ``now`` and not before the
-    season starts, however far ahead that is (``league_rules.next_weekly_start``); None if it
+    season starts, however far ahead that is (``rules.next_weekly_start``); None if it
     is not recurring or that start is past the season's end."""
     if league.weekday is None or league.night_time is None:
         return None
     after = max(now, league.season_start - _JUST_BEFORE)
-    start = league_rules.next_weekly_start(weekday=league.weekday, at=league.night_time,
-                                           zone=ZoneInfo(league.timezone), after=after)
+    start = rules.next_weekly_start(weekday=league.weekday, at=league.night_time,
+                                    zone=ZoneInfo(league.timezone), after=after)
     return start if start <= league.season_end else None
 
 
@@ -359,11 +360,11 @@ def night_tables(*, night: Night) -> list[dict[str, Any]]:
     game = night.league.game
     tables = []
     for table, seated in enumerate(night.tables):
-        points = league_rules.table_points(done, table)
+        points = rules.table_points(done, table)
         tables.append({"number": table + 1, "members": list(seated),
                        "hands": [h for h in hands if h["table"] == table],
                        "standings": [{"member": m, "points": points.get(m, 0)}
-                                     for m in league_rules.by_points(game, seated, points)]})
+                                     for m in rules.by_points(game, seated, points)]})
     return tables
 
 
@@ -385,15 +386,15 @@ def league_next_night(*, league: League, now: datetime | None = None) -> datetim
 
 def league_cannot_start(*, league: League) -> str | None:
     """Why a night of the league cannot start now (its present members cannot fill its tables,
-    ``league_rules.table_shortage``), or None if one can."""
+    ``rules.table_shortage``), or None if one can."""
     present = league.members.filter(left_at__isnull=True).count()
-    return league_rules.table_shortage(league.game, table_size=league.table_size,
-                                       members=present)
+    return rules.table_shortage(league.game, table_size=league.table_size,
+                                members=present)
 
 
 def league_live_night(*, league: League) -> dict[str, Any] | None:
     """The running night (if any): each table's seating, its hands done, and its members'
-    points so far that night, best first (lower first where ``league_rules.lower_is_better``;
+    points so far that night, best first (lower first where ``rules.lower_is_better``;
     ties in seating order)."""
     night = league.nights.filter(status=Night.Status.RUNNING).order_by("-number").first()
     if night is None:
@@ -405,13 +406,13 @@ def league_live_night(*, league: League) -> dict[str, Any] | None:
                                                                          "points"))
     tables = []
     for table, seated in enumerate(night.tables):
-        points = league_rules.table_points(hands, table)
+        points = rules.table_points(hands, table)
         tables.append({"members": list(seated),
                        "hands_done": sum(1 for at, _, _ in hands if at == table),
                        "standings": [{"member": m, "name": names.get(m, ""),
                                       "label": labels.get(m, ""),
                                       "points": points.get(m, 0)}
-                                     for m in league_rules.by_points(league.game, seated,
-                                                                     points)]})
+                                     for m in rules.by_points(league.game, seated,
+                                                              points)]})
     return {"number": night.number, "hands_per_night": league.hands_per_night,
             "started_at": night.started_at, "tables": tables}

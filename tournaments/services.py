@@ -1,5 +1,5 @@
 """Tournament services: create (check everything, plan the first matches), start, cancel.
-Playing them is the series runner's (``tournaments.runner``, as ``tournaments.tournament_kind``);
+Playing them is the series runner's (``tournaments.runner``, as ``tournaments.runner.tournament``);
 the policies, ``docs/series.md``."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from games.db import locks_waited_at_most
 from games.engine.base import counted
 from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
-from . import series
 from .entrants import entered_twice, entrant_fields, game_table
 from .errors import (
     BadTournament,
@@ -32,10 +31,10 @@ from .errors import (
 from .formats import PlannedMatch
 from .formats.swiss import Swiss
 from .models import Participant, Tournament, TournamentMatch
-from .runner import cancel_open
+from .runner import cancel_open, kinds
+from .runner.kinds import OPEN
+from .runner.tournament import SERIES, format_named, new_row, unseal_deals
 from .scheduling import balance_figures
-from .series import OPEN
-from .tournament_kind import SERIES, format_named, new_row, unseal_deals
 
 
 def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
@@ -71,7 +70,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                             f"{size} takes {max(2, size)} to {most}")
     if starts_at is not None:
         try:
-            series.check_ahead(starts_at, "starts_at")
+            kinds.check_ahead(starts_at, "starts_at")
         except ValueError as exc:
             raise BadTournament(str(exc)) from None
     if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
@@ -90,7 +89,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
         if ends_at is None or ends_at <= max(starts_at or timezone.now(), timezone.now()):
             raise BadTournament("a continuous tournament needs ends_at after its start")
         try:
-            series.check_ahead(ends_at, "ends_at")
+            kinds.check_ahead(ends_at, "ends_at")
         except ValueError as exc:
             raise BadTournament(str(exc)) from None
         in_flight = count // 2 if in_flight is None else in_flight
@@ -173,7 +172,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
                                         ).update(status=Tournament.Status.RUNNING,
                                                  started_at=now)
     if started:
-        series.enqueue("advance", SERIES, tournament_id)
+        kinds.enqueue("advance", SERIES, tournament_id)
     return bool(started)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import nights, runner, services
+from . import runner, services
+from .leagues import nights
 
 
 @shared_task(name="tournaments.advance", ignore_result=True, acks_late=True,

@@ -9,7 +9,9 @@ import pytest
 from django.utils import timezone
 
 from tests.helpers.tasks import run_tasks
-from tournaments import leagues, nights, services
+from tournaments import services
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 
 REFS = [{"kind": "reference", "bot": ("heuristic", "random")[i % 2], "name": f"ref{i}"}
         for i in range(4)]

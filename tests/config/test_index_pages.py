@@ -18,15 +18,7 @@ from bots.models import Bot, BotSeat
 from games import services
 from games.models import Match, Seat
 from games.states import load_state
-from tournaments.models import (
-    Hand,
-    League,
-    Member,
-    Night,
-    Participant,
-    Tournament,
-    TournamentMatch,
-)
+from tournaments.models import Hand, League, Member, Night, Participant, Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db
 

@@ -76,7 +76,7 @@ def test_a_running_nights_page_lists_its_hands_to_come_without_a_replay(client, 
     """A night plans each table's first hand as it starts (pending, no match yet): its page
     lists it at its table, with who is seated and no replay link, until it is played."""
     from tests.helpers.tasks import hold_tasks
-    from tournaments import nights
+    from tournaments.leagues import nights
 
     hold_tasks(monkeypatch, "tournaments.")  # no worker: the hands stay pending
     club = two_member_league(alice)

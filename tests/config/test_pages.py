@@ -18,7 +18,7 @@ from games.pages import rules_html
 from tests.browser import SCREENSHOTS
 from tests.helpers.tasks import hold_tasks
 from tournaments import selectors, services
-from tournaments.pages import entrant_names
+from tournaments.web.pages import entrant_names
 
 from .conftest import REFS
 

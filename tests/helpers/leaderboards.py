@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.utils import timezone
 
 from bots.models import Bot
-from tournaments import leaderboard
 from tournaments.models import Participant, Tournament, TournamentMatch
+from tournaments.scoring import leaderboard
 
 
 def recorded(organiser, bot: Bot, label: str) -> Tournament:

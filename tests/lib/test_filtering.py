@@ -7,8 +7,8 @@ import pytest
 from games.filters import MatchFilter
 from games.models import Match
 from lib.filtering import filtered
-from tournaments.filters import TournamentMatchFilter
 from tournaments.models import TournamentMatch
+from tournaments.web.filters import TournamentMatchFilter
 
 pytestmark = pytest.mark.django_db
 

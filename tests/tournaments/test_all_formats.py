@@ -13,14 +13,7 @@ import pytest
 
 from games.engine import get_game
 from games.engine.rng import secret_from_seed
-from tournaments.formats import (
-    Format,
-    Outcome,
-    PlannedMatch,
-    SeriesState,
-    format_names,
-    get_format,
-)
+from tournaments.formats import Format, Outcome, PlannedMatch, SeriesState, format_names, get_format
 from tournaments.formats.swiss import Swiss
 
 BOTS = ("heuristic", "random")
@@ -136,7 +129,7 @@ def test_a_league_night_plans_a_tables_next_hand_after_its_last_one() -> None:
 
 def test_a_league_night_keeps_a_member_who_forfeited_seated_for_the_runner_to_forfeit(
         ) -> None:
-    """Withdrawal is the runner's rule (``runner._closed``: its last
+    """Withdrawal is the runner's rule (``runner.withdrawal.withdraw_forfeiters``: its last
     ``SERIES_FORFEITS_TO_WITHDRAW`` in a row); a league night plays every hand
     (``plays_withdrawn``), so whoever is out stays seated and the runner seats it forfeited
     (``tests/tournaments/test_leagues.py`` plays it through the runner)."""

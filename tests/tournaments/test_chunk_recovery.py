@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from tests.helpers.series import TOURNAMENT
 from tests.helpers.tasks import hold_tasks
-from tournaments import runner, series
+from tournaments import runner
 from tournaments.models import TournamentMatch
+from tournaments.runner import kinds
 from tournaments.services import tournament_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,7 +39,7 @@ def test_a_chunk_whose_worker_died_inside_its_transaction_is_queued_again_soon_a
     def died(*_: Any, **__: Any) -> None:
         raise RuntimeError("the worker died inside its transaction")
 
-    monkeypatch.setattr(series, "matches_play", died)
+    monkeypatch.setattr(kinds, "matches_play", died)
     started = timezone.now()
     with pytest.raises(RuntimeError):
         runner.play(kind=TOURNAMENT, once=True, series_id=tournament.pk, now=started)

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from games.engine import Rng, competition_ranks
 from games.engine.rng import secret_from_seed
-from tournaments.confidence import certainty, result_units
 from tournaments.scheduling import round_robin, scheduled_matches
-from tournaments.standings import MatchResult, standings
+from tournaments.scoring.confidence import certainty, result_units
+from tournaments.scoring.standings import MatchResult, standings
 
 
 def noisy_results(strengths: list[int], seed: int, meetings: int = 3) -> list[MatchResult]:

@@ -136,7 +136,7 @@ print(json.dumps(t.pk))
 import json
 from datetime import timedelta
 from django.utils import timezone
-from tournaments import leagues
+from tournaments.leagues import services as leagues
 now = timezone.now()
 league = leagues.league_create(organiser=user, name="{name}", game="dice_cup", table_size=2,
                                hands_per_night=6, seed=21, members=people,
@@ -190,7 +190,8 @@ import time
 from django.db import connection
 from games.services import matches_resume_stalled
 from django.db import Error
-from tournaments import nights, runner
+from tournaments import runner
+from tournaments.leagues import nights
 while True:
     try:
         matches_resume_stalled()

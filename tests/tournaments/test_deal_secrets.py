@@ -26,7 +26,8 @@ from tests.helpers.leagues import URL as LEAGUES
 from tests.helpers.leagues import create, refs, schedule_now
 from tests.helpers.series import LEAGUE
 from tests.helpers.tasks import hold_tasks
-from tournaments import nights, runner
+from tournaments import runner
+from tournaments.leagues import nights
 from tournaments.models import League, Night, Tournament, TournamentMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)

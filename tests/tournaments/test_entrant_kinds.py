@@ -23,7 +23,7 @@ from games.seats import (
     unregister_seat_kind,
 )
 from tests.helpers import leagues
-from tournaments import nights
+from tournaments.leagues import nights
 from tournaments.models import Hand, LeaderboardEntry, Member, Participant
 
 from .conftest import REFERENCE

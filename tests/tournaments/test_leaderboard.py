@@ -1,7 +1,8 @@
-"""A game's leaderboard is a table kept as results are recorded (tournaments.leaderboard): the
-workers' recording updates it (ratings as OpenSkill over the results in recording order, the
-matches count and the last played time), it is read in a constant number of queries however
-many matches were played, and rebuild() makes the same table again from the recorded rows."""
+"""A game's leaderboard is a table kept as results are recorded
+(tournaments.scoring.leaderboard): the workers' recording updates it (ratings as OpenSkill over
+the results in recording order, the matches count and the last played time), it is read in a
+constant number of queries however many matches were played, and rebuild() makes the same table
+again from the recorded rows."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.helpers.series import TOURNAMENT
 from tests.helpers.tasks import hold_tasks
-from tournaments import leaderboard, runner, selectors, services
+from tournaments import runner, selectors, services
 from tournaments.models import LeaderboardEntry, Participant, RatingPoint, TournamentMatch
-from tournaments.ratings import ratings
-from tournaments.standings import MatchResult
+from tournaments.scoring import leaderboard
+from tournaments.scoring.ratings import ratings
+from tournaments.scoring.standings import MatchResult
 
 pytestmark = pytest.mark.django_db
 

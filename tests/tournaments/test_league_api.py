@@ -20,7 +20,8 @@ from tests.helpers.leagues import URL, create, iso, refs, schedule_now, spec
 from tests.helpers.tasks import hold_tasks
 from tests.openapi import schema_answer as answer_of
 from tests.openapi import schema_properties as properties_of
-from tournaments import leagues, nights
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 from tournaments.models import Hand, League, Night
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import get_game
-from tournaments.league_rules import (
+from tournaments.leagues.rules import (
     HandOutcome,
     HandPlan,
     HandRecord,

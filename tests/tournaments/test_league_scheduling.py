@@ -16,7 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.helpers.tasks import hold_tasks
-from tournaments import night_kind, nights
+from tournaments.leagues import night_kind, nights
 from tournaments.models import League, Night
 
 URL = "/api/leagues/"

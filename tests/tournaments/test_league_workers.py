@@ -15,7 +15,9 @@ from django.utils import timezone
 from tests.conftest import REAL_WORKERS
 from tests.helpers.tasks import run_tasks
 from tests.helpers.workers import Workers, wait_until
-from tournaments import leagues, nights, runner
+from tournaments import runner
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 from tournaments.models import Night
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.django_db(transaction=True),

@@ -18,9 +18,12 @@ from games import log
 from games.models import Match, MatchLogPage
 from tests.helpers.series import LEAGUE
 from tests.helpers.tasks import hold_tasks
-from tournaments import league_rules, leagues, nights, runner, selectors, series
+from tournaments import runner, selectors
 from tournaments.errors import BadLeague, NotYourLeague
+from tournaments.leagues import nights, rules
+from tournaments.leagues import services as leagues
 from tournaments.models import Hand, League, Night
+from tournaments.runner import kinds, loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -170,9 +173,9 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
     seated, forfeited, for the rest of the night. The leave lands while its first hand is
     played; a batch a hand (``BATCH_SECONDS`` 0), so the next hand is planned after it, from
     the members as they are then."""
-    monkeypatch.setattr(runner, "BATCH_SECONDS", 0)
+    monkeypatch.setattr(loop, "BATCH_SECONDS", 0)
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
-    real = series.matches_play
+    real = kinds.matches_play
     calls: list[int] = []
 
     def leave_during_the_first_hand(loaded: Any, planned: Any) -> Any:
@@ -181,7 +184,7 @@ def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
             leagues.member_leave(league_id=league.pk, user=alice, index=1)
         return real(loaded, planned)
 
-    monkeypatch.setattr(series, "matches_play", leave_during_the_first_hand)
+    monkeypatch.setattr(kinds, "matches_play", leave_during_the_first_hand)
     night = play_night(league, alice)
     assert calls == [1, 1, 1], "one hand a batch"
     assert night.status == "finished"
@@ -207,7 +210,7 @@ def test_a_member_who_leaves_once_its_next_hand_is_planned_sits_that_hand_out_fo
     then is seated in it, forfeited (the runner seats whoever left so), and removed from the
     hands planned after it if the table can still be played."""
     held = hold_tasks(monkeypatch, "tournaments.")  # played by hand
-    monkeypatch.setattr(runner, "BATCH_SECONDS", 0)  # a batch a hand
+    monkeypatch.setattr(loop, "BATCH_SECONDS", 0)  # a batch a hand
     league = make_league(alice, members=members, table_size=5, hands_per_night=3)
     night = play_night(league, alice)
     assert held == [("tournaments.play", LEAGUE, night.pk)]
@@ -234,17 +237,17 @@ def test_a_member_who_leaves_once_its_next_hand_is_planned_sits_that_hand_out_fo
 def test_a_nights_in_process_hands_are_chained_in_one_chunk_a_commit_per_batch(
         alice, monkeypatch, batch_seconds, transactions) -> None:
     """A table's next hand is planned as its last ends and played on by the same play task;
-    the hands of one batch (``runner.BATCH_SECONDS``) are stored in one transaction, the
+    the hands of one batch (``runner.loop.BATCH_SECONDS``) are stored in one transaction, the
     night's finish with the last of them, and nothing is left for another task."""
     from django.db import connection
 
     held = hold_tasks(monkeypatch, "tournaments.")
-    monkeypatch.setattr(runner, "BATCH_SECONDS", batch_seconds)
+    monkeypatch.setattr(loop, "BATCH_SECONDS", batch_seconds)
     league = make_league(alice, members=5, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and held == [("tournaments.play", LEAGUE, night.pk)]
     held.clear()
-    real, seen = series.matches_play, []
+    real, seen = kinds.matches_play, []
 
     def noting_the_transaction(loaded: Any, planned: Any) -> Any:
         with connection.cursor() as cursor:
@@ -252,7 +255,7 @@ def test_a_nights_in_process_hands_are_chained_in_one_chunk_a_commit_per_batch(
             seen.append(cursor.fetchone()[0])
         return real(loaded, planned)
 
-    monkeypatch.setattr(series, "matches_play", noting_the_transaction)
+    monkeypatch.setattr(kinds, "matches_play", noting_the_transaction)
     if transactions == 1:
         assert runner.play(kind=LEAGUE, series_id=night.pk, once=True) == {
             "started": 0, "finished": 3, "forfeit": 0}, "one chunk, three hands chained"
@@ -341,14 +344,14 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
                                                                monkeypatch, batch_seconds,
                                                                kept) -> None:
     """A hand per transaction: hands 1-2 were stored and stay, 3 is lost (pending again).
-    Hands batched in one transaction (``runner.BATCH_SECONDS``): the whole batch is lost, back
+    Hands batched in one transaction (``runner.loop.BATCH_SECONDS``): the whole batch is lost, back
     to hand 1 pending, and played again, identically."""
-    monkeypatch.setattr(runner, "BATCH_SECONDS", batch_seconds)
+    monkeypatch.setattr(loop, "BATCH_SECONDS", batch_seconds)
     calm = make_league(alice, seed=5, hands_per_night=4)
     calm_night = play_night(calm, alice)
 
     league = make_league(alice, seed=5, hands_per_night=4)
-    real = series.matches_play
+    real = kinds.matches_play
     calls: list[int] = []
 
     def crash_on_third(loaded: Any, planned: Any) -> Any:
@@ -357,7 +360,7 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
             raise SystemExit("worker killed")
         return real(loaded, planned)
 
-    monkeypatch.setattr(series, "matches_play", crash_on_third)
+    monkeypatch.setattr(kinds, "matches_play", crash_on_third)
     with pytest.raises(SystemExit):
         play_night(league, alice)
     night = Night.objects.get(league=league)
@@ -365,7 +368,7 @@ def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nig
     assert night.hands.filter(status="finished").count() == kept
     assert list(night.hands.exclude(status="finished").values_list("number", "status")) == [
         (kept + 1, "pending")], "the hand after the last stored, and nothing beyond it"
-    monkeypatch.setattr(series, "matches_play", real)
+    monkeypatch.setattr(kinds, "matches_play", real)
     assert runner.reap(now=timezone.now() + timedelta(hours=1)) >= 1
     night.refresh_from_db()
     assert night.status == "finished" and night.hands.count() == 4
@@ -388,14 +391,14 @@ def test_two_workers_on_one_night_start_each_hand_once(alice, monkeypatch, setti
     from django.db import connection
 
     hold_tasks(monkeypatch, "tournaments.")  # no worker
-    monkeypatch.setattr(runner, "BATCH_SECONDS", 60)  # a table's hands chained in one batch
+    monkeypatch.setattr(loop, "BATCH_SECONDS", 60)  # a table's hands chained in one batch
     settings.LEAGUE_TABLES_PER_TASK = 1  # a hand a claim
     league = make_league(alice, members=8, table_size=4, hands_per_night=3)
     night = play_night(league, alice)
     assert night.status == "running" and len(night.tables) == 2
     assert sorted(night.hands.values_list("table", "number", "status")) == [
         (0, 1, "pending"), (1, 1, "pending")]
-    real, held, go_on = series.matches_play, threading.Event(), threading.Event()
+    real, held, go_on = kinds.matches_play, threading.Event(), threading.Event()
 
     def hold_a(loaded: Any, planned: Any) -> Any:
         built = real(loaded, planned)
@@ -404,7 +407,7 @@ def test_two_workers_on_one_night_start_each_hand_once(alice, monkeypatch, setti
             assert go_on.wait(20)
         return built
 
-    monkeypatch.setattr(series, "matches_play", hold_a)
+    monkeypatch.setattr(kinds, "matches_play", hold_a)
     finished: dict[str, int] = {}
     errors: list[BaseException] = []
 
@@ -580,8 +583,8 @@ def test_bad_leagues_are_refused_with_the_reason(alice, bob, settings) -> None:
 
 
 def test_league_rules_interface_is_what_the_services_use() -> None:
-    plan = league_rules.hand_plan("great_dalmuti", [4, 2, 0, 1, 3], hand_number=2, options={},
-                                  ordered=True, first_of_season=False)
+    plan = rules.hand_plan("great_dalmuti", [4, 2, 0, 1, 3], hand_number=2, options={},
+                           ordered=True, first_of_season=False)
     assert plan.seats == (4, 2, 0, 1, 3) and plan.options["initial_order"] == [0, 1, 2, 3, 4]
 
 
@@ -610,7 +613,7 @@ def test_a_night_is_queued_and_claimed_in_chunks_of_hands_in_table_order(
     pending hands, in (number, table) order, and plays on those tables only (their next hands
     chained in its batch); the other tables' hands wait for the other tasks."""
     held = hold_tasks(monkeypatch, "tournaments.")
-    monkeypatch.setattr(runner, "BATCH_SECONDS", 60)
+    monkeypatch.setattr(loop, "BATCH_SECONDS", 60)
     settings.LEAGUE_TABLES_PER_TASK = size
     league = make_league(alice, game="dice_cup", members=10, table_size=2, hands_per_night=2)
     night = play_night(league, alice)

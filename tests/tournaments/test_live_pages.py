@@ -22,7 +22,9 @@ from django.utils import timezone
 from tests.browser import console_errors
 from tests.conftest import REAL_WORKERS
 from tests.helpers.workers import Workers
-from tournaments import leagues, nights, services
+from tournaments import services
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 from tournaments.models import Night, Tournament
 
 pytestmark = [pytest.mark.postgres, pytest.mark.broker, pytest.mark.browser,

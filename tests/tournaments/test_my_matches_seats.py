@@ -11,7 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from games import selectors
-from tournaments import leagues, nights, services
+from tournaments import services
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 from tournaments.models import TournamentMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)

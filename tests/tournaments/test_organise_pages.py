@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from tests.forms import accessibility_problems, field_errors
 from tests.helpers.tasks import hold_tasks
-from tournaments import leagues
+from tournaments.leagues import services as leagues
 from tournaments.models import League, Night, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)

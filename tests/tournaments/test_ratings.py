@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments.ratings import ratings
 from tournaments.scheduling import table_schedule
-from tournaments.standings import MatchResult, forfeit_result
+from tournaments.scoring.ratings import ratings
+from tournaments.scoring.standings import MatchResult, forfeit_result
 
 
 def test_a_clearly_stronger_player_is_rated_above() -> None:

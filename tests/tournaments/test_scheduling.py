@@ -15,18 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.rng import Rng, secret_from_seed
-from tournaments import groupings
-from tournaments.designs import resolvable_design
 from tournaments.scheduling import (
     BalanceFigures,
     balance_figures,
+    groupings,
     pair_spread_bound,
     pair_spread_floor,
     round_robin,
     scheduled_matches,
     table_schedule,
 )
-from tournaments.seating import balanced_seating
+from tournaments.scheduling.designs import resolvable_design
+from tournaments.scheduling.seating import balanced_seating
 
 FAST = settings(max_examples=60, deadline=None, derandomize=True)
 #: The previous scheduler's figures (before issue 21), frozen: see its "about".

@@ -16,8 +16,11 @@ from games.models import Match
 from tests.helpers.leagues import URL, create, refs, schedule_now
 from tests.helpers.series import LEAGUE
 from tests.helpers.tasks import hold_tasks
-from tournaments import leagues, nights, runner, selectors, series
+from tournaments import runner, selectors
+from tournaments.leagues import nights
+from tournaments.leagues import services as leagues
 from tournaments.models import Night
+from tournaments.runner import kinds
 
 pytestmark = pytest.mark.django_db(transaction=True)  # nights start in on_commit callbacks
 
@@ -129,14 +132,14 @@ def test_a_chunk_starting_hands_as_its_night_is_cancelled_starts_nothing(alice_a
     league_id, night = running_night(alice_api)
     assert night.hands.filter(status="pending").count() == 2, "each table's first hand"
     reached, go_on = threading.Event(), threading.Event()
-    real = series.matches_play
+    real = kinds.matches_play
 
     def paused(loaded: Any, planned: Any) -> Any:
         reached.set()
         assert go_on.wait(30)
         return real(loaded, planned)
 
-    monkeypatch.setattr(series, "matches_play", paused)
+    monkeypatch.setattr(kinds, "matches_play", paused)
     outcome: dict[str, int] = {}
     errors: list[BaseException] = []
 
@@ -197,11 +200,11 @@ def test_one_receiver_serves_every_kind_of_series() -> None:
     sync_receivers, _ = match_finished._live_receivers(None)
     ours = [r for r in sync_receivers if r.__module__.startswith("tournaments")]
     assert ours == [runner.on_match_finished]
-    assert set(series.kinds()) == {"tournament", "league"}
+    assert set(kinds.kinds()) == {"tournament", "league"}
 
 
 # --------------------------------------------------------------------------------------------
-# Withdrawal: one rule (series.withdraws) for tournaments and league nights
+# Withdrawal: one rule (kinds.withdraws) for tournaments and league nights
 # --------------------------------------------------------------------------------------------
 
 
@@ -212,7 +215,7 @@ def test_one_receiver_serves_every_kind_of_series() -> None:
 ])
 def test_the_withdrawal_rule(settings, forfeits, limit, out) -> None:
     settings.SERIES_FORFEITS_TO_WITHDRAW = limit
-    assert series.withdraws(forfeits) is out
+    assert kinds.withdraws(forfeits) is out
 
 
 def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tournament(
@@ -294,7 +297,7 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
     if disabled == "before its hand is claimed":
         Bot.objects.filter(pk=bot.pk).update(enabled=False)
     else:
-        real = series.matches_play
+        real = kinds.matches_play
 
         def disabled_meanwhile(loaded: Any, planned: Any) -> Any:
             builds.append(len(planned))
@@ -302,7 +305,7 @@ def test_a_bot_disabled_during_a_night_is_withdrawn_between_hands(alice, alice_a
                 Bot.objects.filter(pk=bot.pk).update(enabled=False)
             return real(loaded, planned)
 
-        monkeypatch.setattr(series, "matches_play", disabled_meanwhile)
+        monkeypatch.setattr(kinds, "matches_play", disabled_meanwhile)
     assert runner.play(kind=LEAGUE, series_id=night.pk) == {"started": 0, "finished": 2,
                                                              "forfeit": 0}
     if builds:

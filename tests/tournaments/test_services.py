@@ -16,9 +16,11 @@ from games.models import Match
 from tests.helpers.locks import rows_locked
 from tests.helpers.series import TOURNAMENT, play_one
 from tests.helpers.tasks import hold_tasks
-from tournaments import runner, series, services, tournament_kind
+from tournaments import runner, services
 from tournaments.errors import BadTournament, NotYourTournament, TournamentLimit
 from tournaments.models import Participant, Tournament, TournamentMatch
+from tournaments.runner import kinds
+from tournaments.runner import tournament as tournament_kind
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -408,7 +410,7 @@ def _statuses(tournament: Tournament) -> dict[int, str]:
 def test_a_cancel_waits_for_no_claimed_chunk_and_the_chunk_then_gives_up(alice,
                                                                         monkeypatch) -> None:
     tournament = _mixed_running(alice, monkeypatch)
-    reached, go_on = _pause(monkeypatch, series, "matches_play")
+    reached, go_on = _pause(monkeypatch, kinds, "matches_play")
     thread, outcome = _chunk_in_a_thread(tournament, limit=2)
     try:
         assert reached.wait(20)

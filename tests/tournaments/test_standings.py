@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import competition_ranks
-from tournaments.standings import MatchResult, forfeit_result, match_points, standings
+from tournaments.scoring.standings import MatchResult, forfeit_result, match_points, standings
 
 
 def result(seats, ranks, scores=None, deal=None) -> MatchResult:

@@ -4,7 +4,7 @@ Buchholz Cut-1, Buchholz and direct encounter (docs/tournaments.md, Standings)."
 from __future__ import annotations
 
 from tournaments.formats.swiss import byes
-from tournaments.standings import MatchResult, standings
+from tournaments.scoring.standings import MatchResult, standings
 
 
 def won(winner: int, loser: int) -> MatchResult:

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from games.converters import ID_SCHEMA
 from lib.api import E401, E429, error_response, name_nested_serializers
 
-from .. import leagues
+from ..leagues import services as leagues
 from .common import TournamentParticipantSpecSerializer
 from .leagues import E403, E404, LEAGUE_ID, LeagueMemberSerializer, members_data
 

@@ -22,9 +22,10 @@ from lib.api import (
     page_response,
 )
 
-from .. import leagues, selectors
+from .. import selectors
+from ..leagues import services as leagues
+from ..leagues.night_kind import published_secret
 from ..models import Hand, Night
-from ..night_kind import published_secret
 from .leagues import E403, E404, LEAGUE_ID, LeagueDateTimeField
 
 

@@ -39,7 +39,8 @@ from lib.api import (
     valid_query,
 )
 
-from .. import leagues, selectors
+from .. import selectors
+from ..leagues import services as leagues
 from ..models import League, Member
 from .common import (
     MAX_MOVE_TIME_LIMIT,
@@ -87,7 +88,7 @@ class NightTimeField(serializers.TimeField):
                                      + dates.BOUNDS_HELP})
 class LeagueDateTimeField(dates.DateTimeField):
     """A date and time as sent: naive stays naive, for the service to read in the league's
-    time zone (``league_rules.in_zone``), not in the server's."""
+    time zone (``rules.in_zone``), not in the server's."""
 
     def enforce_timezone(self, value: Any) -> Any:
         return value

@@ -4,7 +4,7 @@ and the registry the runner finds formats in. No Django.
 A format is a pairing system in lila's sense: given the outcomes so far it says which matches
 may be played now (each with a key unique in its series, its seats, seed and options), how a
 played or forfeited match scores, and whether the series is over. It never touches the
-database; ``tournaments.series`` (the one runner) stores what it plans, plays it as ordinary
+database; ``tournaments.runner.kinds`` (the one runner) stores what it plans, plays it as ordinary
 games matches and feeds the outcomes back. ``docs/series.md`` has the policies.
 """
 

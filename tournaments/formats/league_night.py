@@ -1,6 +1,6 @@
 """A league night: the league's tables each play ``hands`` hands, one match a hand, the next
 hand of a table planned when its last one is done (its seating and options from the hand
-before, ``league_rules.hand_plan``), scored in league points (``league_rules.hand_outcome``).
+before, ``rules.hand_plan``), scored in league points (``rules.hand_outcome``).
 Every hand is played (``plays_withdrawn``): a member the runner withdrew (the rule of every
 series) stays seated, forfeited, in each later hand. No Django; the rules are in
 docs/leagues.md and docs/series.md."""
@@ -13,7 +13,7 @@ from typing import Any
 from games.engine import get_game
 from games.engine.rng import deal_seed
 
-from .. import league_rules
+from ..leagues import rules
 from .base import Format, Outcome, PlannedMatch, register
 
 
@@ -55,10 +55,10 @@ class LeagueNight(Format):
             order = self.tables[table]
             if done and self.engine.order_carries_over:  # GD-2: the social order
                 order = list(outcomes[hand_key(table, done)].order or order)
-            staying = league_rules.without_leavers(order, self.left)
+            staying = rules.without_leavers(order, self.left)
             if len(staying) >= self.engine.min_players:
                 order = staying  # else the leaver stays seated, forfeited
-            plan = league_rules.hand_plan(
+            plan = rules.hand_plan(
                 self.game, order, hand_number=number, options=self.options,
                 ordered=self.ordered or number > 1,
                 first_of_season=self.first_of_season and number == 1)
@@ -85,8 +85,8 @@ class LeagueNight(Format):
               forfeited: Collection[int] = ()) -> Outcome:
         if result is None:
             raise ValueError("every league hand is played (forfeiters seated forfeited)")
-        plan = league_rules.HandPlan(seats=tuple(match.seats), options=dict(match.options))
-        hand = league_rules.hand_outcome(self.game, plan, result, forfeited=forfeited)
+        plan = rules.HandPlan(seats=tuple(match.seats), options=dict(match.options))
+        hand = rules.hand_outcome(self.game, plan, result, forfeited=forfeited)
         return Outcome(
             match.key, match.seats, tuple(hand.finish[m] for m in match.seats),
             tuple(result["scores"]), frozenset(forfeited) & frozenset(match.seats),

@@ -42,7 +42,7 @@ import rustworkx
 
 from games.engine.rng import deal_seed
 
-from ..standings import match_points
+from ..scoring.standings import match_points
 from .base import Format, Outcome, PlannedMatch, register
 
 #: Fields up to this many (with the phantom) are paired on the complete graph.

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 def fill(apps, schema_editor):
     """The board from every result recorded before the table existed."""
-    from tournaments.leaderboard import rebuild
+    from tournaments.scoring.leaderboard import rebuild
 
     rebuild(apps)
 

@@ -9,7 +9,7 @@ from django.db import migrations
 
 def record_forfeits(apps, schema_editor):
     from tournaments.formats.base import places_with_forfeits
-    from tournaments.leaderboard import rebuild
+    from tournaments.scoring.leaderboard import rebuild
 
     match_model = apps.get_model("tournaments", "TournamentMatch")
     seat_model = apps.get_model("games", "Seat")

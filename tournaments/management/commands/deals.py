@@ -19,8 +19,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.engine.rng import deal_seed
+from tournaments.leagues.night_kind import published_secret
 from tournaments.models import Night, Tournament
-from tournaments.night_kind import published_secret
 
 
 class Command(BaseCommand):

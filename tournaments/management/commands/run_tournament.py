@@ -35,7 +35,7 @@ from lib.errors import DomainError
 from tournaments import runner, selectors, services
 from tournaments.entrants import entrant_kinds
 from tournaments.models import Tournament, TournamentMatch
-from tournaments.tournament_kind import SERIES
+from tournaments.runner.tournament import SERIES
 
 
 class Command(BaseCommand):

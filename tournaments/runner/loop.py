@@ -1,21 +1,22 @@
-"""The series runner: the one loop every series plays through, a tournament or a league night
-alike (docs/series.md has the diagram and the policies).
+"""The series runner's loop: the one loop every series plays through, a tournament or a league
+night alike (docs/series.md has the diagram and the policies).
 
-A kind of series (:class:`series.SeriesKind`: ``tournament_kind``, ``night_kind``) says where
-its rows and entrants are and how an outcome is stored on a row; its format says what to
-start and when it is over, from the finished matches, those in flight and the time. The rest
-is here, once: planning (keys unique per series, so two workers planning at once store each
-match once), claiming (``FOR UPDATE SKIP LOCKED``: a task run twice plays a match once), the
-withdrawal rule, recording (once, under the row's lock), finishing, cancelling, the reaper.
+A kind of series (:class:`kinds.SeriesKind`: ``runner.tournament``, ``leagues.night_kind``)
+says where its rows and entrants are and how an outcome is stored on a row; its format says
+what to start and when it is over, from the finished matches, those in flight and the time.
+The rest is here, once: planning (keys unique per series, so two workers planning at once store
+each match once), claiming (``FOR UPDATE SKIP LOCKED``: a task run twice plays a match once),
+recording what ends in a chunk, finishing, cancelling. Recording a match that ended elsewhere
+(once, under the row's lock), the receiver and the reaper are ``upkeep``'s; the withdrawal
+rule is ``withdrawal``'s.
 A transaction that may wait on a lock a silent worker host holds waits at most
-``TOURNAMENT_RECORD_LOCK_SECONDS``, then gives way to the reaper.
-"""
+``TOURNAMENT_RECORD_LOCK_SECONDS``, then gives way to the reaper."""
 
 from __future__ import annotations
 
 import logging
 import time as clock
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -26,13 +27,12 @@ from django.utils import timezone
 
 from games.db import locks_waited_at_most, update_rows
 from games.errors import BadSeats
-from games.models import Match
-from games.seats import PLAYER, get_seat_kind
 from games.services import match_stop, matches_save
 
-from . import series
-from .formats import Outcome, SeriesState
-from .series import CANCELLED, FINISHED, OPEN, PENDING, RUNNING, Loaded, SeriesKind, get_kind
+from ..formats import Outcome, SeriesState
+from . import kinds
+from .kinds import CANCELLED, FINISHED, OPEN, PENDING, RUNNING, Loaded, SeriesKind, get_kind
+from .withdrawal import withdraw_forfeiters, withdraw_unseatable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -45,7 +45,7 @@ TASK_SECONDS = 60.0
 _NOTHING = {"started": 0, "finished": 0, "forfeit": 0}
 
 
-def _bounded(work: Callable[[], T], held: Callable[[], T]) -> T:
+def bounded(work: Callable[[], T], held: Callable[[], T]) -> T:
     """``work()`` in a transaction waiting at most ``TOURNAMENT_RECORD_LOCK_SECONDS`` for a
     lock (if it is a transaction of its own), else ``held()``."""
     return locks_waited_at_most(settings.TOURNAMENT_RECORD_LOCK_SECONDS, work, held=held,
@@ -66,7 +66,7 @@ def advance(*, kind: str, series_id: int, now: datetime | None = None) -> int:
     """Ask a running series' format what to start, and queue play tasks for every pending row
     (its start); finish it if it is over. Returns how many play tasks were queued."""
     now = now or timezone.now()
-    _settle(get_kind(kind), series_id, now=now, wait=True, queue=False)
+    settle(get_kind(kind), series_id, now=now, wait=True, queue=False)
     return dispatch(kind=kind, series_id=series_id, now=now)
 
 
@@ -81,16 +81,16 @@ def dispatch(*, kind: str, series_id: int, now: datetime | None = None,
         pending = pending.filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
     free = pending.select_for_update(skip_locked=True, of=("self",)).values("pk")
     with transaction.atomic():
-        count = k.model.objects.filter(pk__in=free).update(lease_until=series.lease_until(now))
+        count = k.model.objects.filter(pk__in=free).update(lease_until=kinds.lease_until(now))
     tasks = -(-count // k.chunk())
     for _ in range(tasks):
-        series.enqueue("play", kind, series_id)
+        kinds.enqueue("play", kind, series_id)
     return tasks
 
 
-def _plan(k: SeriesKind, loaded: Loaded, *, now: datetime,
-          lanes: Collection[int] | None = None, state: SeriesState | None = None,
-          store: bool = True) -> Any:
+def plan_next(k: SeriesKind, loaded: Loaded, *, now: datetime,
+              lanes: Collection[int] | None = None, state: SeriesState | None = None,
+              store: bool = True) -> Any:
     """Store what the format starts now (only on ``lanes``' tables, if given; a key planned
     twice is stored once), asking it with ``state`` or, by default, the series as stored.
     Without ``lanes`` (under the series row's lock) finish the series if the format says it
@@ -122,8 +122,8 @@ def _plan(k: SeriesKind, loaded: Loaded, *, now: datetime,
     return 0
 
 
-def _settle(k: SeriesKind, series_id: int, *, now: datetime, wait: bool = False,
-            queue: bool = True, loaded: Loaded | None = None) -> bool:
+def settle(k: SeriesKind, series_id: int, *, now: datetime, wait: bool = False,
+           queue: bool = True, loaded: Loaded | None = None) -> bool:
     """At the end of every transaction that closes matches: under the series row's lock, plan
     what comes next (queued once this commits, if ``queue``) or finish the series. A closing
     transaction never waits for that lock (``wait`` False): held by another, this runs again
@@ -135,19 +135,19 @@ def _settle(k: SeriesKind, series_id: int, *, now: datetime, wait: bool = False,
         row = running.select_for_update(skip_locked=not wait, of=("self",)).first()
         if row is None:
             if not wait and running.exists():  # held by another: again after our commit
-                transaction.on_commit(lambda: _settle(k, series_id, now=now, wait=True),
+                transaction.on_commit(lambda: settle(k, series_id, now=now, wait=True),
                                       robust=True)
             return False
         if loaded is not None:
             k.refresh(loaded)  # the chunk's or the recording's: who left since
-        planned = _plan(k, loaded or k.load(row), now=now)
+        planned = plan_next(k, loaded or k.load(row), now=now)
         if planned > 0 and queue:
             transaction.on_commit(lambda: dispatch(kind=k.name, series_id=series_id, now=now))
         return bool(planned)
 
     if not wait:
         return work()
-    return _bounded(work, held=lambda: log.info(
+    return bounded(work, held=lambda: log.info(
         "%s %s: its row is held; the reaper settles it", k.name, series_id) or False)
 
 
@@ -174,7 +174,7 @@ def play(*, kind: str, series_id: int, limit: int | None = None, only: int | Non
         if not any(done.values()) or only is not None or once:
             return total
         if clock.monotonic() > stop_at:
-            series.enqueue("play", kind, series_id)
+            kinds.enqueue("play", kind, series_id)
             return total
 
 
@@ -206,8 +206,8 @@ def _play_chunk(k: SeriesKind, series_id: int, *, limit: int, only: int | None,
         return dict(_NOTHING)
 
     try:
-        return _bounded(lambda: _chunk(k, series_id, list(claim[:limit]), limit=limit,
-                                       now=now, claimed=claimed), held=held)
+        return bounded(lambda: _chunk(k, series_id, list(claim[:limit]), limit=limit,
+                                      now=now, claimed=claimed), held=held)
     except _CancelledMeanwhile:
         cancel_open(kind=k.name, series_id=series_id)
         return dict(_NOTHING)
@@ -228,7 +228,7 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
     while rows:
         claimed.extend(r.pk for r in rows if r.pk)
         k.model.objects.filter(pk__in=[r.pk for r in rows if r.pk]).update(
-            status=RUNNING, attempts=F("attempts") + 1, lease_until=series.lease_until(now))
+            status=RUNNING, attempts=F("attempts") + 1, lease_until=kinds.lease_until(now))
         ended = _start(k, loaded, rows, now=now, counts=counts, unstored=unstored)
         closed += [row for row, _ in ended]
         lanes = {k.lane(row) for row, _ in ended}
@@ -240,14 +240,14 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
             if apart is None:
                 apart = {o.key: o for o in k.outcomes(loaded, tables=lanes)}
             apart.update((o.key, o) for _, o in ended)
-            rows = [k.new_row(loaded, m) for m in _plan(
+            rows = [k.new_row(loaded, m) for m in plan_next(
                 k, loaded, now=now, lanes=lanes, store=False, state=SeriesState(
                     now=now, finished=len(apart), open=0, withdrawn=loaded.withdrawn,
                     outcomes=lambda known=apart: known))]
             for row in rows:
                 row.status, row.attempts = RUNNING, 1
             continue
-        if not _plan(k, loaded, now=now, lanes=lanes):
+        if not plan_next(k, loaded, now=now, lanes=lanes):
             break
         chained = True
         rows = list(_open_rows(k, series_id).filter(**k.on_lanes(lanes))
@@ -257,8 +257,8 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
         _store(k, unstored)
     if k.series_model.objects.filter(pk=series_id, status=CANCELLED).exists():
         raise _CancelledMeanwhile()  # nothing of it counts; its rows are cancelled after
-    _closed(k, loaded, closed, now=now)
-    _settle(k, series_id, now=now, loaded=loaded)
+    after_close(k, loaded, closed, now=now)
+    settle(k, series_id, now=now, loaded=loaded)
     if chained:  # what the chain planned and did not claim: any worker may take it
         transaction.on_commit(lambda: dispatch(kind=k.name, series_id=series_id))
     return counts
@@ -273,30 +273,30 @@ def _start(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime,
     :func:`_store` (a chain of tables that play apart). Returns the rows closed here, with
     their outcomes."""
     seated = {i for row in rows for i in row.seats}
-    _withdraw_unseatable(k, loaded, seated)
+    withdraw_unseatable(k, loaded, seated)
     for attempt in range(2):
         plans = [(row, k.planned(row, forfeited=loaded.withdrawn)) for row in rows]
         plays = loaded.format.plays_withdrawn
         unplayed = [(row, plan) for row, plan in plans if plan.forfeited and not plays]
         to_play = [(row, plan) for row, plan in plans if plays or not plan.forfeited]
         try:
-            built = series.matches_play(loaded, [plan for _, plan in to_play])
+            built = kinds.matches_play(loaded, [plan for _, plan in to_play])
             break
         except BadSeats:  # a bot went away since the check: check every seat again
             if attempt:
                 raise
-            _withdraw_unseatable(k, loaded, seated)
+            withdraw_unseatable(k, loaded, seated)
     closed = []
     for row, plan in unplayed:
-        closed.append((row, _close(k, row, loaded.format.score(plan, None, plan.forfeited),
-                                   now=now)))
+        closed.append((row, close_row(k, row, loaded.format.score(plan, None, plan.forfeited),
+                                      now=now)))
         counts["forfeit"] += 1
     for (row, plan), new in zip(to_play, built):
         row.lease_until, row.status = None, RUNNING
         if new.over:
             out = {plan.seats[n] for n in new.forfeited}
-            closed.append((row, _close(k, row, loaded.format.score(plan, new.result, out),
-                                       now=now)))
+            closed.append((row, close_row(k, row, loaded.format.score(plan, new.result, out),
+                                          now=now)))
             counts["finished"] += 1
         else:
             counts["started"] += 1
@@ -322,94 +322,23 @@ def _store(k: SeriesKind, done: Sequence[tuple[Any, Any]]) -> None:
     k.model.objects.bulk_create([row for row, _ in done if not row.pk])  # a chain's next
 
 
-def _close(k: SeriesKind, row: Any, outcome: Outcome, *, now: datetime) -> Outcome:
+def close_row(k: SeriesKind, row: Any, outcome: Outcome, *, now: datetime) -> Outcome:
     row.status, row.finished_at, row.lease_until = FINISHED, now, None
     k.take(row, outcome)
     return outcome
 
 
-def _closed(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime) -> None:
+def after_close(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime) -> None:
     """After rows closed: the kind's bookkeeping (ratings), then the withdrawal rule for those
-    who forfeited in them (their last ``SERIES_FORFEITS_TO_WITHDRAW`` matches in a row)."""
-    if not rows:
-        return
-    k.closed(loaded, rows, now=now)
-    forfeiters = {i for row in rows for i in k.forfeited(row)} - loaded.withdrawn
-    limit = settings.SERIES_FORFEITS_TO_WITHDRAW
-    if not forfeiters or not limit:
-        return
-    newest_first = list(reversed(k.outcomes(loaded)))
-    reason = f"forfeited {limit} matches in a row" if limit > 1 else "forfeited a match"
-    _withdraw(k, loaded, {i: reason for i in forfeiters if series.withdraws(
-        [i in o.forfeited for o in newest_first if i in o.seats])})
-
-
-def _withdraw_unseatable(k: SeriesKind, loaded: Loaded, entrants: Iterable[int]) -> None:
-    """Withdraw every entrant whose bot can no longer be seated (disabled, deleted, failed
-    handshake): the seat kind's own check says why."""
-    out = {}
-    for index in entrants:
-        entrant = loaded.entrants[index]
-        if index in loaded.withdrawn or entrant.kind == PLAYER:
-            continue
-        try:
-            get_seat_kind(entrant.kind).check_bot(loaded.game, entrant.bot, loaded.organiser)
-        except (KeyError, ValueError, BadSeats) as exc:
-            out[index] = f"cannot be seated: {exc}"
-    _withdraw(k, loaded, out)
-
-
-def _withdraw(k: SeriesKind, loaded: Loaded, reasons: Mapping[int, str]) -> None:
-    if reasons:
-        reasons = {index: reason[:200] for index, reason in reasons.items()}
-        k.withdraw(loaded, reasons)
-        loaded.withdrawn |= set(reasons)
-        log.info("%s %s: withdrawn %s", k.name, loaded.series.pk, reasons)
+    who forfeited in them (:func:`withdrawal.withdraw_forfeiters`)."""
+    if rows:
+        k.closed(loaded, rows, now=now)
+        withdraw_forfeiters(k, loaded, rows)
 
 
 # ------------------------------------------------------------------------------------------
-# Record, cancel, reap
+# Cancel
 # ------------------------------------------------------------------------------------------
-
-
-def record(*, kind: str, match_id: int, now: datetime | None = None) -> bool:
-    """Record a finished games match as its row's outcome (once: the row is locked and must
-    still be running), apply the withdrawal rule, plan what comes next or finish the series.
-    False if there was nothing to record, or not now: a lock it needs was held longer than
-    ``TOURNAMENT_RECORD_LOCK_SECONDS`` (the reaper records it later)."""
-    k, now = get_kind(kind), now or timezone.now()
-
-    def work() -> bool:
-        found = series.locked_for_recording(k.model.objects.filter(status=RUNNING), match_id)
-        if found is None:
-            return False
-        row, match = found
-        loaded = k.load(k.series_model.objects.get(pk=getattr(row, f"{k.link}_id")))
-        plan = k.planned(row)
-        out = {plan.seats[n] for n in series.forfeited_seats([match_id]).get(match_id, ())}
-        _close(k, row, loaded.format.score(plan, match.result, out), now=now)
-        row.save(update_fields=["status", "finished_at", "lease_until", *k.result_fields])
-        _closed(k, loaded, [row], now=now)
-        if _plan(k, loaded, now=now, lanes={k.lane(row)}):  # its table's next, unlocked
-            transaction.on_commit(lambda: dispatch(kind=kind, series_id=loaded.series.pk))
-        _settle(k, loaded.series.pk, now=now, loaded=loaded)
-        return True
-
-    return _bounded(work, held=lambda: log.warning(
-        "match %s: not recorded yet: a lock it needs is held (the reaper records it later)",
-        match_id) or False)
-
-
-def on_match_finished(sender: Any, match_ids: Sequence[int], series: Mapping[int, str],
-                      **kwargs: Any) -> None:
-    """The one receiver of ``games.signals.match_finished``. Never fails the caller (the
-    reaper records what this misses); matches of no series cost nothing."""
-    for match_id in match_ids:
-        if series.get(match_id) in _kinds():
-            try:
-                record(kind=series[match_id], match_id=match_id)
-            except Exception:
-                log.exception("recording match %s failed", match_id)
 
 
 def cancel_open(*, kind: str, series_id: int) -> int:
@@ -427,33 +356,3 @@ def cancel_open(*, kind: str, series_id: int) -> int:
         if status == RUNNING and match_id is not None:
             match_stop(match_id=match_id, reason=f"{k.label} cancelled")
     return len(rows)
-
-
-def reap(*, now: datetime | None = None, limit: int = 1000) -> int:
-    """Periodic, for every kind: stop what a cancel could not reach, record matches that ended
-    unnoticed, release rows whose chunk died before making their match, queue again pending
-    rows whose message is lost, and ask every running series' format again (a stop time, a
-    lost finish). Returns how many rows or series it fixed."""
-    now, fixed = now or timezone.now(), 0
-    for k in _kinds().values():
-        rows, link = k.model.objects.all(), f"{k.link}_id"
-        for series_id in set(rows.filter(status__in=OPEN, **{f"{k.link}__status": CANCELLED})
-                             .values_list(link, flat=True)[:limit]):
-            fixed += cancel_open(kind=k.name, series_id=series_id)
-        for match_id in list(rows.filter(status=RUNNING, match__status=Match.Status.FINISHED)
-                             .values_list("match_id", flat=True)[:limit]):
-            fixed += record(kind=k.name, match_id=match_id, now=now)
-        fixed += rows.filter(status=RUNNING, match__isnull=True, lease_until__lt=now).update(
-            status=PENDING)
-        lost = rows.filter(status=PENDING, **{f"{k.link}__status": RUNNING}).filter(
-            Q(lease_until__lt=now) | Q(lease_until__isnull=True))
-        for series_id in set(lost.values_list(link, flat=True)[:limit]):
-            fixed += dispatch(kind=k.name, series_id=series_id, now=now, lost_only=True)
-        for series_id in k.series_model.objects.filter(status=RUNNING).values_list(
-                "pk", flat=True):
-            fixed += _settle(k, series_id, now=now, wait=True)
-    return fixed
-
-
-def _kinds() -> dict[str, SeriesKind]:
-    return series.kinds()

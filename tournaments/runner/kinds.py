@@ -2,9 +2,9 @@
 registry, how work is queued, how long a claim holds, the withdrawal rule's limit, and how
 planned matches become games matches. ``docs/series.md`` has the policies.
 
-A kind of series (a tournament: ``tournaments.tournament_kind``; a league night:
-``tournaments.night_kind``) registers a :class:`SeriesKind` under its ``Match.series`` value,
-as seat kinds register in ``games.seats``; the runner's one receiver and one reaper go
+A kind of series (a tournament: ``tournaments.runner.tournament``; a league night:
+``tournaments.leagues.night_kind``) registers a :class:`SeriesKind` under its ``Match.series``
+value, as seat kinds register in ``games.seats``; the runner's one receiver and one reaper go
 through the registry, so a new kind is one registration.
 """
 
@@ -28,8 +28,8 @@ from games.seats import PLAYER
 from games.services import BuiltMatch, NewMatch, matches_build
 from lib import queueing
 
-from .entrants import seat_spec
-from .formats import Format, Outcome, PlannedMatch, withdrawn_after
+from ..entrants import seat_spec
+from ..formats import Format, Outcome, PlannedMatch, withdrawn_after
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ from django.conf import settings
 
 from games.services import matches_unseal
 
-from . import leaderboard, series
-from .formats import Format, Outcome, PlannedMatch, get_format
-from .models import Participant, Tournament, TournamentMatch
+from ..formats import Format, Outcome, PlannedMatch, get_format
+from ..models import Participant, Tournament, TournamentMatch
+from ..scoring import leaderboard
+from . import kinds
 
 #: ``Match.series`` of a tournament's matches.
 SERIES = "tournament"
@@ -67,7 +68,7 @@ def unseal_deals(tournament_id: int) -> None:
         tournament_id=tournament_id, match__isnull=False).values_list("match_id", flat=True)))
 
 
-class TournamentKind(series.SeriesKind):
+class TournamentKind(kinds.SeriesKind):
     name, label = SERIES, "tournament"
     model, series_model, link = TournamentMatch, Tournament, "tournament"
     order = ("number",)
@@ -76,10 +77,10 @@ class TournamentKind(series.SeriesKind):
     def chunk(self) -> int:
         return settings.TOURNAMENT_CHUNK
 
-    def load(self, row: Any) -> series.Loaded:
+    def load(self, row: Any) -> kinds.Loaded:
         tournament = Tournament.objects.select_related("organiser").get(pk=row.pk)
         people = {p.index: p for p in tournament.participants.all()}
-        return series.Loaded(
+        return kinds.Loaded(
             kind=SERIES, series=tournament, format=tournament_format(tournament),
             entrants=people, withdrawn={i for i, p in people.items() if p.withdrawn},
             game=tournament.game, organiser=tournament.organiser, options=tournament.options,
@@ -93,7 +94,7 @@ class TournamentKind(series.SeriesKind):
                             round=row.round, number=row.number, deal=row.deal,
                             forfeited=tuple(i for i in row.seats if i in forfeited))
 
-    def new_row(self, loaded: series.Loaded, planned: PlannedMatch) -> TournamentMatch:
+    def new_row(self, loaded: kinds.Loaded, planned: PlannedMatch) -> TournamentMatch:
         return new_row(loaded.series, planned)
 
     def take(self, row: Any, outcome: Outcome) -> None:
@@ -102,10 +103,10 @@ class TournamentKind(series.SeriesKind):
         row.ranks, row.forfeited = list(outcome.places), sorted(outcome.forfeited)
         row.scores = None if outcome.scores is None else list(outcome.scores)
 
-    def outcomes(self, loaded: series.Loaded, *, tables: Collection[int] | None = None
+    def outcomes(self, loaded: kinds.Loaded, *, tables: Collection[int] | None = None
                  ) -> list[Outcome]:
         rows = (TournamentMatch.objects.filter(tournament=loaded.series,
-                                               status=series.FINISHED)
+                                               status=kinds.FINISHED)
                 .order_by("finished_at", "number")
                 .values_list("number", "round", "seats", "ranks", "scores", "forfeited"))
         return [Outcome(str(number), tuple(seats), tuple(ranks),
@@ -113,7 +114,7 @@ class TournamentKind(series.SeriesKind):
                         round=round_index)
                 for number, round_index, seats, ranks, scores, forfeited in rows]
 
-    def withdraw(self, loaded: series.Loaded, reasons: Mapping[int, str]) -> None:
+    def withdraw(self, loaded: kinds.Loaded, reasons: Mapping[int, str]) -> None:
         for index, reason in reasons.items():
             Participant.objects.filter(tournament=loaded.series, index=index,
                                        withdrawn=False).update(withdrawn=True,
@@ -122,11 +123,11 @@ class TournamentKind(series.SeriesKind):
             person.withdrawn, person.withdrawn_reason = True, reason
         loaded.format = tournament_format(loaded.series)  # a Swiss pairs them no more
 
-    def closed(self, loaded: series.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
+    def closed(self, loaded: kinds.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
         leaderboard.record(tournament_id=loaded.series.pk, rows=list(rows), played_at=now)
 
-    def finish(self, loaded: series.Loaded, *, now: datetime) -> None:
+    def finish(self, loaded: kinds.Loaded, *, now: datetime) -> None:
         unseal_deals(loaded.series.pk)
 
 
-series.register(TournamentKind())
+kinds.register(TournamentKind())

@@ -1,8 +1,8 @@
 """A league night as the series runner plays it (``tournaments.runner``): its rows are
 ``Hand`` (one a hand at one table), its entrants the league's members (by index), its format
 ``formats.league_night`` (each table's next hand once its last is done). When it is over the
-league's order moves on. Starting nights when due is ``tournaments.nights``; the rules are in
-docs/leagues.md."""
+league's order moves on. Starting nights when due is ``tournaments.leagues.nights``; the rules
+are in docs/leagues.md."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from django.conf import settings
 
 from games.engine.rng import derived_secret
 
-from . import league_rules, series
-from .formats import Outcome, PlannedMatch, get_format
-from .formats.league_night import LeagueNight, hand_key
-from .models import Hand, League, Night
+from ..formats import Outcome, PlannedMatch, get_format
+from ..formats.league_night import LeagueNight, hand_key
+from ..models import Hand, League, Night
+from ..runner import kinds
+from . import rules
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def first_night_number(league: League) -> int:
             .values_list("number", flat=True).first() or 1)
 
 
-class NightKind(series.SeriesKind):
+class NightKind(kinds.SeriesKind):
     name, label = SERIES, "league night"
     model, series_model, link = Hand, Night, "night"
     order = ("number", "table")
@@ -65,12 +66,12 @@ class NightKind(series.SeriesKind):
     def chunk(self) -> int:
         return settings.LEAGUE_TABLES_PER_TASK
 
-    def load(self, row: Any) -> series.Loaded:
+    def load(self, row: Any) -> kinds.Loaded:
         night = Night.objects.select_related("league__organiser").get(pk=row.pk)
         league = night.league
         members = {m.index: m for m in league.members.all()}
         left = {i for i, m in members.items() if m.left_at is not None}
-        return series.Loaded(
+        return kinds.Loaded(
             kind=SERIES, series=night, entrants=members,
             format=night_format(night, left=left, first_of_season=(
                 night.number == first_night_number(league))),
@@ -85,7 +86,7 @@ class NightKind(series.SeriesKind):
                             table=row.table, options=row.options,
                             forfeited=tuple(i for i in row.seats if i in forfeited))
 
-    def new_row(self, loaded: series.Loaded, planned: PlannedMatch) -> Hand:
+    def new_row(self, loaded: kinds.Loaded, planned: PlannedMatch) -> Hand:
         return Hand(night=loaded.series, table=planned.table, number=planned.number,
                     seats=list(planned.seats), seed=planned.seed,
                     options=dict(planned.options), status=Hand.Status.PENDING)
@@ -94,9 +95,9 @@ class NightKind(series.SeriesKind):
         row.points, row.finish = list(outcome.points), list(outcome.places)
         row.order_after, row.forfeited = list(outcome.order), sorted(outcome.forfeited)
 
-    def outcomes(self, loaded: series.Loaded, *, tables: Collection[int] | None = None
+    def outcomes(self, loaded: kinds.Loaded, *, tables: Collection[int] | None = None
                  ) -> list[Outcome]:
-        done = Hand.objects.filter(night=loaded.series, status=series.FINISHED)
+        done = Hand.objects.filter(night=loaded.series, status=kinds.FINISHED)
         if tables is not None:
             done = done.filter(table__in=sorted(tables))
         done = (done
@@ -107,12 +108,12 @@ class NightKind(series.SeriesKind):
                         frozenset(forfeited), points=tuple(points), order=tuple(order))
                 for table, number, seats, finish, points, order, forfeited in done]
 
-    def withdraw(self, loaded: series.Loaded, reasons: Mapping[int, str]) -> None:
+    def withdraw(self, loaded: kinds.Loaded, reasons: Mapping[int, str]) -> None:
         night = loaded.series
         night.withdrawn = {**night.withdrawn, **{str(i): r for i, r in reasons.items()}}
         Night.objects.filter(pk=night.pk).update(withdrawn=night.withdrawn)
 
-    def refresh(self, loaded: series.Loaded) -> None:
+    def refresh(self, loaded: kinds.Loaded) -> None:
         """Members who left the league since: removed from their table's next hand, or seated
         forfeited in it where the table cannot lose them (GD-12)."""
         left = set(loaded.series.league.members.filter(left_at__isnull=False).order_by()
@@ -128,21 +129,21 @@ class NightKind(series.SeriesKind):
     def on_lanes(self, lanes: Collection[int]) -> dict[str, Any]:
         return {"table__in": sorted(lanes)}
 
-    def finish(self, loaded: series.Loaded, *, now: datetime) -> None:
+    def finish(self, loaded: kinds.Loaded, *, now: datetime) -> None:
         """Every table played its hands: the league's order moves on (promotion and
-        relegation between tables, ``league_rules.between_nights``)."""
+        relegation between tables, ``rules.between_nights``)."""
         night, league = loaded.series, loaded.series.league
         last = {h.table: h.order_after for h in night.hands.filter(
-            number=league.hands_per_night, status=series.FINISHED)}
+            number=league.hands_per_night, status=kinds.FINISHED)}
         everything = [(h.table, h.seats, h.points) for h in night.hands.filter(
-            status=series.FINISHED)] if not league_rules.carries_order(league.game) else []
-        final = [league_rules.table_order_after_night(
+            status=kinds.FINISHED)] if not rules.carries_order(league.game) else []
+        final = [rules.table_order_after_night(
                      league.game, night.tables[table], last=last[table],
-                     points=league_rules.table_points(everything, table))
+                     points=rules.table_points(everything, table))
                  for table in range(len(night.tables))]
         League.objects.filter(pk=league.pk).update(
-            order=league_rules.between_nights(final, moves=league.moves_between_tables),
+            order=rules.between_nights(final, moves=league.moves_between_tables),
             ordered=True)
 
 
-series.register(NightKind())
+kinds.register(NightKind())

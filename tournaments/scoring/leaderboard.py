@@ -6,7 +6,7 @@ in one order, so the board is never recomputed from every match on a request and
 recording at once cannot lose an update. An entrant is a webhook bot, a person or one
 reference bot, whatever its label in each series: entering someone's bot under another label
 renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, as a
-tournament's own, ``tournaments.ratings``), each match applied in the order its result was
+tournament's own, ``tournaments.scoring.ratings``), each match applied in the order its result was
 recorded. Not rated, as in a tournament's ratings: forfeits, and a table where one reference
 bot sits twice (it says nothing of its skill). :func:`rebuild` replays every recorded result
 (the migration that made the table runs it; so can an operator).
@@ -22,7 +22,7 @@ from django.apps import apps as installed_apps
 from django.db.models import F, Q
 from openskill.models import PlackettLuce
 
-from .models import LeaderboardEntry, Participant, RatingPoint, Tournament, TournamentMatch
+from ..models import LeaderboardEntry, Participant, RatingPoint, Tournament, TournamentMatch
 
 MODEL = PlackettLuce()
 Key = tuple[str, str]

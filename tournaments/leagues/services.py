@@ -1,6 +1,6 @@
 """League services: create a league, its members (join, leave), schedule and cancel its
-nights (docs/leagues.md). Running a night is ``tournaments.nights``; what every series shares,
-``tournaments.series`` (docs/series.md)."""
+nights (docs/leagues.md). Running a night is ``tournaments.leagues.nights``; what every series
+shares, ``tournaments.runner.kinds`` (docs/series.md)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,14 @@ from games.engine import BadOptions
 from games.engine.base import counted
 from games.engine.rng import SEED_BITS, new_secret, secret_from_seed
 
-from . import league_rules, selectors, series
-from .entrants import entered_twice, entrant_fields, game_table
-from .errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
-from .models import League, Member, Night
+from .. import selectors
+from ..entrants import entered_twice, entrant_fields, game_table
+from ..errors import BadLeague, LeagueNotFound, NightNotOpen, NotYourLeague
+from ..models import League, Member, Night
+from ..runner import cancel_open, kinds
+from . import rules
 from .night_kind import SERIES
 from .nights import next_night_number
-from .runner import cancel_open
 
 #: A one-off night may start this long before the request reaches us ("now", give or take the
 #: clocks); earlier is in the past and refused.
@@ -43,10 +44,10 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     """Check everything and create the league with its members. Recurring nights: ``weekday``
     (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
     ``season_end``; one-off nights are added with :func:`night_schedule`. Naive dates are
-    wall times in ``timezone_name`` (``league_rules.in_zone``)."""
+    wall times in ``timezone_name`` (``rules.in_zone``)."""
     zone = _zone(timezone_name)
-    season_start = league_rules.in_zone(season_start, zone)
-    season_end = league_rules.in_zone(season_end, zone)
+    season_start = rules.in_zone(season_start, zone)
+    season_end = rules.in_zone(season_end, zone)
     league_options = dict(options or {})
     try:
         engine, size, _ = game_table(game, table_size, league_options, default="max_players")
@@ -82,8 +83,8 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     if (twice := entered_twice(rows)) is not None:
         _, again = twice
         raise BadLeague(f"member {again.index} ({again.name}) is entered twice")
-    if (short := league_rules.table_shortage(game, table_size=size,
-                                             members=len(rows))) is not None:
+    if (short := rules.table_shortage(game, table_size=size,
+                                      members=len(rows))) is not None:
         raise BadLeague(f"no night could start: {short}")
     with transaction.atomic():
         league = League.objects.create(
@@ -112,7 +113,7 @@ def _member(game: str, index: int, spec: Mapping[str, Any],
 
 def _check_ahead(moment: datetime, what: str) -> None:
     try:
-        series.check_ahead(moment, what)
+        kinds.check_ahead(moment, what)
     except ValueError as exc:
         raise BadLeague(str(exc)) from None
 
@@ -178,9 +179,9 @@ def _check_still_cuttable(league: League, before: int, after: int, what: str,
                           hint: str) -> None:
     """Refuse a change of the present members from ``before`` to ``after`` that leaves a
     league whose members could fill its tables unable to, while it has a night to come."""
-    short = league_rules.table_shortage(league.game, table_size=league.table_size,
-                                        members=after)
-    if (short is not None and league_rules.table_shortage(
+    short = rules.table_shortage(league.game, table_size=league.table_size,
+                                 members=after)
+    if (short is not None and rules.table_shortage(
             league.game, table_size=league.table_size, members=before) is None
             and selectors.league_next_night(league=league) is not None):
         raise BadLeague(f"{what} while nights are to come: {short}{hint}")
@@ -198,8 +199,8 @@ def member_leave(*, league_id: int, user: AbstractBaseUser, index: int) -> Membe
             raise LeagueNotFound(f"league {league.pk} has no member {index}")
         if member.left_at is None:
             staying = league.members.filter(left_at__isnull=True).count() - 1
-            short = league_rules.table_shortage(league.game, table_size=league.table_size,
-                                                members=staying)
+            short = rules.table_shortage(league.game, table_size=league.table_size,
+                                         members=staying)
             if short is not None and selectors.league_next_night(league=league) is not None:
                 raise BadLeague(f"member {index} cannot leave while nights are to come: "
                                 f"{short}; add a member first")
@@ -213,7 +214,7 @@ def night_schedule(*, league_id: int, user: AbstractBaseUser, starts_at: datetim
     the past, within the season and ``SERIES_MAX_SCHEDULE_AHEAD_DAYS``, not at the time of the
     league's own weekly night, and only if its members can fill its tables."""
     league = league_get_changeable(league_id=league_id, user=user)
-    starts_at = league_rules.in_zone(starts_at, _zone(league.timezone))
+    starts_at = rules.in_zone(starts_at, _zone(league.timezone))
     if not league.season_start <= starts_at <= league.season_end:
         raise BadLeague("the night must start within the season")
     if starts_at < timezone.now() - NIGHT_PAST_GRACE:
@@ -222,8 +223,8 @@ def night_schedule(*, league_id: int, user: AbstractBaseUser, starts_at: datetim
     if selectors.latest_recurring_start(league, starts_at) == starts_at:
         raise BadLeague("the league's weekly night is at that time already")
     present = league.members.filter(left_at__isnull=True).count()
-    if (short := league_rules.table_shortage(league.game, table_size=league.table_size,
-                                             members=present)) is not None:
+    if (short := rules.table_shortage(league.game, table_size=league.table_size,
+                                      members=present)) is not None:
         raise BadLeague(f"the night could not start: {short}")
     try:
         with transaction.atomic():
@@ -242,7 +243,7 @@ def night_cancel(*, league_id: int, number: int, user: AbstractBaseUser) -> Nigh
     now = timezone.now()
     with transaction.atomic():
         # The night row first, then its hands (a chunk of hands sees the cancel at its end
-        # and rolls back: runner._chunk).
+        # and rolls back: runner.loop._chunk).
         night = Night.objects.select_for_update().filter(league=league, number=number).first()
         if night is None:
             raise LeagueNotFound(f"league {league.pk} has no night {number}")

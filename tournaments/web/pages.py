@@ -26,11 +26,11 @@ from games.links import SeriesLink
 from lib.charts import line_chart
 from lib.live import live_part
 
-from . import selectors
-from .errors import LeagueNotFound, TournamentNotFound
+from .. import selectors
+from ..errors import LeagueNotFound, TournamentNotFound
+from ..leagues.night_kind import published_secret
+from ..models import Hand, League, Tournament, TournamentMatch
 from .forms import NightForm
-from .models import Hand, League, Tournament, TournamentMatch
-from .night_kind import published_secret
 
 #: Rows per page of the tournament and league lists.
 PER_PAGE = 25
@@ -140,7 +140,7 @@ def _poll_seconds(status: str, starts_at: datetime | None = None) -> int | None:
 
 def _organising(request: HttpRequest, series: Any) -> bool:
     """The signed-in person may change the series (its organiser, or staff): the page shows
-    them its forms (``tournaments.organise_pages``)."""
+    them its forms (``tournaments.web.organise_pages``)."""
     user = request.user
     return user.is_authenticated and (user.pk == series.organiser_id or user.is_staff)
 

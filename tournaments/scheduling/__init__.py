@@ -60,12 +60,12 @@ def table_schedule(participants: int, *, seats: int, rounds: int, seed: int) -> 
     """``rounds`` rounds of tables of exactly ``seats`` seats, pairs and seats balanced.
 
     Who sits together comes from a known resolvable design when one fits the shape
-    (``tournaments.designs``), else from a bounded simulated annealing seeded by ``seed`` that
-    lowers the spread of pair meetings, then their sum of squares (``tournaments.groupings``).
-    Sit-outs (``participants % seats`` a round) differ by at most one between participants.
-    Then seat positions are balanced exactly over the whole schedule
-    (``tournaments.seating``): each participant's counts over the positions differ by at most
-    one, and by none when its number of tables is a multiple of ``seats``.
+    (``designs``), else from a bounded simulated annealing seeded by ``seed`` that lowers the
+    spread of pair meetings, then their sum of squares (``groupings``). Sit-outs
+    (``participants % seats`` a round) differ by at most one between participants. Then seat
+    positions are balanced exactly over the whole schedule (``seating``): each participant's
+    counts over the positions differ by at most one, and by none when its number of tables is a
+    multiple of ``seats``.
     """
     if not 2 <= seats <= participants:
         raise ValueError(f"cannot seat {participants} participants at tables of {seats}")

@@ -1,4 +1,4 @@
-"""The forms of organising a series (``tournaments.organise_pages``): a tournament's, a
+"""The forms of organising a series (``tournaments.web.organise_pages``): a tournament's, a
 league's and a one-off night's. Each checks only the shape of what was typed; the series
 services check the rest, and :meth:`SeriesForm.refused` shows their refusal at its field."""
 
@@ -19,8 +19,8 @@ from games.seats import PLAYER, REFERENCE, seat_choices, seat_spec
 from lib.dates import validate_date_range
 from lib.errors import DomainError
 
-from .entrants import entrant_kinds
-from .models import Tournament
+from ..entrants import entrant_kinds
+from ..models import Tournament
 
 #: People entered by username, separated by commas or spaces.
 USERNAMES = re.compile(r"[\s,]+")

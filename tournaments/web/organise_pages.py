@@ -2,7 +2,7 @@
 its form: entrants picked from the reference bots, the bots the organiser may enter and people
 by username; the format, schedule and options), a tournament's cancellation, a league's
 one-off night and a night's cancellation. Each calls the service the API calls
-(``tournaments.services``, ``tournaments.leagues``), so its checks and error codes are the
+(``tournaments.services``, ``tournaments.leagues.services``), so its checks and error codes are the
 API's, shown at the field they are about; only the organiser or staff changes a series (a 403
 for anyone else, as ``not_your_tournament`` and ``not_your_league``).
 """
@@ -24,8 +24,9 @@ from games.forms import show_refusal
 from games.pages import game_cards
 from lib.errors import DomainError
 
-from . import leagues, services
-from .errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
+from .. import services
+from ..errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
+from ..leagues import services as leagues
 from .forms import LeagueForm, NightForm, SeriesForm, TournamentForm
 from .pages import league as league_page
 

@@ -1,11 +1,11 @@
 """League nights on the calendar: add the nights of recurring leagues and start each when it
 is due (docs/leagues.md). A started night is played by the series runner
-(``tournaments.runner``) as ``tournaments.night_kind`` describes it: each table's next hand as
-an ordinary games match, once its last hand is done.
+(``tournaments.runner``) as ``tournaments.leagues.night_kind`` describes it: each table's next
+hand as an ordinary games match, once its last hand is done.
 
 When a night is due, one conditional UPDATE claims it (scheduled -> running), so two beat
 processes or two workers racing start it once; it cuts the league's social order into tables
-(``league_rules.split_tables``) and asks the runner to plan the first hands.
+(``rules.split_tables``) and asks the runner to plan the first hands.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from django.utils import timezone
 
 from games.engine import get_game
 
-from . import league_rules
-from .models import League, Member, Night
+from ..models import League, Member, Night
+from ..runner import advance
+from ..selectors import latest_recurring_start
+from . import rules
 from .night_kind import SERIES
-from .runner import advance
-from .selectors import latest_recurring_start
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
         members = list(league.members.filter(left_at__isnull=True))
         try:
             order = night_order(league, members)
-            tables = league_rules.split_tables(
+            tables = rules.split_tables(
                 order, table_size=league.table_size,
                 min_players=get_game(league.game).min_players)
         except ValueError as exc:
@@ -99,11 +99,11 @@ def night_start(*, night_id: int, now: datetime | None = None) -> bool:
 def night_order(league: League, members: Sequence[Member]) -> list[int]:
     """The league's order without those who left, with those who joined since (GD-12)."""
     present = {m.index for m in members}
-    order = league_rules.without_leavers(league.order, set(league.order) - present)
+    order = rules.without_leavers(league.order, set(league.order) - present)
     newcomers = sorted(present - set(order))
     if not league.ordered:
         return [*order, *newcomers]  # no order yet: the first hands set it
-    return league_rules.with_newcomers(order, newcomers)
+    return rules.with_newcomers(order, newcomers)
 
 
 def next_night_number(league: League) -> int:

@@ -1,7 +1,8 @@
 """Who sits with whom each round, pair meetings balanced by simulated annealing: pure Python.
 
 ``tournaments.scheduling`` calls :func:`balanced_groupings` for shapes no known design fits
-(``tournaments.designs``); seat positions are given afterwards (``tournaments.seating``).
+(``tournaments.scheduling.designs``); seat positions are given afterwards
+(``tournaments.scheduling.seating``).
 
 A round is a row of all participants: its first ``tables * seats`` positions are the tables,
 ``seats`` at a time, the rest sit the round out. The search starts from the previous
