@@ -24,7 +24,8 @@ def _pure_modules() -> tuple[str, ...]:
     """The modules import-linter's contract names pure (pyproject.toml), formats one by one."""
     config = tomllib.loads((TOURNAMENTS.parent / "pyproject.toml").read_text())
     [contract] = [c for c in config["tool"]["importlinter"]["contracts"]
-                  if "tournaments.formats" in c.get("source_modules", ())]
+                  if "tournaments.formats" in c.get("source_modules", ())
+                  and "django" in c.get("forbidden_modules", ())]
     named = [m.removeprefix("tournaments.") for m in contract["source_modules"]]
     return (*(m for m in named if m != "formats"),
             *sorted(f"formats.{path.stem}" for path in (TOURNAMENTS / "formats").glob("*.py")))
