@@ -15,10 +15,8 @@ from games.engine import BadOptions, get_game
 from games.engine.base import players_range
 from games.seats import PLAYER, REFERENCE, get_seat_kind, seat_kinds
 
-if TYPE_CHECKING:  # the models validate their kind here (validate_entrant_kind)
+if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
-
-    from .models import Participant
 
 
 def entrant_kinds() -> list[tuple[str, str]]:
@@ -88,7 +86,7 @@ def entered_twice(entrants: Sequence[Any]) -> tuple[Any, Any] | None:
     return None
 
 
-def seat_spec(participant: Participant | Any) -> dict[str, Any]:
+def seat_spec(participant: Any) -> dict[str, Any]:
     """The games seat spec of a participant or league member."""
     if participant.kind == PLAYER:
         return {"kind": PLAYER}
