@@ -6,9 +6,10 @@ says where its rows and entrants are and how an outcome is stored on a row; its 
 what to start and when it is over, from the finished matches, those in flight and the time.
 The rest is here, once: planning (keys unique per series, so two workers planning at once store
 each match once), claiming (``FOR UPDATE SKIP LOCKED``: a task run twice plays a match once),
-recording what ends in a chunk, finishing, cancelling. Recording a match that ended elsewhere
-(once, under the row's lock), the receiver and the reaper are ``upkeep``'s; the withdrawal
-rule is ``withdrawal``'s.
+recording what ends in a chunk, finishing, cancelling. Starting a chunk's rows as games
+matches and closing them with their outcomes is ``rows``'; recording a match that ended
+elsewhere (once, under the row's lock), the receiver and the reaper are ``upkeep``'s; the
+withdrawal rule is ``withdrawal``'s.
 A transaction that may wait on a lock a silent worker host holds waits at most
 ``TOURNAMENT_RECORD_LOCK_SECONDS``, then gives way to the reaper."""
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time as clock
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -25,14 +26,13 @@ from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
-from games.db import locks_waited_at_most, update_rows
-from games.errors import BadSeats
-from games.services import match_stop, matches_save
+from games.db import locks_waited_at_most
+from games.services import match_stop
 
 from ..formats import Outcome, SeriesState
 from . import kinds
 from .kinds import CANCELLED, FINISHED, OPEN, PENDING, RUNNING, Loaded, SeriesKind, get_kind
-from .withdrawal import withdraw_forfeiters, withdraw_unseatable
+from .rows import after_close, start_rows, store
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -229,7 +229,7 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
         claimed.extend(r.pk for r in rows if r.pk)
         k.model.objects.filter(pk__in=[r.pk for r in rows if r.pk]).update(
             status=RUNNING, attempts=F("attempts") + 1, lease_until=kinds.lease_until(now))
-        ended = _start(k, loaded, rows, now=now, counts=counts, unstored=unstored)
+        ended = start_rows(k, loaded, rows, now=now, counts=counts, unstored=unstored)
         closed += [row for row, _ in ended]
         lanes = {k.lane(row) for row, _ in ended}
         if not lanes or clock.monotonic() > batch_end:
@@ -254,7 +254,7 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
                     .select_for_update(skip_locked=True, of=("self",))
                     .order_by(*k.order)[:limit])
     if unstored:
-        _store(k, unstored)
+        store(k, unstored)
     if k.series_model.objects.filter(pk=series_id, status=CANCELLED).exists():
         raise _CancelledMeanwhile()  # nothing of it counts; its rows are cancelled after
     after_close(k, loaded, closed, now=now)
@@ -262,78 +262,6 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
     if chained:  # what the chain planned and did not claim: any worker may take it
         transaction.on_commit(lambda: dispatch(kind=k.name, series_id=series_id))
     return counts
-
-
-def _start(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime,
-           counts: dict[str, int], unstored: list[tuple[Any, Any]] | None = None
-           ) -> list[tuple[Any, Outcome]]:
-    """Start claimed ``rows`` as games matches and record those that end here. A withdrawn
-    entrant's match is scored unplayed, or played with its seat forfeited if the format plays
-    every match (``Format.plays_withdrawn``). Stored at once, or put in ``unstored`` for
-    :func:`_store` (a chain of tables that play apart). Returns the rows closed here, with
-    their outcomes."""
-    seated = {i for row in rows for i in row.seats}
-    withdraw_unseatable(k, loaded, seated)
-    for attempt in range(2):
-        plans = [(row, k.planned(row, forfeited=loaded.withdrawn)) for row in rows]
-        plays = loaded.format.plays_withdrawn
-        unplayed = [(row, plan) for row, plan in plans if plan.forfeited and not plays]
-        to_play = [(row, plan) for row, plan in plans if plays or not plan.forfeited]
-        try:
-            built = kinds.matches_play(loaded, [plan for _, plan in to_play])
-            break
-        except BadSeats:  # a bot went away since the check: check every seat again
-            if attempt:
-                raise
-            withdraw_unseatable(k, loaded, seated)
-    closed = []
-    for row, plan in unplayed:
-        closed.append((row, close_row(k, row, loaded.format.score(plan, None, plan.forfeited),
-                                      now=now)))
-        counts["forfeit"] += 1
-    for (row, plan), new in zip(to_play, built):
-        row.lease_until, row.status = None, RUNNING
-        if new.over:
-            out = {plan.seats[n] for n in new.forfeited}
-            closed.append((row, close_row(k, row, loaded.format.score(plan, new.result, out),
-                                          now=now)))
-            counts["finished"] += 1
-        else:
-            counts["started"] += 1
-    made = {id(row): new for (row, _), new in zip(to_play, built)}
-    done = [(row, made.get(id(row))) for row in rows]
-    if unstored is None:
-        _store(k, done)
-    else:
-        unstored += done
-    return closed
-
-
-def _store(k: SeriesKind, done: Sequence[tuple[Any, Any]]) -> None:
-    """Rows started (with the games match each made, None if scored unplayed), in a few
-    statements: their matches, the rows claimed, the rows a chain planned."""
-    matches_save([new for _, new in done if new is not None], announce=False)
-    for row, new in done:
-        if new is not None:
-            row.match = new.match
-    fields = ["match_id", "lease_until", "status", "finished_at", *k.result_fields]
-    update_rows(k.model, [{"pk": row.pk, **{name: getattr(row, name) for name in fields}}
-                          for row, _ in done if row.pk], fields=fields)
-    k.model.objects.bulk_create([row for row, _ in done if not row.pk])  # a chain's next
-
-
-def close_row(k: SeriesKind, row: Any, outcome: Outcome, *, now: datetime) -> Outcome:
-    row.status, row.finished_at, row.lease_until = FINISHED, now, None
-    k.take(row, outcome)
-    return outcome
-
-
-def after_close(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime) -> None:
-    """After rows closed: the kind's bookkeeping (ratings), then the withdrawal rule for those
-    who forfeited in them (:func:`withdrawal.withdraw_forfeiters`)."""
-    if rows:
-        k.closed(loaded, rows, now=now)
-        withdraw_forfeiters(k, loaded, rows)
 
 
 # ------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from games.models import Match
 
 from . import kinds
 from .kinds import CANCELLED, OPEN, PENDING, RUNNING, get_kind
-from .loop import after_close, bounded, cancel_open, close_row, dispatch, plan_next, settle
+from .loop import bounded, cancel_open, dispatch, plan_next, settle
+from .rows import after_close, close_row
 
 log = logging.getLogger(__name__)
 
