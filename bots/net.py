@@ -90,8 +90,9 @@ class Reply:
     failure: Failure | None = None
 
 
-class _Transfer:
-    """One call in flight: its curl handle and the body read so far (up to ``cap`` bytes)."""
+class Transfer:
+    """One call in flight: its curl handle, the body read so far (up to ``cap`` bytes), and
+    the socket opener that refuses a blocked address however curl resolved it."""
 
     __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
                  "error", "oversized", "size")
@@ -216,7 +217,7 @@ class BotClient:
             return [self.call(calls[0])]
         start = time.perf_counter()
         replies: list[Reply | None] = [None] * len(calls)
-        running: dict[int, _Transfer] = {}
+        running: dict[int, Transfer] = {}
         for i, call in enumerate(calls):
             transfer = self._begin_checked(call, start)
             if isinstance(transfer, Reply):
@@ -248,7 +249,7 @@ class BotClient:
 
     # ---- helpers -----------------------------------------------------------------------------
 
-    def _begin_checked(self, call: Call, start: float) -> _Transfer | Reply:
+    def _begin_checked(self, call: Call, start: float) -> Transfer | Reply:
         """:meth:`_begin`, or the failure reply of a call that cannot be made."""
         try:
             return self._begin(call)
@@ -297,13 +298,13 @@ class BotClient:
         easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
         return easy
 
-    def _begin(self, call: Call) -> _Transfer:
+    def _begin(self, call: Call) -> Transfer:
         """Check the call and set up a handle of this thread for it."""
         target = call_target(call.url, call.path)
         resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
                                 clock=self.dns_clock)
         easy = self._easy()
-        transfer = _Transfer(call, easy, self.max_response_bytes, self.allow_private)
+        transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round(call.timeout * 1000))
         options = (target.url, resolve, timeout_ms)
         set_on = self._handles.options
@@ -335,7 +336,7 @@ class BotClient:
         return transfer
 
     @staticmethod
-    def _perform(transfer: _Transfer) -> None:
+    def _perform(transfer: Transfer) -> None:
         """Make one call with libcurl's own loop, noting when it ended and how it failed, as
         :meth:`_run` notes a call made with others."""
         try:
@@ -345,7 +346,7 @@ class BotClient:
         transfer.done_at = time.perf_counter()
 
     @staticmethod
-    def _run(multi: pycurl.CurlMulti, transfers: list[_Transfer]) -> None:
+    def _run(multi: pycurl.CurlMulti, transfers: list[Transfer]) -> None:
         """Drive the multi handle until every transfer is done, noting when each ended."""
         by_easy = {transfer.easy: transfer for transfer in transfers}
         pending = len(transfers)
@@ -370,7 +371,7 @@ class BotClient:
                 if multi.select(wait_s) == -1 and wait_s > 0:
                     time.sleep(min(wait_s, 0.001))  # nothing to wait on yet: curl's own timers
 
-    def _reply(self, transfer: _Transfer, start: float) -> Reply:
+    def _reply(self, transfer: Transfer, start: float) -> Reply:
         call, easy = transfer.call, transfer.easy
         elapsed = transfer.done_at - start
         limit_ms = f"{call.timeout * 1000:.0f} ms"

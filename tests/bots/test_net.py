@@ -135,7 +135,7 @@ def test_a_request_reaches_the_bot_in_one_piece(secret) -> None:
 def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
     """The last line of defence: even an address curl got past the resolver check is checked
     again when curl opens the socket."""
-    transfer = net._Transfer(Call(url="http://x", path="", body=b"", secret=secret, timeout=1),
+    transfer = net.Transfer(Call(url="http://x", path="", body=b"", secret=secret, timeout=1),
                              easy=None, cap=10, allow_private=False)
     address = type("Address", (), {"family": socket.AF_INET, "socktype": socket.SOCK_STREAM,
                                    "protocol": 6, "addr": ("169.254.169.254", 80)})()

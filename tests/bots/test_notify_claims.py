@@ -79,27 +79,31 @@ def test_racing_tasks_split_the_seats_without_overlap(alice) -> None:
 
 @pytest.mark.django_db
 def test_the_start_claim_reads_the_bots_and_their_owners_in_the_same_statement(
-        alice, django_assert_max_num_queries) -> None:
+        alice, fake_bot, django_assert_max_num_queries) -> None:
     """The task's first call on a webhook session: /start claimed and the bots read at once
     (one statement on PostgreSQL); a bot deleted meanwhile is a seat with no bot, claimed
-    all the same (its row's bot is NULL)."""
+    all the same (its row's bot is NULL), and sent nothing. A second session claims nothing
+    and sends nothing."""
     from games.services.store import table_of
+    from games.states import load_state
 
+    server = fake_bot("good")
     match, bots = seated_match(alice)
-    gone = Bot.objects.create(owner=alice, name="gone", url="http://gone.example",
+    Bot.objects.filter(pk=bots[0].pk).update(url=server.url)
+    gone = Bot.objects.create(owner=alice, name="gone", url=server.url,
                               secret=new_secret(), games=["dice_cup"], handshake_ok=True)
     match.seats.filter(number=2).update(bot_name=str(gone.pk))
     gone.delete()
+    state = load_state(match)
     session = WebhookSession(table_of(match))
-    sent: list[list[int]] = []
-    session._notify = lambda state, path, claimed: sent.append(claimed)  # type: ignore
-    with django_assert_max_num_queries(1 if connection.vendor == "postgresql" else 2):
-        session.started(None)  # type: ignore[arg-type]
-        assert session.bots[0].owner.username == "alice" and session.bots[2] is None
-    assert sent == [[0, 1, 2]]
+    # The claim with the bots and their owners (one statement on PostgreSQL), then, for the
+    # /start bodies' seat names, the one bot not among them (deleted: no row, "deleted bot").
+    with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 3):
+        session.started(state)
+    assert session.bots[0].owner.username == "alice" and session.bots[2] is None
+    assert server.calls["/start"] == 2, "seats 0 and 1; seat 2's bot is gone"
     assert dict(BotSeat.objects.filter(match=match).values_list("number", "bot_id")) == {
         0: bots[0].pk, 1: bots[0].pk, 2: None}
     again = WebhookSession(table_of(match))
-    again._notify = lambda state, path, claimed: sent.append(claimed)  # type: ignore
-    again.started(None)  # type: ignore[arg-type]
-    assert sent[-1] == [] and again.bots[1].pk == bots[1].pk, "claimed once"
+    again.started(state)
+    assert server.calls["/start"] == 2 and again.bots[1].pk == bots[1].pk, "claimed once"
