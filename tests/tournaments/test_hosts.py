@@ -13,7 +13,10 @@ the switch, the host does not notice) for longer than the leases, then up again.
 is played exactly once, each ends exactly as in an undisturbed in-process run of the same
 seeds, no bot has a strike, the cut-off worker's batches are dropped while it cannot reach its
 own services, or refused if they come back late (the version and lease guard: its log says
-which) and the matches it held were taken over by the other host while it was away. A cut
+which) and the matches it held were taken over by the other host while it was away: for a
+round robin (on a Redis and on RabbitMQ), a Swiss tournament paired round by round around the
+cut, a continuous one (its matches played once, not compared with another run) and a league
+night of two tables (on a Redis). A cut
 shorter than the lease (2, 6, 14 s; on a Redis and on RabbitMQ) strikes no bot either, the
 cut-off host asking its calls again once it is back. The variants: the broker restarted mid-run (its queued messages lost: the
 sweeps queue them again from the database), and a host cut off while it holds claimed chunks of
@@ -26,18 +29,22 @@ skip with the reason elsewhere, a failure under ``BLUFF_REQUIRE_SERVICES=1`` (CI
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.db.models import QuerySet
+from django.utils import timezone
 
 from bots.models import Bot, BotCall, BotSeat
 from bots.signing import new_secret
@@ -46,9 +53,10 @@ from games.log import entries
 from games.models import Match, Seat
 from tests.helpers.locks import rows_locked
 from tests.helpers.netns import Network, Services
+from tests.helpers.tasks import run_tasks
 from tests.helpers.workers import Workers, in_process, played_once, table, wait_until
 from tournaments import runner, services
-from tournaments.models import Tournament, TournamentMatch
+from tournaments.models import Night, Tournament, TournamentMatch
 
 pytestmark = [pytest.mark.postgres, pytest.mark.netns, pytest.mark.django_db(transaction=True)]
 
@@ -93,14 +101,12 @@ def _use_broker(url: str, conf: dict[str, Any] | None = None) -> None:
     from config.celery import app
 
     pools.reset()
+    app.close()  # its connection pool, of the old URL, let go
     app.conf.broker_url = app.conf.broker_write_url = app.conf.broker_read_url = url
     for key, value in (conf or {}).items():
         app.conf[key] = value
-    app._pool = None
-    app.amqp._producer_pool = None
-    for made in ("queues", "default_queue", "router"):  # declared with the settings above
-        app.amqp.__dict__.pop(made, None)
-    app.amqp._rtable = None
+    # Its AMQP side (a cached property: producers, queues, router) made again from these.
+    app.__dict__.pop("amqp", None)
 
 
 @dataclass
@@ -168,9 +174,7 @@ def cluster(alice: Any, tmp_path: Path, request: Any) -> Iterator[Cluster]:
 
 def _spec(bot_ids: list[int], seed: int) -> dict[str, Any]:
     return {"name": "cup", "game": "dice_cup", "table_size": 2, "seed": seed, "meetings": 3,
-            "participants": [{"kind": "reference", "bot": "heuristic"},
-                             {"kind": "reference", "bot": "random"},
-                             *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]}
+            "participants": _entrants(bot_ids)}
 
 
 def _sweep() -> None:
@@ -198,8 +202,7 @@ def _games(tournament: Tournament) -> dict[int, tuple]:
             .select_related("match")}
 
 
-def _no_strikes(tournament: Tournament) -> None:
-    matches = Match.objects.filter(tournament_match__tournament=tournament)
+def _no_strikes(matches: QuerySet[Match]) -> None:
     assert not Seat.objects.filter(match__in=matches, strikes__gt=0).exists()
     assert not Seat.objects.filter(match__in=matches, forfeited=True).exists()
     assert not BotSeat.objects.filter(match__in=matches).exclude(strikes={}).exists()
@@ -208,21 +211,22 @@ def _no_strikes(tournament: Tournament) -> None:
         assert not any(e.kind in ("timeout", "default") for e in entries(match.pk)), match.pk
 
 
-#: The undisturbed run's matches and standings, by seed: played once (in process, every task
-#: inline) for all the tests that use that seed.
-UNDISTURBED: dict[int, tuple[dict[int, tuple], list[tuple]]] = {}
+#: The undisturbed run's matches and standings, by spec: played once (in process, every task
+#: inline) for all the tests that use that spec.
+UNDISTURBED: dict[str, tuple[dict[int, tuple], list[tuple]]] = {}
 
 
 def _same_as_undisturbed(alice: Any, tournament: Tournament, spec: dict[str, Any],
                          monkeypatch: Any) -> None:
     played_once(tournament)
-    _no_strikes(tournament)
+    _no_strikes(Match.objects.filter(tournament_match__tournament=tournament))
     disturbed = (_games(tournament), table(tournament))
-    if spec["seed"] not in UNDISTURBED:
+    key = json.dumps(spec, sort_keys=True, default=str)
+    if key not in UNDISTURBED:
         reference = in_process(alice, spec, monkeypatch)
         assert _finished(reference)
-        UNDISTURBED[spec["seed"]] = (_games(reference), table(reference))
-    games, standings = UNDISTURBED[spec["seed"]]
+        UNDISTURBED[key] = (_games(reference), table(reference))
+    games, standings = UNDISTURBED[key]
     assert disturbed[0] == games, "every match as if nothing had happened"
     assert disturbed[1] == standings
 
@@ -308,41 +312,157 @@ def _two_hosts(cluster: Any, settings: Any, *, start: bool = True,
     return network, workers, w1, w2
 
 
-def _under_way(alice: Any, cluster: Cluster, workers: Workers, host: str, *,
-               asking: int) -> tuple[dict[str, Any], Tournament, int]:
-    """The tests' tournament made and a quarter played, the worker on ``host`` asking bots in
-    ``asking`` matches: (its spec, it, how many matches)."""
-    spec = _spec(cluster.bot_ids, seed=SEED)
+@dataclass
+class Series:
+    """A series the cut tests play, of any kind: how many of its matches are done, whether it
+    is over, and its check once over (every match played once, no strike, and the outcome of
+    an undisturbed run of the same seeds where one is comparable)."""
+
+    row: Any  # the tournament or the night
+    done: Callable[[], int]
+    over: Callable[[], bool]
+    quarter: int  # matches done before the cut
+    check: Callable[[], None]
+    size: Callable[[], str]  # how many matches, for the report
+
+
+def _entrants(bot_ids: list[int]) -> list[dict[str, Any]]:
+    return [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"},
+            *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]
+
+
+def _tournament(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Series:
     tournament = services.tournament_create(organiser=alice, **spec)
-    total = TournamentMatch.objects.filter(tournament=tournament).count()
-    wait_until(lambda: _done(tournament) >= total // 4
+    if spec.get("format") == "continuous":  # its matches depend on when each ended
+
+        def check() -> None:
+            played_once(tournament)
+            _no_strikes(Match.objects.filter(tournament_match__tournament=tournament))
+
+        return Series(tournament, lambda: _done(tournament), lambda: _finished(tournament), 6,
+                      check, lambda: f"{_done(tournament)} matches")
+    total = tournament.match_total  # a Swiss round's rows come when it is paired
+    return Series(tournament, lambda: _done(tournament), lambda: _finished(tournament),
+                  total // 4,
+                  lambda: _same_as_undisturbed(alice, tournament, spec, monkeypatch),
+                  lambda: f"{total} matches")
+
+
+def _round_robin(alice: Any, cluster: Cluster, monkeypatch: Any) -> Series:
+    return _tournament(alice, _spec(cluster.bot_ids, seed=SEED), monkeypatch)
+
+
+def _others(count: int) -> list[dict[str, Any]]:
+    return [{"kind": "reference", "bot": "heuristic", "name": f"h{i}"} for i in range(count)]
+
+
+def _swiss(alice: Any, cluster: Cluster, monkeypatch: Any) -> Series:
+    """Paired round by round, around the cut."""
+    return _tournament(alice, {"name": "swiss", "game": "dice_cup", "seed": SEED,
+                               "format": "swiss", "rounds": 4,
+                               "participants": [*_entrants(cluster.bot_ids), *_others(4)]},
+                       monkeypatch)
+
+
+def _continuous(alice: Any, cluster: Cluster, monkeypatch: Any) -> Series:
+    """Matches started as others end, until its time (past the cut and the takeover)."""
+    return _tournament(alice, {"name": "arena", "game": "dice_cup", "seed": SEED,
+                               "format": "continuous", "in_flight": 3,
+                               "ends_at": timezone.now() + timedelta(seconds=45),
+                               "participants": [*_entrants(cluster.bot_ids), *_others(4)]},
+                       monkeypatch)
+
+
+def _league_night(alice: Any, cluster: Cluster, monkeypatch: Any) -> Series:
+    """Two tables of four, each with webhook members (two more bots at the same two URLs),
+    their hands played apart."""
+    from tournaments import selectors
+    from tournaments.leagues import nights
+    from tournaments.leagues import services as leagues
+
+    bot_ids = [*cluster.bot_ids, *(
+        Bot.objects.create(owner=alice, name=f"again{n}", url=bot.url, secret=new_secret(),
+                           games=bot.games, handshake_ok=True).pk
+        for n, bot in enumerate(Bot.objects.filter(pk__in=cluster.bot_ids)))]
+    members = [{"kind": "reference", "bot": bot, "name": f"{bot}{n}"}
+               for n, bot in enumerate(["heuristic", "random"] * 2)]
+    members += [{"kind": "webhook", "bot": bot_id} for bot_id in bot_ids]
+
+    def night(name: str) -> Any:
+        now = timezone.now()
+        league = leagues.league_create(
+            organiser=alice, name=name, game="great_dalmuti", table_size=4, hands_per_night=5,
+            season_start=now - timedelta(hours=1), season_end=now + timedelta(days=1),
+            seed=SEED, members=members)
+        made = leagues.night_schedule(league_id=league.pk, user=alice, starts_at=now)
+        nights.nights_start_due()
+        return made
+
+    def totals(made: Any) -> list[tuple]:
+        return [(row.member, row.points, row.hands)
+                for row in selectors.league_table(league_id=made.league_id)]
+
+    played = night("cut night")
+    hands = played.hands.filter(status="finished")
+
+    def check() -> None:
+        rows = list(played.hands.all())
+        assert len(rows) == 10 and all(row.status == "finished" for row in rows)
+        matches = Match.objects.filter(league_hand__night=played)
+        assert matches.count() == 10 and Match.objects.filter(
+            series="league", seed__in=[row.seed for row in rows]).count() == 10, "each once"
+        for match in matches:
+            assert [e.n for e in entries(match.pk)] == list(range(match.version + 1))
+        _no_strikes(matches)
+        run_tasks(monkeypatch)
+        calm = night("calm night")
+        assert Night.objects.get(pk=calm.pk).status == "finished"
+        assert totals(played) == totals(calm), "as if nothing had happened"
+
+    return Series(played, hands.count,
+                  lambda: Night.objects.get(pk=played.pk).status == "finished", 2, check,
+                  lambda: "10 hands")
+
+
+#: The series the cut-off test plays: a round robin (on Redis and RabbitMQ), a Swiss
+#: tournament, a continuous one and a league night (on Redis).
+SERIES = {"round robin": _round_robin, "swiss": _swiss, "continuous": _continuous,
+          "league night": _league_night}
+
+
+def _under_way(workers: Workers, host: str, series: Series, *, asking: int) -> None:
+    """A quarter of ``series`` played, the worker on ``host`` asking bots in ``asking``
+    matches."""
+    wait_until(lambda: series.done() >= series.quarter
                and len(_asking(workers, f"matches@{host}") & set(_leases())) >= asking, 60,
                tick=_sweep, what=f"a quarter of the matches, the host to cut asking {asking}",
                workers=workers)
-    return spec, tournament, total
+    assert not series.over(), "cut before the end"
 
 
-@pytest.mark.parametrize("cluster", ["redis", "rabbitmq"], indirect=True)
+@pytest.mark.parametrize(("cluster", "kind"), [
+    ("redis", "round robin"), ("rabbitmq", "round robin"), ("redis", "swiss"),
+    ("redis", "continuous"), ("redis", "league night")], indirect=["cluster"])
 def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
-        alice, cluster, settings, monkeypatch) -> None:
+        alice, cluster, settings, monkeypatch, kind) -> None:
     _, workers, w1, _ = _two_hosts(cluster, settings)
-    spec, tournament, total = _under_way(alice, cluster, workers, w1, asking=2)
+    series = SERIES[kind](alice, cluster, monkeypatch)
+    _under_way(workers, w1, series, asking=2 if kind == "round robin" else 1)
     cut, restored = _cut_and_restore(cluster, w1)
     log = workers.paths[f"matches@{w1}"]
     wait_until(lambda: bool(_refused(log)), 30, tick=_sweep,
                what="the cut-off worker to drop or try its late batch", workers=workers)
     back = time.monotonic()  # its connections carried its late batch: it is back
-    wait_until(lambda: _finished(tournament), 90, tick=_sweep, what="the tournament to finish",
-               workers=workers)
+    wait_until(series.over, 90, tick=_sweep, what="the series to finish", workers=workers)
     finished = time.monotonic()
     refused = _refused(log)
     assert refused <= cut.held, "it had held those matches when it was cut off"
     assert refused <= cut.moved_on, "the other host took them over while it was cut off"
-    _same_as_undisturbed(alice, tournament, spec, monkeypatch)
-    print(f"\nlink cut: {total} matches, identical, no strike; {len(cut.held)} leases held at "
+    series.check()
+    print(f"\n{kind}, link cut: {series.size()}, no strike; {len(cut.held)} leases held at "
           f"the cut, all played on by the other host within {cut.taken_over:.1f} s of it; the "
           f"link restored after {cut.lasted:.1f} s; late batches "
-          f"refused {sorted(refused)} {back - restored:.1f} s after it came back; tournament "
+          f"refused {sorted(refused)} {back - restored:.1f} s after it came back; series "
           f"finished {finished - restored:.1f} s after it")
 
 
@@ -362,21 +482,21 @@ def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
     strike, no default action and no forfeit. On a Redis and on RabbitMQ."""
     network, workers, w1, _ = _two_hosts(
         cluster, settings, env={"BLUFF_ADVANCE_LEASE_SECONDS": str(LONG_LEASE)})
-    spec, tournament, total = _under_way(alice, cluster, workers, w1, asking=1)
+    series = _round_robin(alice, cluster, monkeypatch)
+    _under_way(workers, w1, series, asking=1)
     held = _asking(workers, f"matches@{w1}") & set(_leases())
     network.cut(w1)
     time.sleep(seconds)
     network.restore(w1)
-    wait_until(lambda: _finished(tournament), 120, tick=_sweep, what="the tournament to finish",
-               workers=workers)
-    _same_as_undisturbed(alice, tournament, spec, monkeypatch)
+    wait_until(series.over, 120, tick=_sweep, what="the tournament to finish", workers=workers)
+    series.check()
     # The calls the cut failed (of the matches it was asking then, or of one it took up
     # just after) were the platform's, asked again.
-    asked_again = BotCall.objects.filter(match__tournament_match__tournament=tournament,
+    asked_again = BotCall.objects.filter(match__tournament_match__tournament=series.row,
                                          reason="platform_error", detail__contains="asked again")
     if seconds > 2:  # a 2 s cut may end before a call in flight times out (TCP resends it)
         assert asked_again.exists(), "the calls the cut failed were the platform's, asked again"
-    print(f"\n{seconds} s cut: {total} matches, identical, no strike; {len(held)} matches "
+    print(f"\n{seconds} s cut: {series.size()}, identical, no strike; {len(held)} matches "
           f"being asked at the cut, {asked_again.count()} calls asked again")
 
 
@@ -463,11 +583,8 @@ def test_a_worker_host_cut_off_holding_a_claimed_chunk_loses_nothing(
     the claimed matches are played once the transaction ends: committed late when the host
     comes back (an idle-in-transaction limit longer than the cut), or rolled back by
     PostgreSQL (a limit shorter than the cut) and taken over by the other host."""
-    from datetime import timedelta
-
     from django.contrib.auth import get_user_model
     from django.db import transaction
-    from django.utils import timezone
 
     network, workers, w1, w2 = _two_hosts(cluster, settings, start=False)
     idle = str(CUT_SECONDS * 6) if ended_by == "its coming back" else "2"
