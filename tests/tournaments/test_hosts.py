@@ -434,7 +434,7 @@ def _under_way(workers: Workers, host: str, series: Series, *, asking: int) -> N
     """A quarter of ``series`` played, the worker on ``host`` asking bots in ``asking``
     matches."""
     wait_until(lambda: series.done() >= series.quarter
-               and len(_asking(workers, f"matches@{host}") & set(_leases())) >= asking, 60,
+               and len(_asking(workers, f"matches@{host}") & set(_leases())) >= asking, 120,
                tick=_sweep, what=f"a quarter of the matches, the host to cut asking {asking}",
                workers=workers)
     assert not series.over(), "cut before the end"

@@ -110,8 +110,11 @@ def plan_next(k: SeriesKind, loaded: Loaded, *, now: datetime,
     if not store:
         return start
     if start:
-        k.model.objects.bulk_create([k.new_row(loaded, m) for m in start],
-                                    ignore_conflicts=True)
+        # In the kind's order: two planners storing the same keys at once insert them in one
+        # order, so one waits for the other, never each for the other (a deadlock).
+        rows = sorted((k.new_row(loaded, m) for m in start),
+                      key=lambda row: tuple(getattr(row, name) for name in k.order))
+        k.model.objects.bulk_create(rows, ignore_conflicts=True)
         return len(start)
     if plan.over and lanes is None:
         k.finish(loaded, now=now)
@@ -132,7 +135,11 @@ def settle(k: SeriesKind, series_id: int, *, now: datetime, wait: bool = False,
 
     def work() -> bool:
         running = k.series_model.objects.filter(pk=series_id, status=RUNNING)
-        row = running.select_for_update(skip_locked=not wait, of=("self",)).first()
+        # FOR NO KEY UPDATE: one settler at a time, while a chunk storing rows that refer to
+        # the series (their foreign key's KEY SHARE lock) goes on; FOR UPDATE would make it
+        # wait for us while we wait for a key it stored (a deadlock, seen under load).
+        row = running.select_for_update(skip_locked=not wait, of=("self",),
+                                        no_key=True).first()
         if row is None:
             if not wait and running.exists():  # held by another: again after our commit
                 transaction.on_commit(lambda: settle(k, series_id, now=now, wait=True),
