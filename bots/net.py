@@ -46,6 +46,7 @@ import certifi
 import pycurl
 
 from .addresses import BadBotURL, BlockedAddress, check_address
+from .failures import status_detail, transport_detail
 from .protocol import (
     BLOCKED_ADDRESS,
     CONNECTION_ERROR,
@@ -384,15 +385,13 @@ class BotClient:
             if transfer.errno == pycurl.E_OPERATION_TIMEDOUT:
                 return Reply(b"", elapsed, None, Failure(
                     TIMEOUT, f"no answer within {limit_ms} ({transfer.error})"))
-            return Reply(b"", elapsed, None, Failure(
-                CONNECTION_ERROR, f"curl error {transfer.errno}: {transfer.error}"))
+            return Reply(b"", elapsed, None, Failure(CONNECTION_ERROR, transport_detail(
+                f"curl error {transfer.errno}: {transfer.error}",
+                refused=transfer.errno == pycurl.E_COULDNT_CONNECT)))
         status = easy.getinfo(pycurl.RESPONSE_CODE)
         if status != 200:
-            detail = f"HTTP {status}"
-            location = easy.getinfo(pycurl.REDIRECT_URL)
-            if 300 <= status < 400 and location:
-                detail += f" redirect to {location!r} (redirects are not followed)"
-            return Reply(b"", elapsed, status, Failure(HTTP_STATUS, detail))
+            return Reply(b"", elapsed, status, Failure(HTTP_STATUS, status_detail(
+                status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL))))
         if elapsed > call.timeout:
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))

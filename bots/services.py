@@ -46,10 +46,8 @@ def bot_handshake(*, url: str, secret: str,
                                    secret=secret, previous_secret=previous_secret, method="GET",
                                    timeout=settings.BOTS_HANDSHAKE_TIMEOUT_MS / 1000))
     outcome = reply.failure or protocol.parse_handshake(reply.body)
-    if isinstance(outcome, protocol.Failure):
-        hint = " (does the bot check signatures with another secret?)" if reply.status == 401 \
-            else ""
-        raise HandshakeFailed(f"{outcome.reason}: {outcome.detail}{hint}", reason=outcome.reason)
+    if isinstance(outcome, protocol.Failure):  # its detail says what usually causes it
+        raise HandshakeFailed(f"{outcome.reason}: {outcome.detail}", reason=outcome.reason)
     if not outcome.games:
         raise HandshakeFailed(f"no_games: the handshake lists none of our games "
                               f"({', '.join(game_ids())}); it says {outcome.unknown_games[:10]}",

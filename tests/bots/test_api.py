@@ -172,6 +172,7 @@ def test_after_a_rotation_the_previous_secret_works_for_the_overlap_only(
     monkeypatch.setattr(selectors.timezone, "now", lambda: expires + timedelta(seconds=1))
     checked = alice_api.post(f"/api/bots/{bot_id}/check/").json()
     assert not checked["handshake_ok"] and "HTTP 401" in checked["handshake_error"]
+    assert "does not match this bot's secret" in checked["handshake_error"], "the cause"
     assert checked["previous_secret_expires_at"] is None
     open_ref_server.secret = rotated["secret"]  # redeployed
     assert alice_api.post(f"/api/bots/{bot_id}/check/").json()["handshake_ok"]
