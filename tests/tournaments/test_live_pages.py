@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tests.browser import console_errors
+from tests.browser import PASSWORD, console_errors, sign_in
 from tests.conftest import REAL_WORKERS
 from tests.helpers.workers import Workers
 from tournaments import services
@@ -55,6 +55,8 @@ def watch(driver: Any, read: Callable[[Any], Any], over: Callable[[], bool],
     raise AssertionError(f"the page did not follow to the end; it showed {seen}")
 
 
+#: A tournament page's cancel button is on screen.
+CANCEL = "return !!document.querySelector('#cancel button')"
 #: The page still refreshes itself: an htmx poll of its live part.
 LIVE = "return !!document.querySelector('[hx-trigger]')"
 
@@ -100,7 +102,11 @@ def slow_bot(bots: Callable[..., list[int]]) -> dict[str, Any]:
 
 def test_a_running_tournament_page_follows_the_workers_to_the_end(
         alice, bots, live_server, browser, tmp_path, settings) -> None:
+    """Seen by its organiser: the cancel button goes when it finishes, with no reload."""
     settings.BLUFF_LIVE_REFRESH_SECONDS = 1
+    alice.set_password(PASSWORD)
+    alice.save()
+    sign_in(browser, live_server.url, alice.username)
     workers = Workers(tmp_path, TOURNAMENT_CHUNK="1")
     try:
         workers.start("housekeeping")
@@ -109,6 +115,7 @@ def test_a_running_tournament_page_follows_the_workers_to_the_end(
             meetings=2, participants=[*REFERENCE, slow_bot(bots)])
         _open(browser, f"{live_server.url}/tournaments/{tournament.pk}/")
         assert tournament_shown(browser) == (0, 6, 0, "running"), "no games worker yet"
+        assert browser.execute_script(CANCEL), "the organiser may cancel it while it runs"
         workers.start("matches")
         seen = watch(browser, tournament_shown, lambda: Tournament.objects.get(
             pk=tournament.pk).status == "finished")
@@ -118,6 +125,7 @@ def test_a_running_tournament_page_follows_the_workers_to_the_end(
     assert done == sorted(done) and done[0] == 0 and done[-1] == 6, seen
     assert any(0 < d < 6 for d in done), f"progress shown on the way, not only the end: {seen}"
     assert seen[-1] == (6, 6, 3, "finished"), f"every participant's standing, and the end: {seen}"
+    assert not browser.execute_script(CANCEL), "finished: nothing to cancel"
     _still_the_same_page(browser)
 
 
