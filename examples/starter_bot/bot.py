@@ -9,6 +9,8 @@ It checks each call's Standard Webhooks signature, answers the handshake, and pl
 random action: from ``legal_actions`` when the platform sends the list, else from the compact
 ``legal_description`` (DTC offers over 256: its handshake says ``compact_legal_actions: true``,
 so the platform may leave those long lists out). Replace :func:`choose` with your strategy.
+Each request gets one line on stderr: its path, the match and turn, and the verdict
+(``POST /move match 7 turn 3: ok {"type":"call","target":1,"number":3}``, or ``bad signature``).
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import hmac
 import json
 import os
 import random
+import string
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 NAME = "starter bot"
 AUTHOR = "you"
@@ -95,9 +98,12 @@ class Handler(BaseHTTPRequestHandler):
     key: bytes | None = None
 
     def log_message(self, format: str, *args: Any) -> None:
-        pass  # one line per move would cost more than the move
+        pass  # the stdlib's own line per request; _answer logs one of ours instead
 
-    def _answer(self, status: int, payload: dict[str, Any]) -> None:
+    def _answer(self, status: int, payload: dict[str, Any], verdict: str,
+                body: Any = None) -> None:
+        # The log line first: once the caller has the answer, its line is written.
+        print(log_line(self.command, self.path, body, verdict), file=sys.stderr, flush=True)
         data = json.dumps(payload, separators=(",", ":")).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -113,11 +119,11 @@ class Handler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
             self.close_connection = True
-            self._answer(413, {"error": "too large"})
+            self._answer(413, {"error": "too large"}, "too large")
             return None
         body = self.rfile.read(int(length))
         if self.key is not None and not signature_ok(self.key, self.headers, body):
-            self._answer(401, {"error": "bad signature"})
+            self._answer(401, {"error": "bad signature"}, "bad signature")
             return None
         return body
 
@@ -125,11 +131,11 @@ class Handler(BaseHTTPRequestHandler):
         if self._body() is None:
             return
         if self._route() != "":
-            self._answer(404, {"error": "not found"})
+            self._answer(404, {"error": "not found"}, "not found")
             return
         # compact_legal_actions: choose() reads legal_description when a long list is left out.
         self._answer(200, {"apiversion": "1", "name": NAME, "author": AUTHOR, "games": GAMES,
-                           "compact_legal_actions": True})
+                           "compact_legal_actions": True}, "ok")
 
     def do_POST(self) -> None:
         raw = self._body()
@@ -137,16 +143,42 @@ class Handler(BaseHTTPRequestHandler):
             return
         route = self._route()
         if route == "/move":
+            body = None
             try:
-                action = choose(json.loads(raw))
+                body = json.loads(raw)
+                action = choose(body)
             except (ValueError, KeyError, TypeError) as exc:
-                self._answer(400, {"error": str(exc)})
+                self._answer(400, {"error": str(exc)}, f"bad request: {exc!r}", body)
                 return
-            self._answer(200, {"action": action})
+            self._answer(200, {"action": action},
+                         "ok " + json.dumps(action, separators=(",", ":")), body)
         elif route in ("/start", "/end"):
-            self._answer(200, {})
+            self._answer(200, {}, "ok", parsed(raw))  # notices: the body is read for the log
         else:
-            self._answer(404, {"error": "not found"})
+            self._answer(404, {"error": "not found"}, "not found")
+
+
+def parsed(raw: bytes) -> Any:
+    """``raw`` as JSON, or None if it is not."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def log_line(method: str, path: str, body: Any, verdict: str) -> str:
+    """``POST /move match 7 turn 3: ok {...}``: the request, the match id and turn when its body
+    has them (never read from a call whose signature failed: no body is passed then), and what
+    the bot answered. The path is %-escaped and the values go through JSON, so a request cannot
+    put a line break or a terminal escape in the log."""
+    where = ""
+    if isinstance(body, dict):
+        match = body.get("match")
+        if isinstance(match, dict) and "id" in match:
+            where += f" match {json.dumps(match['id'])}"
+        if "turn" in body:
+            where += f" turn {json.dumps(body['turn'])}"
+    return f"{method} {quote(path, safe=string.punctuation)}{where}: {verdict}"
 
 
 def make_server(host: str, port: int, secret: str | None) -> ThreadingHTTPServer:
