@@ -84,6 +84,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.seats_to_act",  # the header's "your turn" badge
             ],
+            "builtins": ["games.templatetags.game_names"],  # {{ id|game_name }} everywhere
         },
     },
 ]

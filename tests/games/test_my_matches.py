@@ -93,3 +93,15 @@ def test_my_matches_costs_a_constant_number_of_queries(alice, bob,
     assert html.count('href="/matches/') >= 8
     asked = sum(len(load_state(match).to_act()) for match in matches)  # dot: both at once
     assert len(selectors.seats_to_act(user=alice)) + len(selectors.seats_to_act(user=bob)) == asked
+
+
+def test_pages_name_a_game_as_people_do_never_by_its_id(alice, bob) -> None:
+    """/me/, the match page's breadcrumb and the play page: "The Great Dalmuti", its id only
+    in links."""
+    match = services.match_create(game="great_dalmuti", created_by=alice, join=True, seed=5,
+                                  seats=[{"kind": "player"},
+                                         *[{"kind": "reference", "bot": "random"}] * 3])
+    for path in ("/me/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/"):
+        html = page_for(alice, path)
+        assert ">The Great Dalmuti<" in html, path
+        assert ">great_dalmuti<" not in html and "great_dalmuti</" not in html, path
