@@ -110,8 +110,8 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     context: dict[str, Any] = {
         "bot": bot, "owner": owner, "stats": selectors.bot_stats(bot=bot),
         "chart": latency_chart(bot), "ratings": rating_charts(bot),
-        "matches": [{"seat": seat, "rank": selectors.seat_rank(seat), **row}
-                    for seat, row in zip(seats, rows)],
+        "matches": [{"seat": seat, "rank": selectors.seat_rank(seat),
+                     "forfeited": _forfeited(seat), **row} for seat, row in zip(seats, rows)],
     }
     if owner:
         context.update({
@@ -263,3 +263,9 @@ def latency_chart(bot: Bot) -> dict[str, Any] | None:
                  .order_by("-id").values_list("elapsed_ms", flat=True)[:LATENCY_CALLS])[::-1]
     chart = line_chart({"latency (ms)": times}, width=CHART_W, height=CHART_H, low=0)
     return chart and {**chart, "count": len(times)}
+
+
+def _forfeited(seat: Any) -> bool:
+    """The bot's seat forfeited its match (the strike limit, a withdrawal): from the match's
+    seats, prefetched."""
+    return any(s.number == seat.number and s.forfeited for s in seat.match.seats.all())

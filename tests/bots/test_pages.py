@@ -80,6 +80,27 @@ def test_a_bot_page_lists_its_matches_with_links_ranks_and_strikes(web, bot) -> 
     html = web.get(f"/bots/{bot.pk}/").content.decode()
     assert f'href="/matches/{match.pk}/"' in html and "timeout ×3" in html
     assert '<td class="num">2</td>' in html, "its rank"
+    assert "forfeited" not in html
+    assert "0 matches played" in html, "none counted as played (no games seat rows here)"
+
+
+def test_a_forfeited_match_says_so_and_one_match_is_one_match(web, bot) -> None:
+    """The bot's seat forfeited (its strike limit): its row says so; counts read as people
+    write them ("1 match played")."""
+    from bots.models import BotSeat
+    from games import services
+
+    match = services.match_create(game="dice_cup", created_by=bot.owner, seed=3,
+                                  seats=[{"kind": "reference", "bot": "random"}] * 2)
+    match.seats.filter(number=1).update(forfeited=True)
+    BotSeat.objects.create(match=match, number=1, bot=bot, strikes={"timeout": 3},
+                           ended_at=match.created_at)
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "<strong>forfeited</strong>" in html
+    assert "1 match played, 0 running, 32 moves" in html
+    BotSeat.objects.filter(match=match).update(number=0)
+    assert "<strong>forfeited</strong>" not in web.get(f"/bots/{bot.pk}/").content.decode(), \
+        "only its own seat's forfeit"
 
 
 def test_another_users_view_of_a_bot_is_its_public_page(web, bot, django_user_model) -> None:
