@@ -14,7 +14,15 @@ from bots.signing import new_secret
 from games import services
 from games.engine import get_game
 from games.models import Match
-from games.seats import SeatAnswer, SeatSession, Table
+from games.seats import (
+    SeatAnswer,
+    SeatKind,
+    SeatSession,
+    Table,
+    get_seat_kind,
+    register_seat_kind,
+    unregister_seat_kind,
+)
 from games.states import load_state
 
 DICE_SEED = 1  # with this seed, seat 0 (alice) acts first
@@ -110,3 +118,15 @@ def webhook_match(owner: Any, url: str, game: str, seats: list[dict] | None = No
     seats = seats or [{"kind": "webhook", "bot": bot.pk}] * players
     seats = [dict(s, bot=bot.pk) if s.get("kind") == "webhook" else s for s in seats]
     return services.match_create(game=game, created_by=owner, seats=seats, seed=5).pk
+
+
+def use_seat_kind(request: Any, kind: SeatKind) -> None:
+    """Play ``kind`` in place of the registered kind of its name until the test ends, through
+    the registry's own calls (the one registered before comes back, or none)."""
+    try:
+        before: SeatKind | None = get_seat_kind(kind.name)
+    except KeyError:
+        before = None
+    register_seat_kind(kind)
+    request.addfinalizer(lambda: register_seat_kind(before) if before is not None
+                         else unregister_seat_kind(kind.name))

@@ -77,14 +77,14 @@ def test_bad_arguments_say_what_is_wrong(alice, args, words) -> None:
     assert not Tournament.objects.exists()
 
 
-def test_it_asks_out_of_process_seats_itself(alice, monkeypatch) -> None:
+def test_it_asks_out_of_process_seats_itself(alice, request) -> None:
     """Webhook seats (here a stand-in asked the same way, with no worker running) are asked by
     the command until their matches end."""
     from games import seats
-    from tests.helpers.matches import EchoSeat
+    from tests.helpers.matches import EchoSeat, use_seat_kind
 
     echo = EchoSeat()
-    monkeypatch.setitem(seats._KINDS, "webhook", seats.SeatKind(
+    use_seat_kind(request, seats.SeatKind(
         name="webhook", automatic=echo, inline=False,
         check_bot=lambda game, bot, user=None: None))
     out, _ = run("--create", "dice_cup", "--participants", "webhook:7,reference:random",
@@ -137,21 +137,21 @@ def test_allow_private_lets_it_call_a_bot_on_this_machine(alice, settings, flag)
     assert settings.BOTS_ALLOW_PRIVATE_ADDRESSES is False, "only while the command runs"
 
 
-def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch) -> None:
+def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch, request) -> None:
     """Next to running workers (make run's), a match a worker is asking the bots of (its lease
     held) ends without the command: it waits, its bar moving, and prints the final standings
     instead of leaving with the match running."""
     from games import seats
     from games.models import Match
     from games.services import match_advance_automatic_seats
-    from tests.helpers.matches import EchoSeat
+    from tests.helpers.matches import EchoSeat, use_seat_kind
     from tests.helpers.series import TOURNAMENT
     from tests.helpers.tasks import hold_tasks
     from tournaments import runner
     from tournaments.management.commands import run_tournament
 
     hold_tasks(monkeypatch)  # no worker of the test's own: the "worker" is the fake below
-    monkeypatch.setitem(seats._KINDS, "webhook", seats.SeatKind(
+    use_seat_kind(request, seats.SeatKind(
         name="webhook", automatic=EchoSeat(), inline=False,
         check_bot=lambda game, bot, user=None: None))
     tournament = services.tournament_create(

@@ -121,8 +121,9 @@ def test_only_the_organiser_or_staff_cancels_and_finished_matches_are_kept(
 
 
 def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, inline_tasks,
-                                                                        monkeypatch) -> None:
+                                                                        request) -> None:
     from games import seats
+    from tests.helpers.matches import use_seat_kind
 
     kind = seats.get_seat_kind("reference")
     calls = {"n": 0}
@@ -131,9 +132,9 @@ def test_a_participant_that_cannot_be_seated_is_withdrawn_and_forfeits(alice, in
         calls["n"] += 1
         if bot == "random" and calls["n"] > 4:  # "random" goes away after creation
             raise ValueError("bot random is disabled")
-        return seats._check_reference_bot(game, bot, user)
+        return kind.check_bot(game, bot, user)
 
-    monkeypatch.setitem(seats._KINDS, "reference", seats.SeatKind(
+    use_seat_kind(request, seats.SeatKind(
         name="reference", automatic=kind.automatic, check_bot=flaky))
     tournament = create(alice, participants=[{"kind": "reference", "bot": "heuristic"},
                                              {"kind": "reference", "bot": "random"}],
