@@ -176,3 +176,39 @@ def test_it_waits_for_the_matches_a_worker_is_playing(alice, monkeypatch, reques
     assert "finished, 2/2 matches finished (0 forfeits, 0 running" in out
     busy.refresh_from_db()
     assert busy.status == "finished" and busy.attempts == 1, "played once, by the worker"
+
+
+def test_it_waits_for_a_polling_player_and_fails_if_the_time_runs_out(alice, monkeypatch) -> None:
+    """A person's match goes on at their pace: the command waits for it (here past its
+    ``--timeout``: it prints where the tournament stands and exits non-zero), and a second run
+    ends well once the person has resigned."""
+    from games.services import match_resign
+    from tournaments.management.commands import run_tournament
+
+    tournament = services.tournament_create(
+        organiser=alice, name="with a person", game="dice_cup", table_size=2, seed=2,
+        participants=[{"kind": "player", "user": "alice"}, {"kind": "reference", "bot": "random"}])
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match=r"did not finish: it is running after 1 s"):
+        call_command("run_tournament", str(tournament.pk), "--timeout", "1", stdout=out,
+                     stderr=err)
+    assert "running, 0/1 matches finished (0 forfeits, 1 running" in out.getvalue()
+    assert "0/1" in err.getvalue(), "the bar counts the same"
+    row = TournamentMatch.objects.get(tournament=tournament)
+    seat = row.seats.index(0)  # alice is participant 0
+
+    def the_person_resigns(seconds: float) -> None:
+        match_resign(match_id=row.match_id, seat_number=seat, user=alice)
+
+    monkeypatch.setattr(run_tournament, "sleep", the_person_resigns)
+    out, _ = run(str(tournament.pk), "--no-progress")
+    assert "finished, 1/1 matches finished" in out
+
+
+def test_a_cancelled_tournament_exits_non_zero(alice) -> None:
+    tournament = services.tournament_create(
+        organiser=alice, name="called off", game="dice_cup", participants=REFERENCE,
+        table_size=2, seed=1, starts_at=timezone.now() + timedelta(hours=1))
+    services.tournament_cancel(tournament_id=tournament.pk, user=alice)
+    with pytest.raises(CommandError, match="did not finish: it is cancelled$"):
+        run(str(tournament.pk), "--no-progress")

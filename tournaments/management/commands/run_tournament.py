@@ -10,10 +10,12 @@ Pending matches are claimed and started a chunk at a time by ``runner.play`` (as
 seats are asked by ``match_advance_automatic_seats`` (as the ``advance_automatic_seats`` task
 does) and the outcome is recorded by ``runner.record``. So it is safe next to running
 workers: a match is claimed once, whoever claims it, and the command waits for the matches a
-worker is playing (its bar moving as they end) before it prints the standings. Matches with a
-polling player wait for that player; the command leaves them running (the workers and the
-player finish them) and says how many. ``--allow-private`` lets the webhook bots it calls be
-on this machine (as `make run` does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
+worker is playing (its bar moving as they end) before it prints the standings. It waits for
+every match of the tournament, whoever plays it: a polling player's too, and the rounds a
+Swiss tournament pairs as the last ones end (the bar's total grows with them), for up to
+``--timeout`` seconds. It exits non-zero if the tournament did not finish (time out,
+cancelled), after printing where it stands. ``--allow-private`` lets the webhook bots it calls
+be on this machine (as `make run` does with ``BOTS_ALLOW_PRIVATE_ADDRESSES=1``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ class Command(BaseCommand):
                             help="the tournament to play (omit with --create)")
         parser.add_argument("--no-progress", action="store_true",
                             help="no progress bar on stderr")
+        parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS,
+                            help="give up waiting after this many seconds and exit non-zero "
+                                 f"(default {DEFAULT_TIMEOUT_SECONDS:.0f})")
         parser.add_argument("--allow-private", action="store_true",
                             default=settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
                             help="call webhook bots on loopback/private addresses (bots on "
@@ -68,7 +73,7 @@ class Command(BaseCommand):
                             help="default: the first superuser")
 
     def handle(self, *args: Any, tournament_id: int | None, create: str | None,
-               no_progress: bool, allow_private: bool, **options: Any) -> None:
+               no_progress: bool, allow_private: bool, timeout: float, **options: Any) -> None:
         if (tournament_id is None) == (create is None):
             raise CommandError("give a tournament id, or --create GAME")
         # The webhook seats of the matches played here call bots from this process: its
@@ -83,12 +88,18 @@ class Command(BaseCommand):
                                   f"{tournament.matches.count()} matches")
                 self.stdout.write(balance_line(tournament))
             tournament = selectors.tournament_get(tournament_id=tournament_id)
-            self._play(tournament, progress=not no_progress)
+            self._play(tournament, progress=not no_progress, timeout=timeout)
         except DomainError as exc:
             raise CommandError(exc.detail) from None
         finally:
             settings.BOTS_ALLOW_PRIVATE_ADDRESSES = allowed
-        self._report(selectors.tournament_get(tournament_id=tournament_id))
+        tournament = selectors.tournament_get(tournament_id=tournament_id)
+        self._report(tournament)
+        if tournament.status != Tournament.Status.FINISHED:
+            raise CommandError(f"tournament #{tournament.pk} did not finish: it is "
+                               f"{tournament.status}" + (
+                                   f" after {timeout:.0f} s (--timeout)"
+                                   if tournament.status == Tournament.Status.RUNNING else ""))
 
     def _create(self, game: str, *, participants: str, name: str | None,
                 table_size: int | None, meetings: int, duplicate: bool, seed: int | None,
@@ -105,14 +116,16 @@ class Command(BaseCommand):
             participants=specs, table_size=table_size,
             meetings=meetings, duplicate=duplicate, seed=seed)
 
-    def _play(self, tournament: Tournament, *, progress: bool) -> None:
+    def _play(self, tournament: Tournament, *, progress: bool, timeout: float) -> None:
         """Start it if it waits for its start time, then, chunk by chunk in schedule order,
-        claim and start pending matches and play and record each one started."""
+        claim and start pending matches and play and record each one started; wait for those
+        played elsewhere, until it is over or ``timeout`` seconds have passed."""
         if tournament.status == Tournament.Status.SCHEDULED:
             services.tournament_start(tournament_id=tournament.pk)
         rows = selectors.tournament_matches(tournament=tournament)
+        give_up = time.monotonic() + timeout
         # tqdm rewrites its line with "\r": it needs the raw stream, not Django's line wrapper.
-        bar = tqdm(total=rows.count(), unit="match", desc=f"tournament #{tournament.pk}",
+        bar = tqdm(total=_total(tournament), unit="match", desc=f"tournament #{tournament.pk}",
                    file=getattr(self.stderr, "_out", sys.stderr), disable=not progress)
         with bar:
             while True:
@@ -125,12 +138,13 @@ class Command(BaseCommand):
                 for row in running:
                     if row.match_id not in elsewhere:
                         self._finish(row)
+                bar.total = max(bar.total, _total(tournament))  # a Swiss round paired
                 bar.update(_done(tournament) - bar.n)
                 if any(runner.play(kind=SERIES, series_id=tournament.pk, once=True).values()):
                     continue
-                if not elsewhere:
-                    break  # nothing left that this process could claim, nor wait for
-                sleep(WAIT_SECONDS)
+                if _over(tournament) or time.monotonic() > give_up:
+                    break
+                sleep(WAIT_SECONDS)  # a worker's match, a polling player's, a stop time
 
     @staticmethod
     def _finish(row: TournamentMatch) -> None:
@@ -203,8 +217,10 @@ def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-#: How often the command looks again at matches that a worker is playing.
+#: How often the command looks again at matches that a worker or a player is playing.
 WAIT_SECONDS = 0.2
+#: How long it waits for the tournament to finish by default (a polling player may be slow).
+DEFAULT_TIMEOUT_SECONDS = 3600.0
 
 
 def sleep(seconds: float) -> None:  # a seam for tests
@@ -214,3 +230,16 @@ def sleep(seconds: float) -> None:  # a seam for tests
 def _done(tournament: Tournament) -> int:
     return TournamentMatch.objects.filter(tournament=tournament,
                                           status=TournamentMatch.Status.FINISHED).count()
+
+
+def _total(tournament: Tournament) -> int:
+    """Its matches as far as known: the rows planned, or the format's announced total."""
+    return max(TournamentMatch.objects.filter(tournament=tournament).exclude(
+        status=TournamentMatch.Status.CANCELLED).count(),
+               Tournament.objects.filter(pk=tournament.pk).values_list(
+                   "match_total", flat=True).first() or 0)
+
+
+def _over(tournament: Tournament) -> bool:
+    return Tournament.objects.filter(pk=tournament.pk, status__in=(
+        Tournament.Status.FINISHED, Tournament.Status.CANCELLED)).exists()
