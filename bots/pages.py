@@ -15,7 +15,6 @@ from datetime import timedelta
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
@@ -69,6 +68,11 @@ class BotForm(forms.Form):
 #: Where each refusal of the bot services is shown on a BotForm.
 REFUSAL_FIELDS = {BadBotUrl: "url", HandshakeFailed: "url", BotNameTaken: "name"}
 
+#: How often a bot's owner's page fetches its test matches' part while they are played: every
+#: second, so "finished" shows within a second of the last match (a handful of short matches;
+#: an unchanged part is a 304).
+TESTS_REFRESH_SECONDS = 1
+
 
 def _show(form: forms.Form, error: DomainError) -> None:
     show_refusal(form, error, REFUSAL_FIELDS.get(type(error)))
@@ -103,7 +107,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     if owner and request.GET.get("part") == "tests":  # the tests' part alone, polled by htmx
         return live_part(request, render(request, "bots/_tests_live.html", {
             "tests": selectors.bot_test_runs(bot=bot),
-            "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS}))
+            "live_seconds": TESTS_REFRESH_SECONDS}))
     seats = list(selectors.bot_matches(bot=bot).prefetch_related("match__seats__user")
                  [:MATCHES_SHOWN])
     rows = match_rows(seat.match for seat in seats)
@@ -121,7 +125,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
             "settings_form": settings_form or BotForm(
                 initial={"name": bot.name, "url": bot.url, "public": bot.public}),
             "test_form": TestForm(bot), "tests": selectors.bot_test_runs(bot=bot),
-            "live_seconds": settings.BLUFF_LIVE_REFRESH_SECONDS,  # while tests are played
+            "live_seconds": TESTS_REFRESH_SECONDS,  # while tests are played
         })
     return render(request, "bots/bot.html", context)
 

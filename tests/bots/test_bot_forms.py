@@ -187,8 +187,8 @@ def test_testing_the_bot_plays_matches_against_a_reference_bot_listed_as_check_b
     assert all(("reference", "random") in row for row in seats)
     html = web.get(f"/bots/{registered.pk}/").content.decode()
     assert "0 finished" in html and "data-live" not in html
-    poll = f'hx-get="/bots/{registered.pk}/?part=tests" hx-trigger="every 5s"'
-    assert poll in html, "followed while they are played: their part, by htmx"
+    poll = f'hx-get="/bots/{registered.pk}/?part=tests" hx-trigger="every 1s"'
+    assert poll in html, "followed every second while they are played: their part, by htmx"
     part = web.get(f"/bots/{registered.pk}/?part=tests")
     assert part.content.decode().lstrip().startswith('<div id="tests-live"')
     assert "Settings" not in part.content.decode(), "the part alone, not the settings form"
