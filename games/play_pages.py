@@ -24,6 +24,14 @@ from .models import Match
 from .pages import MATCHES_PER_PAGE, game_cards, match_rows
 from .seats import PLAYER, REFERENCE, seat_choices, seat_spec
 
+#: A person's match starts short unless they choose otherwise: The Great Dalmuti's 20 hands
+#: (GD-10, the API's and the engine's default) keep a person at the table for over an hour.
+FOR_PEOPLE: dict[str, dict[str, Any]] = {"great_dalmuti": {"hands": 5}}
+#: How long a unit of an option is, said next to it (measured: heuristic bots, 4 to 6 seats,
+#: 30 matches each: 20 to 22 moves a seat a hand).
+LENGTHS: dict[tuple[str, str], str] = {
+    ("great_dalmuti", "hands"): "A hand is about 20 moves for each player."}
+
 
 class NewMatchForm(forms.Form):
     """The fields of one game: an opponent picker per seat the game may have beyond yours
@@ -41,6 +49,10 @@ class NewMatchForm(forms.Form):
                 label=f"Seat {n + 1}", choices=choices, required=False,
                 initial=strongest if n < engine.default_players else "")
         self.option_names = option_fields(self, game)
+        for name, value in FOR_PEOPLE.get(game, {}).items():
+            field = self.fields[f"option_{name}"]
+            field.initial = value
+            field.help_text = f"{field.help_text} {LENGTHS.get((game, name), '')}".strip()
         self.fields["move_time_limit"] = forms.IntegerField(
             label="Seconds per move", required=False, min_value=1, max_value=30 * 24 * 3600,
             help_text=f"How long a person's seat has to act before the game's default action "

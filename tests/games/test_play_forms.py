@@ -142,3 +142,18 @@ def test_home_and_the_account_page_lead_to_playing_registering_and_organising(we
         html = page.content.decode()
         for path in ("/play/", "/play/open/", "/bots/new/", "/tournaments/new/"):
             assert f'href="{path}"' in html, path
+
+
+def test_a_great_dalmuti_match_for_a_person_is_short_and_says_how_long(web) -> None:
+    """Five hands, not the rules' twenty (GD-10, still the API's default), with what a hand
+    costs said next to it; the play page says "hand n of 5"."""
+    html = web.get("/play/?game=great_dalmuti").content.decode()
+    assert 'name="option_hands" value="5"' in html
+    assert "about 20 moves for each player" in html
+    answer = web.post("/play/?game=great_dalmuti", {
+        "seat_1": "reference:heuristic", "seat_2": "reference:heuristic",
+        "seat_3": "reference:heuristic", "option_hands": "5"})
+    match = Match.objects.get()
+    assert answer.status_code == 302 and match.options["hands"] == 5
+    assert "hand 1 of 5" in web.get(f"/matches/{match.pk}/play/").content.decode()
+    assert 'name="option_hands" value="5"' not in web.get("/play/?game=dice_cup").content.decode()
