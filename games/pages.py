@@ -83,6 +83,12 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "part_of": series_links([match]).get(match.pk),
         "ranks": list(zip(names, match.result["ranks"])) if disclosed and match.result else [],
     }
+    if disclosed and match.result and match.status == Match.Status.FINISHED:
+        seats = sorted(match.seats.all(), key=lambda s: s.number)
+        context["result"] = result_sentence(
+            names, match.result["ranks"], forfeited=[s.number for s in seats if s.forfeited],
+            yours=[s.number for s in seats if request.user.is_authenticated
+                   and s.user_id == request.user.pk])
     if match.sealed:
         return render(request, "games/match.html", context)
     partial = request.GET.get("partial")
@@ -224,3 +230,28 @@ def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = ()
                 action for action in legal if str(action.get("type", "act")) == group["type"]],
                 names)
     return list(groups.values())
+
+
+def result_sentence(names: Sequence[str], ranks: Sequence[int], *, forfeited: Sequence[int],
+                    yours: Sequence[int]) -> str:
+    """A finished match in a sentence or three: who won, where you finished (if you sat),
+    who forfeited; a match every seat forfeited has no winner."""
+    if forfeited and len(forfeited) == len(ranks):
+        return "Every seat forfeited: nobody won."
+    winners = [names[seat] for seat, rank in enumerate(ranks) if rank == 1]
+    said = [f"{_joined(winners)} {'won' if len(winners) == 1 else 'shared the win'}."]
+    for seat in yours:
+        joint = "joint " if list(ranks).count(ranks[seat]) > 1 else ""
+        said.append(f"You finished {joint}{_ordinal(ranks[seat])} of {len(ranks)}.")
+    if forfeited:
+        said.append(f"{_joined([names[seat] for seat in forfeited])} forfeited.")
+    return " ".join(said)
+
+
+def _joined(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -91,3 +91,30 @@ def test_a_dutch_match_made_before_du_8_was_enforced_still_replays(client, alice
                                              state=state)
     for turn in (0, 3):
         assert client.get(f"/matches/{match.pk}/?turn={turn}").status_code == 200
+
+
+def test_a_finished_match_says_who_won_where_you_finished_and_who_forfeited(
+        client, alice, finished) -> None:
+    from games.pages import result_sentence
+    from games.services import match_resign
+
+    ranks = finished.result["ranks"]
+    winner = ["heuristic (reference bot)", "random (reference bot)"][ranks.index(1)]
+    html = client.get(f"/matches/{finished.pk}/").content.decode()
+    assert f'<p class="result"><strong>{winner} won.</strong></p>' in html
+    mine = services.match_create(game="dice_cup", created_by=alice, join=True, seed=3,
+                                 seats=[{"kind": "player"}, {"kind": "reference",
+                                                             "bot": "random"}])
+    match_resign(match_id=mine.pk, seat_number=0, user=alice)
+    client.force_login(alice)
+    html = client.get(f"/matches/{mine.pk}/").content.decode()
+    assert ("random (reference bot) won. You finished 2nd of 2. alice forfeited."
+            in html), "the person's own place, and the forfeit"
+    assert result_sentence(["a", "b", "c", "d"], [1, 1, 3, 4], forfeited=[], yours=[2]) == (
+        "a and b shared the win. You finished 3rd of 4.")
+    assert result_sentence(["a", "b", "c"], [2, 1, 2], forfeited=[], yours=[0]) == (
+        "b won. You finished joint 2nd of 3.")
+    assert result_sentence(["a", "b"], [1, 1], forfeited=[0, 1], yours=[]) == (
+        "Every seat forfeited: nobody won.")
+    assert result_sentence(["a"] * 12, [11, *range(1, 11), 12], forfeited=[],
+                           yours=[0]).endswith("You finished 11th of 12.")
