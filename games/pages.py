@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from . import selectors
 from .action_builder import builder
 from .drawings import draw_view
-from .drawings.words import action_fields, action_label, entry_text, words
+from .drawings.words import action_fields, action_hint, action_label, entry_text
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .links import series_links
@@ -194,9 +194,10 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
         context.update({
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
                                                 names),
-            "actions": [] if grouped else [{"label": action_label(a), "json": json.dumps(a)}
-                                           for a in legal],
-            "action_groups": action_groups(legal, names) if grouped else [],
+            "actions": [] if grouped else [
+                {"label": action_label(a, match.game), "hint": action_hint(a, match.game),
+                 "json": json.dumps(a)} for a in legal],
+            "action_groups": action_groups(legal, names, match.game) if grouped else [],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
     return render(request, template, context)
@@ -210,7 +211,7 @@ FEW_ACTIONS = 24
 BUILD_FROM = 8
 
 
-def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = ()
+def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = (), game: str = ""
                   ) -> list[dict[str, Any]]:
     """The legal actions by type, in the order the types first come: one group per type, its
     actions labelled by their other fields only (the group names the type). A long list (a
@@ -219,8 +220,10 @@ def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = ()
     groups: dict[str, dict[str, Any]] = {}
     for action in legal:
         kind = str(action.get("type", "act"))
-        group = groups.setdefault(kind, {"type": kind, "label": words(kind), "actions": []})
-        group["actions"].append({"label": action_fields(action) or words(kind),
+        group = groups.setdefault(kind, {"type": kind, "actions": [],
+                                         "label": action_label({"type": kind}, game),
+                                         "hint": action_hint(action, game)})
+        group["actions"].append({"label": action_fields(action) or group["label"],
                                  "json": json.dumps(action)})
     for group in groups.values():
         group["choose"] = len(group["actions"]) > FEW_ACTIONS

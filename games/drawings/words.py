@@ -17,10 +17,50 @@ from ..driver import EntryKind
 JSON = dict[str, Any]
 
 
-def action_label(action: JSON) -> str:
-    """An action as a button says it: its type first, then its other fields in words."""
-    kind, rest = words(str(action.get("type", "act"))), action_fields(action)
-    return f"{kind}: {rest}" if rest else kind
+def action_label(action: JSON, game: str = "") -> str:
+    """An action as a button says it: its type first (in the game's words, where it has
+    them: :data:`BUTTONS`), then its other fields in words."""
+    kind = str(action.get("type", "act"))
+    name, rest = BUTTONS.get(game, {}).get(kind, (words(kind), ""))[0], action_fields(action)
+    return f"{name}: {rest}" if rest else name
+
+
+def action_hint(action: JSON, game: str) -> str:
+    """What pressing the action's button does, in a few words ("" where its name says it)."""
+    return BUTTONS.get(game, {}).get(str(action.get("type", "act")), ("", ""))[1]
+
+
+#: Per game, per action type: the button's name and a hint of what it does, where the type's
+#: id alone would not say it (DU-3, DU-5, DU-6; DOT-4).
+BUTTONS: dict[str, dict[str, tuple[str, str]]] = {
+    "dutch": {
+        "draw": ("draw", "the top card of the face-down pile"),
+        "take": ("take the discard", ("the top card of the discard pile; you must keep it "
+                                     "(DU-3)")),
+        "done": ("J'ai terminé (done)", ("instead of drawing: every other player has one more "
+                                        "turn (DU-6)")),
+        "discard": ("discard the drawn card", "a power card's power may be used (DU-4)"),
+        "replace": ("keep it in place of", ("the drawn card takes that slot; the card there is "
+                                           "discarded")),
+        "pass": ("don't snap", "let this discard go (DU-5)"),
+        "snap": ("snap", ("name a card of yours of the discard's rank; wrong: 2 penalty cards "
+                         "(DU-5)")),
+        "no_power": ("use no power", "the discarded card's power is not used"),
+    },
+    "dot": {
+        "discard": ("discard from your opponent's pool", ("those cards leave the other "
+                                                        "player's own pool (DOT-4)")),
+        "commit": ("commit", ("your star card and the 3 cards you give the shared pool; the "
+                             "other 3 go to your own pool (sealed until both commit)")),
+    },
+    "great_dalmuti": {
+        "no": ("no revolution", ""),
+        "declare": ("declare a revolution", "no taxation this hand (GD-5)"),
+        "give_back": ("give back", "the cards you return for the taxes (GD-4)"),
+    },
+    "dice_cup": {"truth": ("believe it", ""), "bluff": ("call it a bluff", "")},
+    "dtc": {"accept": ("accept the offer", ""), "call": ("call it a bluff", "")},
+}
 
 
 def action_fields(action: JSON) -> str:
@@ -127,7 +167,7 @@ def action_text(game: str, action: JSON, names: Sequence[str] = ()) -> str:
         said = sayer(action, names) if sayer is not None and "type" in action else None
     except (AttributeError, TypeError, ValueError):  # an odd logged action: say it plainly
         said = None
-    return said or action_label(action)
+    return said or action_label(action, game)
 
 
 def entry_text(game: str, kind: str, seat: int | None, action: JSON | None,

@@ -141,3 +141,42 @@ def test_a_dice_cup_call_is_picked_not_one_of_sixteen_buttons(alice) -> None:
     assert 'data-builder data-type="call"' in page and '<select data-field="number">' in page
     assert page.index("Your view") < page.index("Your move"), "the table first"
     assert '<details class="all-actions"><summary>or pick from all 16</summary>' in page
+
+
+def test_buttons_use_the_games_words_and_say_what_they_do() -> None:
+    """Le Dutch's turn (draw, take, done: DU-3, DU-6) and D.O.T's discard (whose pool: DOT-4)
+    read as the rules say them, with a hint; an action with no words of its own reads as its
+    type; no raw ids ("no_power", "give_back")."""
+    from games.drawings.words import BUTTONS, action_hint, action_label
+    from games.pages import action_groups
+
+    assert action_label({"type": "done"}, "dutch") == "J'ai terminé (done)"
+    assert "DU-6" in action_hint({"type": "done"}, "dutch")
+    assert action_label({"type": "take"}, "dutch") == "take the discard"
+    assert action_label({"type": "no_power"}, "dutch") == "use no power"
+    assert action_label({"type": "discard", "cards": {"040": 1}}, "dot") == \
+        "discard from your opponent's pool: cards 040"
+    assert action_label({"type": "replace", "slot": {"seat": 1, "slot": 2}}, "dutch") == \
+        "keep it in place of: slot seat 1 slot 2"
+    assert action_label({"type": "done"}, "dice_cup") == "done", "another game's words"
+    assert action_hint({"type": "offer"}, "dtc") == ""
+    [group] = action_groups([{"type": "give_back", "cards": {"4": n}} for n in (1, 2)],
+                            game="great_dalmuti")
+    assert group["label"] == "give back" and "GD-4" in group["hint"]
+    for game, kinds in BUTTONS.items():
+        assert all("_" not in label for label, _ in kinds.values()), game
+
+
+@pytest.mark.django_db
+def test_the_play_page_shows_the_hints_on_its_buttons(alice) -> None:
+    from django.test import Client
+
+    match = services.match_create(game="dutch", created_by=alice, join=True, seed=1,
+                                  seats=[{"kind": "player"},
+                                         {"kind": "reference", "bot": "random"}])
+    web = Client()
+    web.force_login(alice)
+    html = web.get(f"/matches/{match.pk}/play/").content.decode()  # seed 1: seat 0 draws
+    move = html.split('class="your-move"')[1].split("</section>")[0]
+    assert 'title="the top card of the face-down pile">draw<span class="hint">' in move
+    assert ">J&#x27;ai terminé (done)<span class=\"hint\">instead of drawing" in move
