@@ -59,15 +59,21 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     """
     if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
         table_size = 2  # Swiss pairs
+    count = len(participants)
     try:
-        _, size, merged = game_table(game, table_size, options, default="default_players")
+        engine, size, merged = game_table(game, table_size, options, default="default_players")
+        if table_size is None and count < size:  # too few for the usual table: the smallest
+            engine, size, merged = game_table(game, engine.min_players, options,
+                                              default="default_players")
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
-    count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
     if not max(2, size) <= count <= most:
+        fix = "remove some" if count > most else (
+            "add participants" + (f" or choose tables of {engine.min_players}"
+                                  if engine.min_players < size else ""))
         raise BadTournament(f"{counted(count, 'participant')}: a tournament of tables of "
-                            f"{size} takes {max(2, size)} to {most}")
+                            f"{size} takes {max(2, size)} to {most}; {fix}")
     if starts_at is not None:
         try:
             kinds.check_ahead(starts_at, "starts_at")

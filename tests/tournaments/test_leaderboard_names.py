@@ -74,7 +74,7 @@ def test_the_bot_page_draws_its_rating_over_time_in_the_same_queries(alice, bob,
 
     html, few = page()
     chart = html.split("<h2>Rating over time</h2>")[1].split("<h2>")[0]
-    assert 'href="/games/dice_cup/">dice_cup</a>' in chart and "2 rated tournament" in chart
+    assert 'href="/games/dice_cup/">Dice cup bluff</a>' in chart and "2 rated tournament" in chart
     assert chart.count("<polyline") == 1, "one line per game"
     points = chart.split('points="')[1].split('"')[0].split()
     assert len(points) == 2 and float(points[1].split(",")[1]) < float(points[0].split(",")[1]), \

@@ -196,3 +196,39 @@ def test_staff_may_change_another_organisers_league(alice, django_user_model) ->
     answer = browser_of(staff).post(f"/leagues/{league.pk}/nights/", {
         "starts_at": (timezone.now() + timedelta(days=1)).strftime(WHEN)})
     assert answer.status_code == 302 and Night.objects.filter(league=league).count() == 1
+
+
+def test_a_tournament_start_is_read_in_the_chosen_time_zone(alice, monkeypatch) -> None:
+    """As a league's dates are: 20:00 in Europe/Paris is 19:00 or 18:00 UTC; the form says
+    which zone it reads."""
+    from zoneinfo import ZoneInfo
+
+    hold_tasks(monkeypatch, "tournaments.")
+    web = browser_of(alice)
+    assert "In the time zone below" in web.get("/tournaments/new/?game=dice_cup").content.decode()
+    wall = (timezone.now() + timedelta(days=3)).astimezone(ZoneInfo("Europe/Paris")).replace(
+        hour=20, minute=0, second=0, microsecond=0)
+    answer = web.post("/tournaments/new/?game=dice_cup", cup(
+        starts_at=wall.strftime(WHEN), timezone_name="Europe/Paris"))
+    assert answer.status_code == 302
+    assert Tournament.objects.get().starts_at == wall, "20:00 in Paris, stored in UTC"
+
+
+@pytest.mark.parametrize(("game", "entrants", "table", "words"), [
+    ("dice_cup", 3, 2, None),  # the game's usual 4 would need 4: tables of 2
+    ("dice_cup", 5, 4, None),
+    ("great_dalmuti", 3, None, "add participants"),  # 4 at least: no smaller table to offer
+])
+def test_the_default_table_fits_the_entrants_or_the_refusal_names_the_fix(
+        alice, inline_tasks, game, entrants, table, words) -> None:
+    from tournaments import services
+    from tournaments.errors import BadTournament
+
+    people = [{"kind": "reference", "bot": "random", "name": f"r{n}"} for n in range(entrants)]
+    if words is None:
+        made = services.tournament_create(organiser=alice, name="small", game=game,
+                                          participants=people)
+        assert made.table_size == table
+        return
+    with pytest.raises(BadTournament, match=words):
+        services.tournament_create(organiser=alice, name="small", game=game, participants=people)

@@ -126,7 +126,8 @@ ABOUT_FIELD = [(f"{name} ", name) for name in (
 
 
 class TournamentForm(SeriesForm):
-    schedule = ("format", "table_size", "meetings", "rounds", "duplicate", "starts_at")
+    schedule = ("format", "table_size", "meetings", "rounds", "duplicate", "starts_at",
+                "timezone_name")
 
     def __init__(self, game: str, user: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(game, user, *args, **kwargs)
@@ -138,7 +139,8 @@ class TournamentForm(SeriesForm):
                           "paired by score when the one before is done."),
             "table_size": forms.IntegerField(
                 label="Seats per match", required=False, min_value=2, max_value=8,
-                help_text=f"Empty: {engine.default_players}."),
+                help_text=f"Empty: {engine.default_players}, or {engine.min_players} with "
+                          f"fewer entrants than that."),
             "meetings": forms.IntegerField(
                 min_value=1, max_value=settings.TOURNAMENT_MAX_MEETINGS, initial=1,
                 help_text="Round robin: times each pair meets (seats swapped); more seats: "
@@ -150,8 +152,11 @@ class TournamentForm(SeriesForm):
                 label="Duplicate deals", required=False,
                 help_text="Play each table's deal once per seat rotation: the luck of the "
                           "deal cancels."),
-            "starts_at": date_field(label="Starts at (UTC)", required=False,
-                                    help_text="Empty: now."),
+            "starts_at": date_field(label="Starts at", required=False,
+                                    help_text="In the time zone below. Empty: now."),
+            "timezone_name": forms.ChoiceField(label="Time zone", choices=time_zones(),
+                                               initial="UTC", required=False,
+                                               help_text="Of the start time. Empty: UTC."),
         }
         self.fields.update(extra)
 

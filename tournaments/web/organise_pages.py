@@ -9,6 +9,7 @@ for anyone else, as ``not_your_tournament`` and ``not_your_league``).
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ from lib.errors import DomainError
 from .. import services
 from ..errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
 from ..leagues import services as leagues
+from ..leagues.rules import in_zone
 from .forms import LeagueForm, NightForm, SeriesForm, TournamentForm
 from .pages import league as league_page
 
@@ -62,7 +64,8 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
             organiser=request.user, participants=participants, **form.common(),
             table_size=data["table_size"], meetings=data["meetings"],
             duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
-            starts_at=data["starts_at"])
+            starts_at=None if data["starts_at"] is None else in_zone(
+                _wall_time(data["starts_at"]), zoneinfo.ZoneInfo(data["timezone_name"] or "UTC")))
 
     return _new_series(request, "tournament", TournamentForm, create, "tournament-page")
 
