@@ -208,7 +208,8 @@ class TournamentListCreateApi(APIView):
                                         help_text="Game options; see GET /api/games/.")
         table_size = serializers.IntegerField(required=False, min_value=2, max_value=8,
                                               help_text="Seats per match; default: the game's "
-                                                        "default players.")
+                                                        "default players, or its fewest with "
+                                                        "fewer participants than that.")
         meetings = serializers.IntegerField(
             required=False, default=1, min_value=1, max_value=settings.TOURNAMENT_MAX_MEETINGS,
             help_text="Two seats: times each pair meets (seats swapped); more seats: rounds "
