@@ -23,15 +23,14 @@ run: $(STAMP)
 	$(BIN)/python scripts/run.py
 
 ## Set up, lint (ruff, and import-linter's layers: [tool.ruff] and [tool.importlinter] in
-## pyproject.toml), and run the whole test suite (the tests that take turns on the broker run as
-## one xdist group, tests/conftest.py). Tests keep their files (broker queue, results)
+## pyproject.toml), and run the whole test suite. Tests keep their files (broker queue, results)
 ## apart from the platform's, in a folder emptied first, so no test message reaches `make run`'s
 ## worker.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	rm -rf var/test
-	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
+	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 ## Engine speed figures.
 bench: $(STAMP)

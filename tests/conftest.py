@@ -21,9 +21,7 @@ import pytest
 
 #: Tests that start real Celery workers share the broker's queues, so they run one at a time
 #: (a lock file shared by the xdist workers): otherwise one test's worker takes, or purges,
-#: another test's messages, and that test waits for work that never comes. Under ``make test``
-#: (``--dist loadgroup``) they are also one xdist group, run by one worker one after another,
-#: so no other worker sits idle waiting for the lock (:func:`pytest_collection_modifyitems`).
+#: another test's messages, and that test waits for work that never comes.
 REAL_WORKERS = pytest.mark.usefixtures("one_broker_user_at_a_time")
 
 #: Fixtures every folder shares (tests/helpers), found by pytest rather than imported.
@@ -108,13 +106,6 @@ def _missing_netns() -> str | None:
         return f"cannot create a network namespace: {made.stderr.strip()}"
     subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
     return None
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests that take turns on the broker (:data:`REAL_WORKERS`) are one xdist group."""
-    for item in items:
-        if "one_broker_user_at_a_time" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("broker"))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
