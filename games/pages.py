@@ -220,9 +220,11 @@ def action_groups(legal: list[dict[str, Any]], names: Sequence[str] = (), game: 
     groups: dict[str, dict[str, Any]] = {}
     for action in legal:
         kind = str(action.get("type", "act"))
-        group = groups.setdefault(kind, {"type": kind, "actions": [],
-                                         "label": action_label({"type": kind}, game),
-                                         "hint": action_hint(action, game)})
+        group = groups.get(kind)
+        if group is None:  # named once per type, not per action (offers come in hundreds)
+            group = groups[kind] = {"type": kind, "actions": [],
+                                    "label": action_label({"type": kind}, game),
+                                    "hint": action_hint(action, game)}
         group["actions"].append({"label": action_fields(action) or group["label"],
                                  "json": json.dumps(action)})
     for group in groups.values():
