@@ -98,6 +98,14 @@ def bot_names(bots: set[str]) -> dict[str, str]:
             Bot.objects.filter(pk__in=ids).values_list("pk", "name", "owner__username")}
 
 
+def bot_owners(bots: set[str]) -> dict[str, int]:
+    """Each of ``bots`` (ids as strings) that exists, with its owner's id
+    (``SeatKind.bot_owners``)."""
+    ids = {int(b) for b in bots if b.isdigit()}
+    return {str(pk): owner for pk, owner in
+            Bot.objects.filter(pk__in=ids).values_list("pk", "owner_id")}
+
+
 def bot_choices(game: str, user: Any) -> list[tuple[str, str]]:
     """The bots ``user`` may seat in ``game`` now, named (``SeatKind.bot_choices``)."""
     return [(str(bot.pk), bot_label(bot.name, bot.owner.get_username()))
@@ -295,4 +303,5 @@ def register() -> None:
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
                                 check_bot=check_webhook_bot, bot_is_id=True,
                                 bot_names=bot_names, bot_url=bot_page_url,
-                                bot_choices=bot_choices, label="webhook bot"))
+                                bot_choices=bot_choices, bot_owners=bot_owners,
+                                label="webhook bot"))

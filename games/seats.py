@@ -168,6 +168,10 @@ class SeatKind:
     #: The bots of this kind ``user`` may seat in a match of ``game`` now, as ``(bot,
     #: label)`` pairs, for the pages' seat pickers (:func:`seat_choices`). ``None``: none.
     bot_choices: Callable[[str, Any], list[tuple[str, str]]] | None = None
+    #: The owner (a user id) of each of a set of ``bot`` values that exists, in one query:
+    #: who may enter one of this kind's bots in a tournament open for entries. ``None``: the
+    #: kind's bots belong to nobody (only an organiser enters them).
+    bot_owners: Callable[[set[str]], dict[str, Any]] | None = None
     #: What a seat of this kind is called ("webhook bot"); "" reads as its name.
     label: str = ""
 

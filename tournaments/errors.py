@@ -61,3 +61,38 @@ class BadLeague(DomainError):
     """The game, options, tables, members, season or schedule cannot make a league."""
 
     code, status, default_detail = "bad_league", 400, "This cannot be a league."
+
+
+class TournamentStarted(DomainError):
+    """Entries close when a tournament starts: its schedule is made then."""
+
+    code, status, default_detail = ("tournament_started", 409,
+                                    "The tournament has started: entries are closed.")
+
+
+class EntriesClosed(DomainError):
+    code, status, default_detail = ("entries_closed", 400,
+                                    "This tournament is not open for entries.")
+
+
+class TournamentFull(DomainError):
+    code, status, default_detail = "tournament_full", 400, "The tournament is full."
+
+
+class AlreadyEntered(DomainError):
+    code, status, default_detail = "already_entered", 400, "Already entered."
+
+
+class BadEntry(DomainError):
+    """The bot cannot play this tournament (another game, disabled, private...)."""
+
+    code, status, default_detail = "bad_entry", 400, "This cannot enter the tournament."
+
+
+class NotYourBot(DomainError):
+    code, status, default_detail = ("not_your_bot", 403,
+                                    "Only a bot's owner enters it (or takes it out).")
+
+
+class NotEntered(DomainError):
+    code, status, default_detail = "not_entered", 404, "No such entry in this tournament."

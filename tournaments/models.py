@@ -75,6 +75,14 @@ class Tournament(models.Model):
                                      help_text="When it starts by itself (null: at once).")
     balance = models.JSONField(default=dict, blank=True,
                                help_text="The schedule's balance figures.")
+    entries_open = models.BooleanField(
+        default=False, help_text="Bot owners and people enter (and leave) until it starts; its "
+                                 "schedule is made then, for those entered (docs/tournaments.md).")
+    entry_cap = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Open for entries: at most this many participants "
+                                         "(null: TOURNAMENT_MAX_PARTICIPANTS).")
+    reason = models.CharField(max_length=300, blank=True, default="",
+                              help_text="Why it was cancelled at its start (too few entries).")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -84,6 +92,11 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name} ({self.game}, {self.status})"
+
+    @property
+    def taking_entries(self) -> bool:
+        """Open for entries and not started: someone may enter or leave now."""
+        return self.entries_open and self.status == self.Status.SCHEDULED
 
     @property
     def is_over(self) -> bool:

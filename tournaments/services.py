@@ -45,7 +45,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       rounds: int | None = None, in_flight: int | None = None,
                       ends_at: datetime | None = None,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
-                      starts_at: datetime | None = None, seed: int | None = None) -> Tournament:
+                      starts_at: datetime | None = None, seed: int | None = None,
+                      open_entries: bool = False, entry_cap: int | None = None) -> Tournament:
     """Check everything, plan the first matches and make their rows; start at once unless
     ``starts_at`` is in the future (then ``tournaments.start_due`` starts it).
 
@@ -56,18 +57,33 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     now. ``swiss``: two seats, ``rounds`` rounds (default ceil(log2 participants)), each
     paired by score when the one before is done. ``continuous``: two seats, ``in_flight``
     matches (default: everyone busy) kept going, least-met pairs first, until ``ends_at``.
+
+    ``open_entries``: bot owners and people enter themselves until ``starts_at`` (required,
+    in the future), at most ``entry_cap`` in all (``tournaments.entries``); ``participants``
+    are the organiser's own entries, any number up to the cap. Its schedule is made when it
+    starts (:func:`tournament_start`), for those entered then; its table size, unless given,
+    is the game's smallest (any number of entrants fills it).
     """
     if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
         table_size = 2  # Swiss pairs
     count = len(participants)
     try:
         engine, size, merged = game_table(game, table_size, options, default="default_players")
-        if table_size is None and count < size:  # too few for the usual table: the smallest
+        if table_size is None and (count < size or open_entries):
+            # too few for the usual table, or who enters is not known yet: the smallest
             engine, size, merged = game_table(game, engine.min_players, options,
                                               default="default_players")
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
+    if open_entries:
+        return _create_open(organiser=organiser, name=name, game=game, participants=participants,
+                            merged=merged, size=size, meetings=meetings, duplicate=duplicate,
+                            format=format, rounds=rounds, in_flight=in_flight, ends_at=ends_at,
+                            strike_limit=strike_limit, move_time_limit=move_time_limit,
+                            starts_at=starts_at, seed=seed, entry_cap=entry_cap)
+    if entry_cap is not None:
+        raise BadTournament("entry_cap is for a tournament open for entries (open_entries)")
     if not max(2, size) <= count <= most:
         fix = "remove some" if count > most else (
             "add participants" + (f" or choose tables of {engine.min_players}"
@@ -135,6 +151,96 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     return tournament
 
 
+def _create_open(*, organiser: AbstractBaseUser, name: str, game: str,
+                 participants: Sequence[Mapping[str, Any]], merged: dict[str, Any], size: int,
+                 meetings: int, duplicate: bool, format: str, rounds: int | None,
+                 in_flight: int | None, ends_at: datetime | None, strike_limit: int | None,
+                 move_time_limit: int | None, starts_at: datetime | None, seed: int | None,
+                 entry_cap: int | None) -> Tournament:
+    """A tournament open for entries: checked as far as it can be without knowing who will
+    enter; no schedule yet (:func:`_plan_open` makes it at the start)."""
+    most = settings.TOURNAMENT_MAX_PARTICIPANTS
+    least = max(2, size)
+    if starts_at is None or starts_at <= timezone.now():
+        raise BadTournament("starts_at is needed in the future for a tournament open for "
+                            "entries: entries close when it starts")
+    try:
+        kinds.check_ahead(starts_at, "starts_at")
+    except ValueError as exc:
+        raise BadTournament(str(exc)) from None
+    cap = most if entry_cap is None else entry_cap
+    if not least <= cap <= most:
+        raise BadTournament(f"entry_cap must be {least} to {most} (tables of {size})")
+    if len(participants) > cap:
+        raise BadTournament(f"{counted(len(participants), 'participant')} entered by you, over "
+                            f"the entry_cap of {cap}; raise the cap or remove some")
+    if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
+        raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
+    if format != Tournament.Format.ROUND_ROBIN and (size != 2 or duplicate or meetings != 1):
+        raise BadTournament(f"a {format} tournament is of two-seat matches, without meetings "
+                            "or duplicate deals")
+    if format != Tournament.Format.SWISS and rounds is not None:
+        raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
+    if format == Tournament.Format.CONTINUOUS:
+        if ends_at is None or ends_at <= starts_at:
+            raise BadTournament("a continuous tournament needs ends_at after its start")
+        try:
+            kinds.check_ahead(ends_at, "ends_at")
+        except ValueError as exc:
+            raise BadTournament(str(exc)) from None
+    elif in_flight is not None or ends_at is not None:
+        raise BadTournament("in_flight and ends_at are for a continuous tournament")
+    entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
+    if (twice := entered_twice(entrants)) is not None:
+        _, again = twice
+        raise BadTournament(f"participant {again.index} ({again.name}) is entered twice")
+    _check_limits(organiser, 0)
+    secret = new_secret() if seed is None else secret_from_seed(seed)
+    seed = secrets.randbits(SEED_BITS) if seed is None else seed
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            name=name, game=game, options=merged, organiser=organiser, table_size=size,
+            format=format, meetings=meetings, rounds=rounds, in_flight=in_flight,
+            ends_at=ends_at, duplicate=duplicate, seed=seed, deal_secret=secret,
+            starts_at=starts_at, entries_open=True, entry_cap=entry_cap,
+            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
+            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT)
+        for entrant in entrants:
+            entrant.tournament = tournament
+        Participant.objects.bulk_create(entrants)
+    return tournament
+
+
+def _plan_open(tournament: Tournament) -> None:
+    """The schedule of a tournament open for entries, for those entered now, its rows made
+    and its figures stored. Raises :class:`BadTournament` if they cannot make one (too few).
+    Call holding the tournament's row lock (no entry or leave meanwhile)."""
+    count = tournament.participants.count()
+    least = max(2, tournament.table_size)
+    if count < least:
+        raise BadTournament(f"{counted(count, 'participant')} entered by the start: a "
+                            f"tournament of tables of {tournament.table_size} takes at "
+                            f"least {least}")
+    if tournament.format == Tournament.Format.SWISS and tournament.rounds is None:
+        tournament.rounds = Swiss.default_rounds(count)
+    if tournament.format == Tournament.Format.CONTINUOUS and tournament.in_flight is None:
+        tournament.in_flight = count // 2
+    try:
+        plan = format_named(tournament.format, participants=count,
+                            table_size=tournament.table_size, meetings=tournament.meetings,
+                            rounds=tournament.rounds, seed=tournament.seed,
+                            secret=tournament.deal_secret, duplicate=tournament.duplicate,
+                            in_flight=tournament.in_flight, ends_at=tournament.ends_at)
+    except ValueError as exc:
+        raise BadTournament(f"{counted(count, 'participant')} entered by the start: "
+                            f"{exc}") from None
+    scheduled = plan.plan({})
+    tournament.match_total = plan.match_count() or 0
+    tournament.balance = asdict(balance_figures(schedule_of(scheduled), count))
+    tournament.save(update_fields=["rounds", "in_flight", "match_total", "balance"])
+    TournamentMatch.objects.bulk_create([new_row(tournament, m) for m in scheduled])
+
+
 def schedule_of(planned: Sequence[PlannedMatch]) -> list[list[tuple[int, ...]]]:
     """The rounds of tables of planned matches (one table per deal), for ``balance_figures``."""
     rounds: dict[int, dict[int, tuple[int, ...]]] = {}
@@ -172,8 +278,28 @@ def _check_limits(organiser: AbstractBaseUser, new_matches: int) -> None:
 
 def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
     """Scheduled -> running (a conditional UPDATE: two dispatchers start it once), and queue
-    its matches when the transaction commits. False if it was not scheduled."""
+    its matches when the transaction commits. False if it was not scheduled.
+
+    One open for entries is planned first, under its row's lock (an entry waits for it, then
+    finds it started); with too few entries to play it is cancelled, the reason kept."""
     now = now or timezone.now()
+    with transaction.atomic():
+        found = (Tournament.objects.select_for_update()
+                 .filter(pk=tournament_id, status=Tournament.Status.SCHEDULED,
+                         entries_open=True).first())
+        if found is not None:
+            try:
+                _plan_open(found)
+            except BadTournament as exc:
+                Tournament.objects.filter(pk=found.pk).update(
+                    status=Tournament.Status.CANCELLED, finished_at=now,
+                    reason=exc.detail[:300])
+                return False
+            return _started(tournament_id, now)
+    return _started(tournament_id, now)
+
+
+def _started(tournament_id: int, now: datetime) -> bool:
     started = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.SCHEDULED
                                         ).update(status=Tournament.Status.RUNNING,
                                                  started_at=now)

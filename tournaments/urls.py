@@ -4,7 +4,7 @@ from django.urls import path
 
 from games import converters  # noqa: F401 - registers <id:...>
 
-from .apis import league_members, league_nights, leagues, ratings, tournaments
+from .apis import league_members, league_nights, leagues, ratings, tournament_entries, tournaments
 
 app_name = "tournaments"
 
@@ -18,6 +18,8 @@ urlpatterns = [
          name="tournament-matches"),
     path("tournaments/<id:tournament_id>/cancel/", tournaments.TournamentCancelApi.as_view(),
          name="tournament-cancel"),
+    path("tournaments/<id:tournament_id>/entries/",
+         tournament_entries.TournamentEntriesApi.as_view(), name="tournament-entries"),
     path("leagues/", leagues.LeagueListCreateApi.as_view(), name="league-list"),
     path("leagues/<id:league_id>/", leagues.LeagueDetailApi.as_view(), name="league-detail"),
     path("leagues/<id:league_id>/table/", leagues.LeagueTableApi.as_view(),

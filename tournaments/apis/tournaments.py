@@ -120,7 +120,16 @@ class TournamentSerializer(serializers.Serializer):
         "deal_seed(deal_secret, \"swiss\", number); `manage.py deals tournament ID` checks "
         "them all (docs/tournaments.md, \"What is public when\").")
     participant_count = serializers.IntegerField()
-    balance = TournamentBalanceSerializer()
+    entries_open = serializers.BooleanField(
+        help_text="Bot owners and people enter it themselves (POST .../entries/) until it "
+                  "starts; its schedule (and balance) is made then.")
+    entry_cap = serializers.IntegerField(
+        allow_null=True, help_text="Open for entries: at most this many participants (null: "
+                                   "TOURNAMENT_MAX_PARTICIPANTS).")
+    reason = serializers.CharField(
+        allow_null=True, help_text="Why it was cancelled at its start (too few entries).")
+    balance = TournamentBalanceSerializer(
+        allow_null=True, help_text="Null while it is open for entries: no schedule yet.")
     starts_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -145,7 +154,9 @@ def _tournament_data(tournament: Tournament, participant_count: int) -> dict[str
         "move_time_limit": tournament.move_time_limit,
         "seed": tournament.seed if tournament.is_over else None,
         "deal_secret": tournament.deal_secret if tournament.is_over else None,
-        "participant_count": participant_count, "balance": tournament.balance,
+        "participant_count": participant_count, "entries_open": tournament.entries_open,
+        "entry_cap": tournament.entry_cap, "reason": tournament.reason or None,
+        "balance": tournament.balance or None,
         "starts_at": tournament.starts_at, "created_at": tournament.created_at,
         "started_at": tournament.started_at, "finished_at": tournament.finished_at,
     }
@@ -233,6 +244,19 @@ class TournamentListCreateApi(APIView):
                                           "then games.engine.rng.secret_from_seed(seed), known "
                                           "to whoever knows the seed. Default: random seed and "
                                           "secret, revealed once it is over.")
+        open_entries = serializers.BooleanField(
+            required=False, default=False,
+            help_text="Open for entries until starts_at (then required, in the future): bot "
+                      "owners enter their bots and people themselves (POST "
+                      "/api/tournaments/{id}/entries/), and may leave before the start. "
+                      "`participants` are then your own entries (any number up to the cap, "
+                      "none too); the schedule is made at the start for those entered, and a "
+                      "tournament with too few is cancelled then, its reason kept. Unless "
+                      "given, table_size is the game's smallest.")
+        entry_cap = serializers.IntegerField(
+            required=False, min_value=2, max_value=settings.TOURNAMENT_MAX_PARTICIPANTS,
+            help_text="With open_entries: at most this many participants (default "
+                      "TOURNAMENT_MAX_PARTICIPANTS).")
 
     @extend_schema(
         tags=["tournaments"], operation_id="tournaments_list",
