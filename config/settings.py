@@ -348,6 +348,16 @@ LEAGUE_MAX_HANDS_PER_NIGHT = env_int("LEAGUE_MAX_HANDS_PER_NIGHT", 100, minimum=
 # play in parallel on as many worker processes as consume the matches queue.
 LEAGUE_TABLES_PER_TASK = env_int("LEAGUE_TABLES_PER_TASK", 4, minimum=1)
 
+# ---- Ladders (tournaments/ladders/, docs/ladder.md) ------------------------------------------------
+# A new game ladder takes these; each ladder keeps its own copy (Ladder's fields).
+LADDER_MAX_IN_FLIGHT = env_int("LADDER_MAX_IN_FLIGHT", 16, minimum=1)
+LADDER_IN_FLIGHT_PER_BOT = env_int("LADDER_IN_FLIGHT_PER_BOT", 1, minimum=1)
+LADDER_PAIR_CAP_PER_DAY = env_int("LADDER_PAIR_CAP_PER_DAY", 10, minimum=1)
+LADDER_STARVE_SECONDS = env_int("LADDER_STARVE_SECONDS", 3600, minimum=1)
+LADDER_BURST = env_int("LADDER_BURST", 10, minimum=0)
+# The ladder reads this many of its latest results for the withdrawal rule (forfeits in a row).
+LADDER_RECENT_RESULTS = env_int("LADDER_RECENT_RESULTS", 500, minimum=10)
+
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

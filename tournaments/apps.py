@@ -11,6 +11,7 @@ class TournamentsConfig(AppConfig):
 
         # Each kind of series registers itself; the tasks, so kinds.enqueue finds them by name.
         from . import runner, services, tasks  # noqa: F401
+        from .ladders import kind as ladder_kind  # noqa: F401
         from .leagues import night_kind, nights  # noqa: F401
         from .leagues import services as league_services  # noqa: F401
         from .runner import tournament

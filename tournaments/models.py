@@ -377,3 +377,7 @@ class RatingPoint(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["entry", "played_at"], name="rating_point_by_time")]
+
+
+# The ladder's models (docs/ladder.md) live beside its code; imported here, they are this app's.
+from .ladders.models import Ladder, LadderEntry, LadderMatch  # noqa: F401

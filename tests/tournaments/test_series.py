@@ -200,7 +200,7 @@ def test_one_receiver_serves_every_kind_of_series() -> None:
     sync_receivers, _ = match_finished._live_receivers(None)
     ours = [r for r in sync_receivers if r.__module__.startswith("tournaments")]
     assert ours == [runner.on_match_finished]
-    assert set(kinds.kinds()) == {"tournament", "league"}
+    assert set(kinds.kinds()) == {"tournament", "league", "ladder"}
 
 
 # --------------------------------------------------------------------------------------------

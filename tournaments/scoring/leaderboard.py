@@ -1,15 +1,16 @@
-"""Each game's rating leaderboard across its tournaments, kept as a table
+"""Each game's rating leaderboard across its tournaments and its ladder, kept as a table
 (``LeaderboardEntry``, with a ``RatingPoint`` per rated match for the rating over time).
 
-A result is rated in the transaction that records it (``playing``), the entrants' rows locked
-in one order, so the board is never recomputed from every match on a request and two workers
-recording at once cannot lose an update. An entrant is a webhook bot, a person or one
+A result is rated in the transaction that records it (the series runner's), the entrants' rows
+locked in one order, so the board is never recomputed from every match on a request and two
+workers recording at once cannot lose an update. An entrant is a webhook bot, a person or one
 reference bot, whatever its label in each series: entering someone's bot under another label
 renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, as a
-tournament's own, ``tournaments.scoring.ratings``), each match applied in the order its result was
-recorded. Not rated, as in a tournament's ratings: forfeits, and a table where one reference
-bot sits twice (it says nothing of its skill). :func:`rebuild` replays every recorded result
-(the migration that made the table runs it; so can an operator).
+tournament's own, ``tournaments.scoring.ratings``), each match applied in the order its result
+was recorded, whatever series it is of (a tournament, a ladder: :func:`record_results`). Not
+rated, as in a tournament's ratings: forfeits, and a table where one reference bot sits twice
+(it says nothing of its skill). :func:`rebuild` replays every recorded result (the migration
+that made the table runs it; so can an operator).
 """
 
 from __future__ import annotations
@@ -45,14 +46,24 @@ def record(*, tournament_id: int, rows: Iterable[TournamentMatch], played_at: da
     people = {p.index: entrant_key(p) for p in
               Participant.objects.filter(tournament_id=tournament_id)}
     game = Tournament.objects.values_list("game", flat=True).get(pk=tournament_id)
-    rated = [(row, [people[i] for i in row.seats]) for row in rows]
-    rated = [(row, keys) for row, keys in rated if _counts(row.ranks, row.forfeited, keys)]
+    return record_results(game=game, played_at=played_at, results=[
+        ([people[i] for i in row.seats], row.ranks, row.forfeited) for row in rows])
+
+
+def record_results(*, game: str, results: Iterable[tuple[Sequence[Key], Sequence[int] | None,
+                                                          Sequence[int] | None]],
+                   played_at: datetime) -> int:
+    """Rate finished matches of any series on ``game``'s board, in the order given: each is
+    (its seats' entrant keys, its ranks, who forfeited). Call it in the transaction that
+    records them. Returns how many were rated (forfeits and a bot seated twice are not)."""
+    rated = [(keys, ranks) for keys, ranks, forfeited in results
+             if _counts(ranks, forfeited, keys)]
     if not rated:
         return 0
-    entries = _locked(game, sorted({key for _, keys in rated for key in keys}))
+    entries = _locked(game, sorted({key for keys, _ in rated for key in keys}))
     points = []
-    for row, keys in rated:
-        _rate(entries, keys, row.ranks, played_at)
+    for keys, ranks in rated:
+        _rate(entries, keys, ranks, played_at)
         points += [RatingPoint(entry=entries[key], played_at=played_at,
                                ordinal=entries[key].ordinal) for key in keys]
     LeaderboardEntry.objects.bulk_update(
@@ -102,17 +113,28 @@ def rebuild(apps: Any = installed_apps) -> int:
     match_model = apps.get_model("tournaments", "TournamentMatch")
     people = {(p.tournament_id, p.index): entrant_key(p)
               for p in apps.get_model("tournaments", "Participant").objects.all()}
-    entry_model.objects.all().delete()
+    # Rows are reset, not deleted: a ladder entry points at its bot's row (the one rating).
+    point_model.objects.all().delete()
     start = MODEL.rating()
-    entries: dict[tuple[str, Key], Any] = {}
+    kept = {(e.game, (e.kind, e.ref)): e for e in entry_model.objects.all()}
+    for entry in kept.values():
+        entry.mu, entry.sigma, entry.ordinal = start.mu, start.sigma, start.ordinal()
+        entry.matches, entry.last_played_at = 0, None
+    entries: dict[tuple[str, Key], Any] = dict(kept)
     timeline: list[tuple[tuple[str, Key], datetime, float]] = []
-    rows = (match_model.objects.filter(status="finished")
+    rows = [(finished_at or created_at, 0, game, [people.get((tournament_id, seat))
+                                                  for seat in seats], ranks, forfeited)
+            for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in
+            match_model.objects.filter(status="finished")
             .order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
             .values_list("tournament_id", "tournament__game", "seats", "ranks", "forfeited",
-                         "finished_at", "tournament__created_at"))
+                         "finished_at", "tournament__created_at")]
+    rows += _ladder_results(apps)
+    # Tournaments' and ladders' results interleaved as they were recorded (stable: each
+    # source keeps its own order among results of one moment).
+    rows.sort(key=lambda row: (row[0], row[1]))
     rated = 0
-    for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in rows:
-        keys = [people.get((tournament_id, seat)) for seat in seats]
+    for played_at, _, game, keys, ranks, forfeited in rows:
         if None in keys or not _counts(ranks, forfeited, keys):  # a seat nobody holds: unratable
             continue
         board = {}
@@ -120,12 +142,32 @@ def rebuild(apps: Any = installed_apps) -> int:
             board[key] = entries.setdefault((game, key), entry_model(
                 game=game, kind=key[0], ref=key[1], mu=start.mu, sigma=start.sigma,
                 ordinal=start.ordinal()))
-        played_at = finished_at or created_at
         _rate(board, keys, ranks, played_at)
         timeline += [((game, key), played_at, board[key].ordinal) for key in keys]
         rated += 1
-    entry_model.objects.bulk_create(entries.values())
+    entry_model.objects.bulk_create([e for e in entries.values() if e.pk is None])
+    entry_model.objects.bulk_update(kept.values(), ["mu", "sigma", "ordinal", "matches",
+                                                    "last_played_at"], batch_size=1000)
     point_model.objects.bulk_create(
         [point_model(entry=entries[key], played_at=at, ordinal=ordinal)
          for key, at, ordinal in timeline], batch_size=1000)
     return rated
+
+
+def _ladder_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None], Any, Any]]:
+    """Every finished ladder match as :func:`rebuild` replays it (none before the ladder's
+    migration: a migration's state may have no ladders yet)."""
+    try:
+        match_model = apps.get_model("tournaments", "LadderMatch")
+        entry_model = apps.get_model("tournaments", "LadderEntry")
+    except LookupError:
+        return []
+    keys = {pk: (kind, bot) for pk, kind, bot in
+            entry_model.objects.values_list("pk", "kind", "bot")}
+    return [(finished_at or created_at, 1, game, [keys.get(i) for i in seats], ranks,
+             forfeited)
+            for game, seats, ranks, forfeited, finished_at, created_at in
+            match_model.objects.filter(status="finished")
+            .order_by(F("finished_at").asc(nulls_first=True), "ladder_id", "number")
+            .values_list("ladder__game", "seats", "ranks", "forfeited", "finished_at",
+                         "created_at")]
