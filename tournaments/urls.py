@@ -4,7 +4,15 @@ from django.urls import path
 
 from games import converters  # noqa: F401 - registers <id:...>
 
-from .apis import league_members, league_nights, leagues, ratings, tournament_entries, tournaments
+from .apis import (
+    ladders,
+    league_members,
+    league_nights,
+    leagues,
+    ratings,
+    tournament_entries,
+    tournaments,
+)
 
 app_name = "tournaments"
 
@@ -33,4 +41,10 @@ urlpatterns = [
     path("leagues/<id:league_id>/members/<id:index>/leave/",
          league_members.LeagueMemberLeaveApi.as_view(), name="league-member-leave"),
     path("ratings/<str:game>/", ratings.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
+    path("ladders/", ladders.LadderListApi.as_view(), name="ladder-list"),
+    path("ladders/<str:game>/", ladders.LadderDetailApi.as_view(), name="ladder-detail"),
+    path("ladders/<str:game>/entries/", ladders.LadderEntriesApi.as_view(),
+         name="ladder-entries"),
+    path("ladders/<str:game>/entries/<id:bot>/", ladders.LadderEntryLeaveApi.as_view(),
+         name="ladder-entry"),
 ]

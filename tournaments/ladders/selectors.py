@@ -1,0 +1,122 @@
+"""Reads of ladders (docs/ladder.md): every game's ladder with its counts, and a ladder's
+standings, read from the game's leaderboard rows its entries point at (the one rating), best
+``ordinal`` (mu - 3 sigma) first, each with its interval and the probability that it is
+really ahead of the next."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, F, Q, QuerySet
+
+from games.engine import game_ids
+from games.names import Sitter, seat_labels
+from games.seats import bot_reference
+
+from ..errors import GameNotFound
+from ..models import Ladder, LadderEntry
+from ..runner.kinds import FINISHED, OPEN
+from .services import ladder_seats
+
+JSON = dict[str, Any]
+#: The standings' interval: mu plus or minus this many sigma (about 95%).
+INTERVAL_SIGMAS = 1.96
+
+
+def ladder_get(*, game: str) -> Ladder | None:
+    """The game's ladder, None if no bot has joined it yet; ``GameNotFound`` for a game the
+    engine does not have."""
+    if game not in game_ids():
+        raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
+    return Ladder.objects.filter(game=game, seats=ladder_seats(game)).first()
+
+
+def ladder_list() -> list[JSON]:
+    """Every game's ladder, in the engine's order of games; a game no bot has joined yet is
+    listed with nothing on it (its ladder is made by the first join)."""
+    stored = {(ladder.game, ladder.seats): ladder for ladder in Ladder.objects.annotate(
+        entrants=Count("entries", filter=Q(entries__left_at__isnull=True), distinct=True))}
+    counts = {(ladder_id, status): n for ladder_id, status, n in
+              Ladder.objects.values_list("pk", "matches__status")
+              .annotate(n=Count("matches")).values_list("pk", "matches__status", "n")}
+    out = []
+    for game in game_ids():
+        ladder = stored.get((game, ladder_seats(game)))
+        out.append(ladder_summary(game=game, ladder=ladder, counts=counts))
+    return out
+
+
+def ladder_summary(*, game: str, ladder: Ladder | None,
+                   counts: dict[tuple[int, str], int] | None = None) -> JSON:
+    """A ladder's figures: entrants on it (paused ones too), matches played and in play."""
+    if ladder is None:
+        return {"game": game, "seats": ladder_seats(game), "started_at": None, "entrants": 0,
+                "matches": 0, "in_flight": 0, "max_in_flight": None,
+                "pair_cap_per_day": None}
+    if counts is None:
+        counts = {(ladder.pk, status): n for status, n in ladder.matches.values_list("status")
+                  .annotate(n=Count("pk")).values_list("status", "n")}
+    entrants = getattr(ladder, "entrants", None)
+    if entrants is None:
+        entrants = ladder.entries.filter(left_at__isnull=True).count()
+    return {"game": game, "seats": ladder.seats, "started_at": ladder.started_at,
+            "entrants": entrants, "matches": counts.get((ladder.pk, FINISHED), 0),
+            "in_flight": sum(counts.get((ladder.pk, status), 0) for status in OPEN),
+            "max_in_flight": ladder.max_in_flight,
+            "pair_cap_per_day": ladder.pair_cap_per_day}
+
+
+def ladder_entries(*, ladder: Ladder | None) -> QuerySet[LadderEntry]:
+    """The bots on the ladder (paused ones too), with their ratings and ``ordinal``: what the
+    standings page through, best first."""
+    if ladder is None:
+        return LadderEntry.objects.none().annotate(ordinal=F("rating__ordinal"))
+    return (LadderEntry.objects.filter(ladder=ladder, left_at__isnull=True)
+            .select_related("rating").annotate(ordinal=F("rating__ordinal"))
+            .order_by("-ordinal", "id"))
+
+
+def _after(entries: QuerySet[LadderEntry], entry: LadderEntry) -> QuerySet[LadderEntry]:
+    return entries.filter(Q(ordinal__lt=entry.ordinal) | Q(ordinal=entry.ordinal,
+                                                           id__gt=entry.id))
+
+
+def ahead(a: Any, b: Any) -> float:
+    """The probability that ``a``'s skill is above ``b``'s, both ratings normal."""
+    spread = math.sqrt(a.sigma**2 + b.sigma**2) or 1e-12
+    return 0.5 * math.erfc(-(a.mu - b.mu) / (spread * math.sqrt(2)))
+
+
+def standings_rows(*, entries: QuerySet[LadderEntry], page: Sequence[LadderEntry],
+                   viewer: AbstractBaseUser | None = None) -> list[JSON]:
+    """One page of standings (``page``: consecutive ``entries``, best first): rank, name,
+    rating with its interval, the matches it rests on, the last one, and the chance to be
+    ahead of the next bot (on this page or the next). Why a bot is paused is its owner's (and
+    staff's) to read; everyone sees that it is. Three queries a page, whatever its size."""
+    if not page:
+        return []
+    first, last = page[0], page[-1]
+    rank = 1 + entries.filter(Q(ordinal__gt=first.ordinal) | Q(ordinal=first.ordinal,
+                                                              id__lt=first.id)).count()
+    after = _after(entries, last).first()
+    names = seat_labels(Sitter(entry.kind, entry.bot) for entry in page)
+    nexts = [*page[1:], after]
+    rows = []
+    for offset, (entry, name, following) in enumerate(zip(page, names, nexts)):
+        rating = entry.rating
+        sees = viewer is not None and (viewer.is_staff or viewer.pk == entry.owner_id)
+        rows.append({
+            "rank": rank + offset, "entry": entry.pk, "kind": entry.kind,
+            "bot": bot_reference(entry.kind, entry.bot), "name": name,
+            "mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal,
+            "interval": [rating.mu - INTERVAL_SIGMAS * rating.sigma,
+                         rating.mu + INTERVAL_SIGMAS * rating.sigma],
+            "matches": rating.matches, "last_played_at": rating.last_played_at,
+            "ahead_of_next": None if following is None else ahead(rating, following.rating),
+            "joined_at": entry.joined_at, "paused": entry.paused,
+            "paused_reason": (entry.paused_reason or None) if sees else None,
+        })
+    return rows
