@@ -120,14 +120,14 @@ class SeriesForm(forms.Form):
 #: Refusals about one field (the series services name their fields: "rounds must be ...",
 #: "starts_at is more than ...", "the season must end after it starts").
 ABOUT_FIELD = [(f"{name} ", name) for name in (
-    "rounds", "meetings", "table_size", "starts_at", "hands_per_night", "season_start",
-    "season_end", "weekday", "night_time")] + [
+    "rounds", "meetings", "table_size", "starts_at", "entry_cap", "hands_per_night",
+    "season_start", "season_end", "weekday", "night_time")] + [
     ("the season must end", "season_end"), ("a recurring night needs", "night_time")]
 
 
 class TournamentForm(SeriesForm):
     schedule = ("format", "table_size", "meetings", "rounds", "duplicate", "starts_at",
-                "timezone_name")
+                "timezone_name", "open_entries", "entry_cap")
 
     def __init__(self, game: str, user: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(game, user, *args, **kwargs)
@@ -157,6 +157,17 @@ class TournamentForm(SeriesForm):
             "timezone_name": forms.ChoiceField(label="Time zone", choices=time_zones(),
                                                initial="UTC", required=False,
                                                help_text="Of the start time. Empty: UTC."),
+            "open_entries": forms.BooleanField(
+                label="Open for entries", required=False,
+                help_text="Until the start (then needed): bot owners enter their bots that "
+                          "play this game, people themselves, from the tournament's page or "
+                          "the API. The entrants above are yours; the schedule is made at the "
+                          "start. Seats per match empty: the game's smallest."),
+            "entry_cap": forms.IntegerField(
+                label="At most", required=False, min_value=2,
+                max_value=settings.TOURNAMENT_MAX_PARTICIPANTS,
+                help_text=f"Entrants in all, when open for entries. Empty: "
+                          f"{settings.TOURNAMENT_MAX_PARTICIPANTS}."),
         }
         self.fields.update(extra)
 
@@ -204,5 +215,34 @@ class LeagueForm(SeriesForm):
 
 class NightForm(forms.Form):
     starts_at = date_field(label="Starts at", help_text="In the league's time zone.")
+
+
+class MemberForm(forms.Form):
+    """A member for a league (its organiser's; ``POST /api/leagues/{id}/members/``): a bot
+    from the picker or a person by username."""
+
+    def __init__(self, game: str, user: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        bots = [(value, label) for value, label in seat_choices(game, user)
+                if "bot" in seat_spec(value)]
+        self.fields["bot"] = forms.ChoiceField(
+            label="A bot", required=False, choices=[("", "none")] + bots,
+            help_text="Reference bots, your bots and other people's public ones that play "
+                      "this game.")
+        self.fields["username"] = forms.CharField(
+            label="Or a person", required=False, max_length=150,
+            help_text="Their username: they play their seats in the browser or by polling.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if bool(data.get("bot")) == bool(data.get("username")):
+            raise forms.ValidationError("Pick a bot or type a username (one of them).")
+        return data
+
+    def spec(self) -> dict[str, Any]:
+        """The member spec (``entrants.entrant_fields``) of what was picked."""
+        username = self.cleaned_data.get("username")
+        return {"kind": PLAYER, "user": username} if username \
+            else seat_spec(self.cleaned_data["bot"])
 
 

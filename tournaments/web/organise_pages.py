@@ -23,13 +23,20 @@ from django.views.decorators.http import require_POST
 from games.engine import game_ids, get_game
 from games.forms import show_refusal
 from games.pages import game_cards
+from games.seats import PLAYER, seat_spec
 from lib.errors import DomainError
 
-from .. import services
-from ..errors import LeagueNotFound, NotYourLeague, NotYourTournament, TournamentNotFound
+from .. import entries, services
+from ..errors import (
+    LeagueNotFound,
+    NotYourBot,
+    NotYourLeague,
+    NotYourTournament,
+    TournamentNotFound,
+)
 from ..leagues import services as leagues
 from ..leagues.rules import in_zone
-from .forms import LeagueForm, NightForm, SeriesForm, TournamentForm
+from .forms import LeagueForm, MemberForm, NightForm, SeriesForm, TournamentForm
 from .pages import league as league_page
 
 
@@ -64,6 +71,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
             organiser=request.user, participants=participants, **form.common(),
             table_size=data["table_size"], meetings=data["meetings"],
             duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
+            open_entries=data["open_entries"], entry_cap=data["entry_cap"],
             starts_at=None if data["starts_at"] is None else in_zone(
                 _wall_time(data["starts_at"]), zoneinfo.ZoneInfo(data["timezone_name"] or "UTC")))
 
@@ -84,6 +92,38 @@ def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
         messages.error(request, f"{error.detail} ({error.code})")
     else:
         messages.success(request, "Cancelled: no match of it starts any more.")
+    return redirect("tournament-page", tournament_id)
+
+
+@login_required
+@require_POST
+def tournament_enter(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Enter yourself or one of your bots (``POST /api/tournaments/{id}/entries/``): the
+    ``entrant`` picked on the tournament's page; a refusal is a message there."""
+    return _entry(request, tournament_id, entries.tournament_enter, "Entered")
+
+
+@login_required
+@require_POST
+def tournament_leave(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Leave before the start (``DELETE /api/tournaments/{id}/entries/``)."""
+    return _entry(request, tournament_id, entries.tournament_leave, "Left")
+
+
+def _entry(request: HttpRequest, tournament_id: int, call: Callable[..., Any],
+           done: str) -> HttpResponse:
+    spec = seat_spec(request.POST.get("entrant") or PLAYER)
+    try:
+        entry = call(tournament_id=tournament_id, user=request.user, kind=spec["kind"],
+                     bot=spec.get("bot", ""))
+    except TournamentNotFound:
+        raise Http404("no such tournament") from None
+    except NotYourBot as error:
+        raise PermissionDenied(error.detail) from None
+    except DomainError as error:
+        messages.error(request, f"{error.detail} ({error.code})")
+    else:
+        messages.success(request, f"{done}: {entry.name}.")
     return redirect("tournament-page", tournament_id)
 
 
@@ -134,6 +174,25 @@ def night_add(request: HttpRequest, league_id: int) -> HttpResponse:
             messages.success(request, f"Night {night.number} scheduled.")
             return redirect("league-page", league_id)
     return league_page(request, league_id, night_form=form)
+
+
+@login_required
+@require_POST
+def member_add(request: HttpRequest, league_id: int) -> HttpResponse:
+    """A member joins (``POST /api/leagues/{id}/members/``): organiser or staff; its refusal
+    is shown on the league page, at the form."""
+    found = _changing_league(leagues.league_get_changeable, request, league_id)
+    form = MemberForm(found.game, request.user, request.POST)
+    if form.is_valid():
+        try:
+            joined = leagues.members_join(league_id=league_id, user=request.user,
+                                          specs=[form.spec()])
+        except DomainError as error:
+            show_refusal(form, error, None)
+        else:
+            messages.success(request, f"{joined[0].name} joins at the next night.")
+            return redirect("league-page", league_id)
+    return league_page(request, league_id, member_form=form)
 
 
 @login_required

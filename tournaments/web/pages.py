@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from games.engine import game_ids
 from games.links import SeriesLink
+from games.seats import PLAYER, get_seat_kind, seat_choices, seat_spec
 from lib.charts import line_chart
 from lib.live import live_part
 
@@ -30,7 +31,7 @@ from .. import selectors
 from ..errors import LeagueNotFound, TournamentNotFound
 from ..leagues.night_kind import published_secret
 from ..models import Hand, League, Tournament, TournamentMatch
-from .forms import NightForm
+from .forms import MemberForm, NightForm
 
 #: Rows per page of the tournament and league lists.
 PER_PAGE = 25
@@ -121,8 +122,40 @@ def tournament(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "matches": matches, "page": page,
         "poll_seconds": _poll_seconds(found.status, found.starts_at),
         "organising": _organising(request, found),
+        "entries": None if part or not found.taking_entries else _entries(request, found),
     })
     return live_part(request, answer) if part else answer
+
+
+def _entries(request: HttpRequest, found: Tournament) -> dict[str, Any]:
+    """A tournament open for entries: how many places are taken, and for the signed-in
+    person what they may enter (themself, their bots that play the game) and their entries
+    to take out, each as an ``entrant`` value (``games.seats.seat_spec``)."""
+    entered = list(found.participants.all())
+    cap = found.entry_cap or settings.TOURNAMENT_MAX_PARTICIPANTS
+    user = request.user
+    if not user.is_authenticated:
+        return {"count": len(entered), "cap": cap, "choices": [], "mine": []}
+    seatable = [(value, label, seat_spec(value)) for value, label in
+                seat_choices(found.game, user)]
+    owners: dict[str, dict[str, Any]] = {}  # kind -> bot -> owner, one query a kind
+    for kind in {spec["kind"] for _, _, spec in seatable if spec.get("bot")}:
+        lookup = get_seat_kind(kind).bot_owners
+        if lookup is not None:
+            owners[kind] = lookup({spec["bot"] for _, _, spec in seatable
+                                   if spec["kind"] == kind and spec.get("bot")})
+    owned = {value: label for value, label, spec in seatable  # entrant value -> label
+             if owners.get(spec["kind"], {}).get(spec.get("bot")) == user.pk}
+    taken = {PLAYER if e.kind == PLAYER and e.user_id == user.pk else f"{e.kind}:{e.bot}"
+             for e in entered}
+    names = entrant_names(entered)
+    mine = [{"value": PLAYER, "name": names[e.index]} for e in entered
+            if e.kind == PLAYER and e.user_id == user.pk]
+    mine += [{"value": f"{e.kind}:{e.bot}", "name": names[e.index]} for e in entered
+             if f"{e.kind}:{e.bot}" in owned]
+    choices = [(PLAYER, f"yourself ({user.get_username()})")] + list(owned.items())
+    return {"count": len(entered), "cap": cap, "mine": mine,
+            "choices": [(value, label) for value, label in choices if value not in taken]}
 
 
 def _poll_seconds(status: str, starts_at: datetime | None = None) -> int | None:
@@ -172,7 +205,8 @@ def _with_bar(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "bar": bar, "ahead_percent": None if ahead is None else round(100 * ahead)}
 
 
-def league(request: HttpRequest, league_id: int, night_form: Any = None) -> HttpResponse:
+def league(request: HttpRequest, league_id: int, night_form: Any = None,
+           member_form: Any = None) -> HttpResponse:
     """A league's season table, charts, nights and next night; its organiser also gets the
     forms that add a one-off night (``night_form``: as sent, with its error) and cancel one.
     While a night is to come or being played, its live part (next night, the night being
@@ -209,6 +243,8 @@ def league(request: HttpRequest, league_id: int, night_form: Any = None) -> Http
         "nights": selectors.league_nights(league=found)[:20],
         "poll_seconds": _league_poll_seconds(live is not None, next_night),
         "organising": _organising(request, found), "night_form": night_form or NightForm(),
+        "member_form": member_form or (MemberForm(found.game, request.user)
+                                       if _organising(request, found) else None),
     })
     return live_part(request, answer) if part else answer
 
