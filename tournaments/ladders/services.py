@@ -102,13 +102,13 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
     _check_game(game)
     owner = _owner_of(kind, bot)
     _check_may_change(user, kind, owner, bot)
-    ladder = ladder_get_or_create(game=game)
     try:
         get_seat_kind(kind).check_bot(game, bot, None)
     except (KeyError, ValueError, BadSeats) as exc:
         raise BadLadderEntry(f"{exc}: a ladder seats bots any match may seat (public, "
                              f"enabled, through their handshake, playing {game}); fix it on "
                              f"its page, then join again") from None
+    ladder = ladder_get_or_create(game=game)
     now = timezone.now()
     start = MODEL.rating()
     with transaction.atomic():
