@@ -13,7 +13,7 @@ from games import (
     play_pages,
 )
 from games.pages import match_list_page, match_page, play_page, rules
-from tournaments.web import organise_pages
+from tournaments.web import ladder_pages, organise_pages
 from tournaments.web import pages as tournament_pages
 
 from .exceptions import api_not_found
@@ -51,6 +51,7 @@ urlpatterns = [
          name="league-night-page"),
     path("leagues/<id:league_id>/nights/<int:number>/cancel/", organise_pages.night_cancel,
          name="league-night-cancel"),
+    path("ladders/<str:game>/", ladder_pages.ladder, name="ladder-page"),
     path("sign-in/", auth_views.LoginView.as_view(authentication_form=account_pages.SignInForm),
          name="sign-in"),
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),
