@@ -11,7 +11,7 @@ class TournamentsConfig(AppConfig):
 
         # Each kind of series registers itself; the tasks, so kinds.enqueue finds them by name.
         from . import runner, services, tasks  # noqa: F401
-        from .ladders import kind as ladder_kind  # noqa: F401
+        from .ladders import kind as ladder_kind
         from .leagues import night_kind, nights  # noqa: F401
         from .leagues import services as league_services  # noqa: F401
         from .runner import tournament
@@ -26,10 +26,11 @@ class TournamentsConfig(AppConfig):
         )
 
         from . import selectors
-        from .web import pages
+        from .web import ladder_pages, pages
 
         register_series_links(tournament.SERIES, pages.tournament_match_links)
         register_series_links(night_kind.SERIES, pages.league_hand_links)
+        register_series_links(ladder_kind.SERIES, ladder_pages.ladder_match_links)
         # A person's page lists the tournaments and leagues they play in or organise.
         register_person_series("tournaments", pages.person_series)
         # A bot's page draws its leaderboard rating over time.

@@ -124,7 +124,7 @@ def cap_pairs(game: str, cap: int, **fields: Any) -> Ladder:
 
 
 def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
-        bots: Bots, owned: Any, inline_tasks: Any) -> None:
+        bots: Bots, owned: Any, inline_tasks: Any, client: Any) -> None:
     ladder = cap_pairs("dice_cup", 2)
     names = [owned(n) for n in ("heuristic-a", "heuristic-b", "random-a", "random-b")]
     entries = [join(name) for name in names]
@@ -144,6 +144,8 @@ def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
         assert entry.burst_left == max(0, ladder.burst - 6)
     assert all(row.match_id and row.ranks for row in played)
     assert {row.match.series for row in played} == {"ladder"}
+    page = client.get(f"/matches/{played[0].match_id}/").content.decode()
+    assert 'href="/ladders/dice_cup/"' in page and "ladder, match 1" in page
 
 
 def test_the_reapers_sweep_starts_what_the_day_allows_again(bots: Bots, owned: Any,
@@ -275,6 +277,9 @@ def test_the_format_seats_nobody_in_flight_paused_or_out_and_keys_follow_the_cou
     again = ladder.next(SeriesState(now=state.now, finished=7, open=1, withdrawn={4},
                                     running=lambda: running))
     assert again.start == plan.start, "the same state, the same match and deal"
+    restarted = get_format("ladder", entrants=field, policy=Policy(max_in_flight=16),
+                           secret="00" * 32, cancelled=2)
+    assert [m.key for m in restarted.next(state).start] == ["10"], "past cancelled keys"
 
 
 def test_an_entry_as_the_matchmaker_sees_it(bots: Bots, owned: Any, alice: Any,

@@ -32,12 +32,14 @@ class Ladder(Format):
 
     def __init__(self, *, entrants: Sequence[Entrant], policy: Policy, secret: str,
                  pair_counts_today: Mapping[frozenset[int], int] | None = None,
-                 **_: Any) -> None:
+                 cancelled: int = 0, **_: Any) -> None:
         """``entrants``: every entrant that may be seated (``in_flight`` is read from the
         state, not from here); ``pair_counts_today``: matches each pair started in the last
-        24 hours."""
+        24 hours; ``cancelled``: matches of the series cancelled (none while it runs, but a
+        ladder stopped and started again keeps them, and their keys are taken)."""
         self.entrants, self.policy, self.secret = list(entrants), policy, secret
         self.pair_counts_today = dict(pair_counts_today or {})
+        self.cancelled = cancelled
 
     def next(self, state: SeriesState) -> Plan:
         running = state.running.values()
@@ -45,7 +47,7 @@ class Ladder(Format):
         out = state.withdrawn
         field = [replace(e, in_flight=in_flight[e.id], paused=e.paused or e.id in out)
                  for e in self.entrants]
-        number = state.finished + state.open
+        number = state.finished + state.open + self.cancelled
         tables = choose(field, self.pair_counts_today, self.policy,
                         now=state.now.timestamp(),
                         seed=deal_seed(self.secret, "ladder-choose", number))

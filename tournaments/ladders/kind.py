@@ -110,7 +110,9 @@ class LadderKind(kinds.SeriesKind):
     def _format(ladder: Ladder, entries: Mapping[int, LadderEntry]) -> Any:
         return get_format("ladder", entrants=[entrant_of(e) for e in entries.values()],
                           policy=policy_of(ladder), secret=ladder.deal_secret,
-                          pair_counts_today=pair_counts(ladder.pk, now=timezone.now()))
+                          pair_counts_today=pair_counts(ladder.pk, now=timezone.now()),
+                          cancelled=LadderMatch.objects.filter(
+                              ladder=ladder, status=kinds.CANCELLED).count())
 
     def refresh(self, loaded: kinds.Loaded) -> None:
         """Entries, ratings and the day's pairs read again: who joined, left, was paused or

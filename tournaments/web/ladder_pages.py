@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from games.engine import get_game
+from games.links import SeriesLink
 
 from ..errors import GameNotFound
 from ..ladders import selectors
+from ..models import LadderMatch
 
 #: Standings a page.
 PER_PAGE = 50
@@ -31,3 +36,12 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
         "page": page, "rows": selectors.standings_rows(
             entries=entries, page=list(page.object_list), viewer=viewer),
     })
+
+
+def ladder_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
+    """Each ladder match's link to its ladder's page (``games.links``)."""
+    rows = (LadderMatch.objects.filter(match_id__in=match_ids)
+            .values_list("match_id", "ladder__game", "number"))
+    return {match: SeriesLink(f"{get_game(game).name} ladder, match {number + 1}",
+                              reverse("ladder-page", args=[game]))
+            for match, game, number in rows}
