@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -48,7 +48,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       starts_at: datetime | None = None, seed: int | None = None,
                       open_entries: bool = False, entry_cap: int | None = None) -> Tournament:
     """Check everything, plan the first matches and make their rows; start at once unless
-    ``starts_at`` is in the future (then ``tournaments.start_due`` starts it).
+    ``starts_at`` is in the future (then ``tournaments.start_due`` starts it). Raises the
+    first of :func:`tournament_problems` (a form shows them all).
 
     ``participants``: ``{"kind": "webhook", "bot": <id>}``, ``{"kind": "reference", "bot":
     "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, each with an optional
@@ -64,65 +65,31 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     starts (:func:`tournament_start`), for those entered then; its table size, unless given,
     is the game's smallest (any number of entrants fills it).
     """
-    if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
-        table_size = 2  # Swiss pairs
-    count = len(participants)
-    try:
-        engine, size, merged = game_table(game, table_size, options, default="default_players")
-        if table_size is None and (count < size or open_entries):
-            # too few for the usual table, or who enters is not known yet: the smallest
-            engine, size, merged = game_table(game, engine.min_players, options,
-                                              default="default_players")
-    except ValueError as exc:
-        raise BadTournament(str(exc)) from None
-    most = settings.TOURNAMENT_MAX_PARTICIPANTS
-    if open_entries:
-        return _create_open(organiser=organiser, name=name, game=game, participants=participants,
-                            merged=merged, size=size, meetings=meetings, duplicate=duplicate,
-                            format=format, rounds=rounds, in_flight=in_flight, ends_at=ends_at,
-                            strike_limit=strike_limit, move_time_limit=move_time_limit,
-                            starts_at=starts_at, seed=seed, entry_cap=entry_cap)
-    if entry_cap is not None:
-        raise BadTournament("entry_cap is for a tournament open for entries (open_entries)")
-    if not max(2, size) <= count <= most:
-        fix = "remove some" if count > most else (
-            "add participants" + (f" or choose tables of {engine.min_players}"
-                                  if engine.min_players < size else ""))
-        raise BadTournament(f"{counted(count, 'participant')}: a tournament of tables of "
-                            f"{size} takes {max(2, size)} to {most}; {fix}")
-    if starts_at is not None:
-        try:
-            kinds.check_ahead(starts_at, "starts_at")
-        except ValueError as exc:
-            raise BadTournament(str(exc)) from None
-    if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
-        raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
-    if format == Tournament.Format.SWISS:
-        if size != 2 or duplicate or meetings != 1:
-            raise BadTournament("a Swiss tournament is of two-seat matches, without meetings "
-                                "or duplicate deals (its rounds set how many it plays)")
-        rounds = Swiss.default_rounds(count) if rounds is None else rounds
-    elif rounds is not None:
-        raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
-    if format == Tournament.Format.CONTINUOUS:
-        if size != 2 or duplicate or meetings != 1:
-            raise BadTournament("a continuous tournament is of two-seat matches, without "
-                                "meetings or duplicate deals (its ends_at sets how long)")
-        if ends_at is None or ends_at <= max(starts_at or timezone.now(), timezone.now()):
-            raise BadTournament("a continuous tournament needs ends_at after its start")
-        try:
-            kinds.check_ahead(ends_at, "ends_at")
-        except ValueError as exc:
-            raise BadTournament(str(exc)) from None
-        in_flight = count // 2 if in_flight is None else in_flight
-    elif in_flight is not None or ends_at is not None:
-        raise BadTournament("in_flight and ends_at are for a continuous tournament")
-    entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
-    if (twice := entered_twice(entrants)) is not None:
-        _, again = twice
-        raise BadTournament(f"participant {again.index} ({again.name}) is entered twice")
+    checked = _check(organiser=organiser, game=game, participants=participants,
+                     options=options, table_size=table_size, meetings=meetings,
+                     duplicate=duplicate, format=format, rounds=rounds, in_flight=in_flight,
+                     ends_at=ends_at, starts_at=starts_at, open_entries=open_entries,
+                     entry_cap=entry_cap)
+    if checked.problems:
+        raise checked.problems[0]
+    size, count, rounds, in_flight = checked.size, len(participants), checked.rounds, \
+        checked.in_flight
     secret = new_secret() if seed is None else secret_from_seed(seed)
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
+    fields = {"name": name, "game": game, "options": checked.options, "organiser": organiser,
+              "table_size": size, "format": format, "meetings": meetings, "rounds": rounds,
+              "in_flight": in_flight, "ends_at": ends_at, "duplicate": duplicate,
+              "seed": seed, "deal_secret": secret, "starts_at": starts_at,
+              "strike_limit": settings.BLUFF_MAX_STRIKES if strike_limit is None
+              else strike_limit,
+              "move_time_limit": move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT}
+    if open_entries:  # no schedule until it starts (_plan_open)
+        _check_limits(organiser, 0)
+        with transaction.atomic():
+            tournament = Tournament.objects.create(**fields, entries_open=True,
+                                                   entry_cap=entry_cap)
+            _enter(tournament, checked.entrants)
+        return tournament
     try:
         plan = format_named(format, participants=count, table_size=size, meetings=meetings,
                             rounds=rounds, seed=seed, secret=secret, duplicate=duplicate,
@@ -134,16 +101,9 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     now = timezone.now()
     with transaction.atomic():
         tournament = Tournament.objects.create(
-            name=name, game=game, options=merged, organiser=organiser, table_size=size,
-            format=format, meetings=meetings, rounds=rounds, in_flight=in_flight,
-            ends_at=ends_at, match_total=plan.match_count() or 0,
-            duplicate=duplicate, seed=seed, deal_secret=secret, starts_at=starts_at,
-            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
-            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
+            **fields, match_total=plan.match_count() or 0,
             balance=asdict(balance_figures(schedule_of(scheduled), count)))
-        for entrant in entrants:
-            entrant.tournament = tournament
-        Participant.objects.bulk_create(entrants)
+        _enter(tournament, checked.entrants)
         TournamentMatch.objects.bulk_create([new_row(tournament, m) for m in scheduled])
         if starts_at is None or starts_at <= now:
             tournament_start(tournament_id=tournament.pk, now=now)
@@ -151,64 +111,126 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     return tournament
 
 
-def _create_open(*, organiser: AbstractBaseUser, name: str, game: str,
-                 participants: Sequence[Mapping[str, Any]], merged: dict[str, Any], size: int,
-                 meetings: int, duplicate: bool, format: str, rounds: int | None,
-                 in_flight: int | None, ends_at: datetime | None, strike_limit: int | None,
-                 move_time_limit: int | None, starts_at: datetime | None, seed: int | None,
-                 entry_cap: int | None) -> Tournament:
-    """A tournament open for entries: checked as far as it can be without knowing who will
-    enter; no schedule yet (:func:`_plan_open` makes it at the start)."""
+def tournament_problems(**arguments: Any) -> list[BadTournament]:
+    """Every reason :func:`tournament_create`'s ``arguments`` cannot make a tournament, not
+    only the first, each naming its field or participant (``participant 2: ...``), so a form
+    shows them all in one answer. Empty: only the plan and the organiser's limits are left
+    to check."""
+    shape_only = {"name", "seed", "strike_limit", "move_time_limit"}  # serializers check them
+    return _check(**{key: value for key, value in arguments.items()
+                     if key not in shape_only}).problems
+
+
+@dataclass
+class _Checked:
+    """What checking a new tournament found: its problems, else what creating it takes."""
+
+    problems: list[BadTournament] = field(default_factory=list)
+    size: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+    rounds: int | None = None
+    in_flight: int | None = None
+    entrants: list[Participant] = field(default_factory=list)
+
+
+def _check(*, organiser: AbstractBaseUser, game: str,
+           participants: Sequence[Mapping[str, Any]],
+           options: Mapping[str, Any] | None = None, table_size: int | None = None,
+           meetings: int = 1, duplicate: bool = False,
+           format: str = Tournament.Format.ROUND_ROBIN, rounds: int | None = None,
+           in_flight: int | None = None, ends_at: datetime | None = None,
+           starts_at: datetime | None = None, open_entries: bool = False,
+           entry_cap: int | None = None) -> _Checked:
+    """Each check on its own, every failure kept (a check that needs the table size is
+    skipped when the game refused it)."""
+    checked = _Checked(rounds=rounds, in_flight=in_flight)
+    problems = checked.problems
+
+    def refuse(reason: str) -> None:
+        problems.append(BadTournament(reason))
+
+    if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
+        table_size = 2  # Swiss pairs
+    count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
-    least = max(2, size)
-    if starts_at is None or starts_at <= timezone.now():
-        raise BadTournament("starts_at is needed in the future for a tournament open for "
-                            "entries: entries close when it starts")
+    size = None
     try:
-        kinds.check_ahead(starts_at, "starts_at")
+        engine, size, checked.options = game_table(game, table_size, options,
+                                                   default="default_players")
+        if table_size is None and (count < size or open_entries):
+            # too few for the usual table, or who enters is not known yet: the smallest
+            engine, size, checked.options = game_table(game, engine.min_players, options,
+                                                       default="default_players")
+        checked.size = size
     except ValueError as exc:
-        raise BadTournament(str(exc)) from None
-    cap = most if entry_cap is None else entry_cap
-    if not least <= cap <= most:
-        raise BadTournament(f"entry_cap must be {least} to {most} (tables of {size})")
-    if len(participants) > cap:
-        raise BadTournament(f"{counted(len(participants), 'participant')} entered by you, over "
-                            f"the entry_cap of {cap}; raise the cap or remove some")
-    if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
-        raise BadTournament(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
-    if format != Tournament.Format.ROUND_ROBIN and (size != 2 or duplicate or meetings != 1):
-        raise BadTournament(f"a {format} tournament is of two-seat matches, without meetings "
-                            "or duplicate deals")
-    if format != Tournament.Format.SWISS and rounds is not None:
-        raise BadTournament("rounds is for a Swiss tournament (a round robin takes meetings)")
-    if format == Tournament.Format.CONTINUOUS:
-        if ends_at is None or ends_at <= starts_at:
-            raise BadTournament("a continuous tournament needs ends_at after its start")
+        refuse(str(exc))
+    now = timezone.now()
+    if open_entries:
+        if starts_at is None or starts_at <= now:
+            refuse("starts_at is needed in the future for a tournament open for entries: "
+                   "entries close when it starts")
+        cap = most if entry_cap is None else entry_cap
+        if size is not None and not max(2, size) <= cap <= most:
+            refuse(f"entry_cap must be {max(2, size)} to {most} (tables of {size})")
+        elif count > cap:
+            refuse(f"{counted(count, 'participant')} entered by you, over the entry_cap of "
+                   f"{cap}; raise the cap or remove some")
+    else:
+        if entry_cap is not None:
+            refuse("entry_cap is for a tournament open for entries (open_entries)")
+        if size is not None and not max(2, size) <= count <= most:
+            fix = "remove some" if count > most else (
+                "add participants" + (f" or choose tables of {engine.min_players}"
+                                      if engine.min_players < size else ""))
+            refuse(f"{counted(count, 'participant')}: a tournament of tables of {size} takes "
+                   f"{max(2, size)} to {most}; {fix}")
+    if starts_at is not None:
         try:
-            kinds.check_ahead(ends_at, "ends_at")
+            kinds.check_ahead(starts_at, "starts_at")
         except ValueError as exc:
-            raise BadTournament(str(exc)) from None
+            refuse(str(exc))
+    if not 1 <= meetings <= settings.TOURNAMENT_MAX_MEETINGS:
+        refuse(f"meetings must be 1 to {settings.TOURNAMENT_MAX_MEETINGS}")
+    pairs = size is None or (size == 2 and not duplicate and meetings == 1)
+    if format == Tournament.Format.SWISS:
+        if not pairs:
+            refuse("a Swiss tournament is of two-seat matches, without meetings or duplicate "
+                   "deals (its rounds set how many it plays)")
+        if rounds is None and not open_entries and count >= 2:  # open: at the start
+            checked.rounds = Swiss.default_rounds(count)
+    elif rounds is not None:
+        refuse("rounds is for a Swiss tournament (a round robin takes meetings)")
+    if format == Tournament.Format.CONTINUOUS:
+        if not pairs:
+            refuse("a continuous tournament is of two-seat matches, without meetings or "
+                   "duplicate deals (its ends_at sets how long)")
+        if ends_at is None or ends_at <= max(starts_at or now, now):
+            refuse("a continuous tournament needs ends_at after its start")
+        else:
+            try:
+                kinds.check_ahead(ends_at, "ends_at")
+            except ValueError as exc:
+                refuse(str(exc))
+        if in_flight is None and not open_entries:
+            checked.in_flight = count // 2
     elif in_flight is not None or ends_at is not None:
-        raise BadTournament("in_flight and ends_at are for a continuous tournament")
-    entrants = [_entrant(game, index, spec, organiser) for index, spec in enumerate(participants)]
-    if (twice := entered_twice(entrants)) is not None:
+        refuse("in_flight and ends_at are for a continuous tournament")
+    for index, spec in enumerate(participants):
+        try:
+            checked.entrants.append(Participant(
+                index=index, **entrant_fields(game, spec, organiser)))
+        except ValueError as exc:
+            refuse(f"participant {index}: {exc}")
+    if (twice := entered_twice(checked.entrants)) is not None:
         _, again = twice
-        raise BadTournament(f"participant {again.index} ({again.name}) is entered twice")
-    _check_limits(organiser, 0)
-    secret = new_secret() if seed is None else secret_from_seed(seed)
-    seed = secrets.randbits(SEED_BITS) if seed is None else seed
-    with transaction.atomic():
-        tournament = Tournament.objects.create(
-            name=name, game=game, options=merged, organiser=organiser, table_size=size,
-            format=format, meetings=meetings, rounds=rounds, in_flight=in_flight,
-            ends_at=ends_at, duplicate=duplicate, seed=seed, deal_secret=secret,
-            starts_at=starts_at, entries_open=True, entry_cap=entry_cap,
-            strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
-            move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT)
-        for entrant in entrants:
-            entrant.tournament = tournament
-        Participant.objects.bulk_create(entrants)
-    return tournament
+        refuse(f"participant {again.index} ({again.name}) is entered twice")
+    return checked
+
+
+def _enter(tournament: Tournament, entrants: Sequence[Participant]) -> None:
+    for entrant in entrants:
+        entrant.tournament = tournament
+    Participant.objects.bulk_create(entrants)
 
 
 def _plan_open(tournament: Tournament) -> None:
@@ -247,15 +269,6 @@ def schedule_of(planned: Sequence[PlannedMatch]) -> list[list[tuple[int, ...]]]:
     for match in planned:
         rounds.setdefault(match.round, {}).setdefault(match.deal, match.seats)
     return [list(rounds[r].values()) for r in sorted(rounds)]
-
-
-def _entrant(game: str, index: int, spec: Mapping[str, Any],
-             organiser: AbstractBaseUser) -> Participant:
-    try:
-        fields = entrant_fields(game, spec, organiser)
-    except ValueError as exc:
-        raise BadTournament(f"participant {index}: {exc}") from None
-    return Participant(index=index, **fields)
 
 
 def _check_limits(organiser: AbstractBaseUser, new_matches: int) -> None:

@@ -91,6 +91,39 @@ def test_each_tournament_refusal_is_shown_at_its_field(alice, inline_tasks, fiel
     assert accessibility_problems(html) == [] and not Tournament.objects.exists()
 
 
+def test_the_tournament_form_reports_every_mistake_at_once(alice) -> None:
+    """The fields' own errors and every refusal of the service, in one answer."""
+    html = browser_of(alice).post("/tournaments/new/?game=dice_cup", cup(
+        name="", meetings="0", people="ghost", rounds="3", option_target_points="50",
+        starts_at=(timezone.now() + timedelta(days=400)).strftime(WHEN))).content.decode()
+    errors = field_errors(html)
+    assert set(errors) == {"id_name", "id_meetings", "id_people", "id_rounds",
+                           "id_option_target_points", "id_starts_at"}, errors
+    assert "no user 'ghost'" in " ".join(errors["id_people"])
+    assert "rounds is for a Swiss tournament" in " ".join(errors["id_rounds"])
+    assert "more than 365 days ahead" in " ".join(errors["id_starts_at"])
+    assert accessibility_problems(html) == [] and not Tournament.objects.exists()
+
+
+def test_a_refusal_above_the_form_comes_with_those_at_fields(alice) -> None:
+    html = browser_of(alice).post("/tournaments/new/?game=dice_cup", cup(
+        reference_heuristic="1", reference_random="0", rounds="2")).content.decode()
+    errors = field_errors(html)
+    assert set(errors) == {"", "id_rounds"}, errors
+    assert "1 participant: " in " ".join(errors[""])
+
+
+def test_the_league_form_reports_every_mistake_at_once(alice) -> None:
+    html = browser_of(alice).post("/leagues/new/?game=great_dalmuti", league_form(
+        name="", people="ghost", hands_per_night="0", night_time="",
+        season_end=(timezone.now() - timedelta(days=2)).strftime(WHEN))).content.decode()
+    errors = field_errors(html)
+    assert set(errors) == {"id_name", "id_people", "id_hands_per_night", "id_night_time",
+                           "id_season_end"}, errors
+    assert "the season must end after it starts" in " ".join(errors["id_season_end"])
+    assert not League.objects.exists()
+
+
 def test_only_the_organiser_or_staff_cancels_a_tournament(alice, bob, monkeypatch) -> None:
 
     hold_tasks(monkeypatch, "tournaments.")

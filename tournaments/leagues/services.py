@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -44,63 +45,128 @@ def league_create(*, organiser: AbstractBaseUser, name: str, game: str,
     """Check everything and create the league with its members. Recurring nights: ``weekday``
     (0 = Monday) and ``night_time`` in ``timezone_name``, from ``season_start`` to
     ``season_end``; one-off nights are added with :func:`night_schedule`. Naive dates are
-    wall times in ``timezone_name`` (``rules.in_zone``)."""
-    zone = _zone(timezone_name)
-    season_start = rules.in_zone(season_start, zone)
-    season_end = rules.in_zone(season_end, zone)
-    league_options = dict(options or {})
-    try:
-        engine, size, _ = game_table(game, table_size, league_options, default="max_players")
-    except ValueError as exc:
-        raise BadLeague(str(exc)) from None
-    # A night's tables seat from the game's fewest players to ``size``: the options must hold
-    # at each (Le Dutch's rounds are a multiple of the players, DU-8).
-    for players in range(engine.min_players, size):
-        try:
-            engine.check_options(league_options, players)
-        except BadOptions as exc:
-            raise BadLeague(f"{exc} (a night may seat a table of {players})") from None
-    # The options each hand's match takes from the series, not from the organiser (the game
-    # says which: Game.series_options; for Dalmuti one hand a match, the order carried over).
-    owned = sorted(set(engine.series_options({}, players=size, ordered=True, first=True))
-                   & set(league_options))
-    if owned:
-        raise BadLeague(f"{' and '.join(owned)} set by the league, one hand a match: use "
-                        "hands_per_night")
-    if not 1 <= hands_per_night <= settings.LEAGUE_MAX_HANDS_PER_NIGHT:
-        raise BadLeague(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")
-    if season_end <= season_start:
-        raise BadLeague("the season must end after it starts")
-    _check_ahead(season_start, "season_start")
-    _check_ahead(season_end, "season_end")
-    if (weekday is None) != (night_time is None):
-        raise BadLeague("a recurring night needs both weekday and night_time")
-    if weekday is not None and not 0 <= weekday <= 6:
-        raise BadLeague("weekday must be 0 (Monday) to 6 (Sunday)")
-    if len(members) > settings.LEAGUE_MAX_MEMBERS:
-        raise BadLeague(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
-    rows = [_member(game, index, spec, organiser) for index, spec in enumerate(members)]
-    if (twice := entered_twice(rows)) is not None:
-        _, again = twice
-        raise BadLeague(f"member {again.index} ({again.name}) is entered twice")
-    if (short := rules.table_shortage(game, table_size=size,
-                                      members=len(rows))) is not None:
-        raise BadLeague(f"no night could start: {short}")
+    wall times in ``timezone_name`` (``rules.in_zone``). Raises the first of
+    :func:`league_problems` (a form shows them all)."""
+    checked = _check(organiser=organiser, game=game, members=members,
+                     season_start=season_start, season_end=season_end, options=options,
+                     table_size=table_size, hands_per_night=hands_per_night, weekday=weekday,
+                     night_time=night_time, timezone_name=timezone_name)
+    if checked.problems:
+        raise checked.problems[0]
     with transaction.atomic():
         league = League.objects.create(
-            name=name, game=game, options=league_options, organiser=organiser,
-            table_size=size, hands_per_night=hands_per_night,
-            moves_between_tables=moves_between_tables, season_start=season_start,
-            season_end=season_end, weekday=weekday, night_time=night_time,
+            name=name, game=game, options=checked.options, organiser=organiser,
+            table_size=checked.size, hands_per_night=hands_per_night,
+            moves_between_tables=moves_between_tables, season_start=checked.season_start,
+            season_end=checked.season_end, weekday=weekday, night_time=night_time,
             timezone=timezone_name,
             strike_limit=settings.BLUFF_MAX_STRIKES if strike_limit is None else strike_limit,
             move_time_limit=move_time_limit or settings.BLUFF_DEFAULT_MOVE_TIME_LIMIT,
             seed=secrets.randbits(SEED_BITS) if seed is None else seed,
             deal_secret=new_secret() if seed is None else secret_from_seed(seed))
-        for row in rows:
+        for row in checked.members:
             row.league = league
-        Member.objects.bulk_create(rows)
+        Member.objects.bulk_create(checked.members)
     return league
+
+
+def league_problems(**arguments: Any) -> list[BadLeague]:
+    """Every reason :func:`league_create`'s ``arguments`` cannot make a league, not only the
+    first, each naming its field or member (``member 2: ...``), so a form shows them all in
+    one answer; a missing season date (``None``) is left unchecked."""
+    shape_only = {"name", "seed", "strike_limit", "move_time_limit", "moves_between_tables"}
+    return _check(**{key: value for key, value in arguments.items()
+                     if key not in shape_only}).problems
+
+
+@dataclass
+class _Checked:
+    """What checking a new league found: its problems, else what creating it takes."""
+
+    problems: list[BadLeague] = field(default_factory=list)
+    size: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    season_start: datetime | None = None
+    season_end: datetime | None = None
+    members: list[Member] = field(default_factory=list)
+
+
+def _check(*, organiser: AbstractBaseUser, game: str, members: Sequence[Mapping[str, Any]],
+           season_start: datetime | None, season_end: datetime | None,
+           options: Mapping[str, Any] | None = None, table_size: int | None = None,
+           hands_per_night: int = 20, weekday: int | None = None,
+           night_time: time | None = None, timezone_name: str = "UTC") -> _Checked:
+    """Each check on its own, every failure kept (one that needs the table size or the time
+    zone is skipped when it was refused)."""
+    checked = _Checked(options=dict(options or {}))
+    problems = checked.problems
+
+    def refuse(reason: str) -> None:
+        problems.append(BadLeague(reason))
+
+    try:
+        zone = _zone(timezone_name)
+    except BadLeague as exc:
+        problems.append(exc)
+    else:
+        if season_start is not None:
+            checked.season_start = rules.in_zone(season_start, zone)
+        if season_end is not None:
+            checked.season_end = rules.in_zone(season_end, zone)
+    league_options = checked.options
+    size = None
+    try:
+        engine, size, _ = game_table(game, table_size, league_options, default="max_players")
+        checked.size = size
+    except ValueError as exc:
+        refuse(str(exc))
+    if size is not None:
+        # A night's tables seat from the game's fewest players to ``size``: the options must
+        # hold at each (Le Dutch's rounds are a multiple of the players, DU-8).
+        for players in range(engine.min_players, size):
+            try:
+                engine.check_options(league_options, players)
+            except BadOptions as exc:
+                refuse(f"{exc} (a night may seat a table of {players})")
+                break
+        # The options each hand's match takes from the series, not from the organiser (the
+        # game says which: Game.series_options; for Dalmuti one hand a match, the order
+        # carried over).
+        owned = sorted(set(engine.series_options({}, players=size, ordered=True, first=True))
+                       & set(league_options))
+        if owned:
+            refuse(f"{' and '.join(owned)} set by the league, one hand a match: use "
+                   "hands_per_night")
+    if not 1 <= hands_per_night <= settings.LEAGUE_MAX_HANDS_PER_NIGHT:
+        refuse(f"hands_per_night must be 1 to {settings.LEAGUE_MAX_HANDS_PER_NIGHT}")
+    start, end = checked.season_start, checked.season_end
+    if start is not None and end is not None and end <= start:
+        refuse("the season must end after it starts")
+    for moment, what in ((start, "season_start"), (end, "season_end")):
+        if moment is not None:
+            try:
+                _check_ahead(moment, what)
+            except BadLeague as exc:
+                problems.append(exc)
+    if (weekday is None) != (night_time is None):
+        refuse("a recurring night needs both weekday and night_time")
+    if weekday is not None and not 0 <= weekday <= 6:
+        refuse("weekday must be 0 (Monday) to 6 (Sunday)")
+    if len(members) > settings.LEAGUE_MAX_MEMBERS:
+        refuse(f"at most {settings.LEAGUE_MAX_MEMBERS} members")
+    for index, spec in enumerate(members):
+        try:
+            checked.members.append(_member(game, index, spec, organiser))
+        except BadLeague as exc:
+            problems.append(exc)
+    if (twice := entered_twice(checked.members)) is not None:
+        _, again = twice
+        refuse(f"member {again.index} ({again.name}) is entered twice")
+    if size is not None and len(checked.members) == len(members) and (
+            short := rules.table_shortage(game, table_size=size,
+                                          members=len(members))) is not None:
+        refuse(f"no night could start: {short}")
+    return checked
 
 
 def _member(game: str, index: int, spec: Mapping[str, Any],

@@ -102,18 +102,23 @@ class SeriesForm(forms.Form):
         return specs, fields
 
     def common(self) -> dict[str, Any]:
-        """The service arguments every series takes from this form."""
+        """The service arguments every series takes from this form (what is valid of it)."""
         data = self.cleaned_data
-        return {"name": data["name"], "game": self.game, "options": options_set(
-            self, self.option_names), "move_time_limit": data["move_time_limit"],
-            "strike_limit": data["strike_limit"]}
+        return {"name": data.get("name", ""), "game": self.game, "options": options_set(
+            self, self.option_names), "move_time_limit": data.get("move_time_limit"),
+            "strike_limit": data.get("strike_limit")}
 
-    def refused(self, error: DomainError, fields: list[str]) -> None:
-        """Show the service's refusal at the option, entrant or field it is about."""
+    def refused(self, error: DomainError, fields: list[str], *,
+                unless_refused: bool = False) -> None:
+        """Show the service's refusal at the option, entrant or field it is about;
+        ``unless_refused``: not at a field that has an error already (the service saw its
+        default, not what was typed)."""
         at = refused_field(error, self.option_names, fields, self.item)
         if at is None:
             at = next((field for start, field in ABOUT_FIELD if error.detail.startswith(start)
                        and field in self.fields), None)
+        if unless_refused and at is not None and at in self.errors:
+            return
         show_refusal(self, error, at)
 
 

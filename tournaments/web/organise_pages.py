@@ -36,28 +36,37 @@ from ..errors import (
 )
 from ..leagues import services as leagues
 from ..leagues.rules import in_zone
+from ..models import Tournament
 from .forms import LeagueForm, MemberForm, NightForm, SeriesForm, TournamentForm
 from .pages import league as league_page
 
 
 def _new_series(request: HttpRequest, what: str, form_class: type[SeriesForm],
-                create: Callable[[SeriesForm, list[dict[str, Any]]], Any],
+                arguments: Callable[[SeriesForm], dict[str, Any]],
+                create: Callable[..., Any], problems: Callable[..., list[DomainError]],
                 page: str) -> HttpResponse:
-    """``?game=``: its form, sent to ``create`` (the service), else the games to pick from;
-    a refusal is shown at its field, a success goes to the series' page."""
+    """``?game=``: its form, sent to ``create`` (the service), else the games to pick from.
+    A sent form answers every mistake at once: each field's own, and each of the service's
+    ``problems`` with what was typed (a problem at a field already refused is left out: it
+    is about the field's default), each at its field; a success goes to the series' page."""
     game = request.GET.get("game", "")
     context: dict[str, Any] = {"what": what}
     if game not in game_ids():
         return render(request, "tournaments/new_series.html", {**context, "games": game_cards()})
     form = form_class(game, request.user, request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        entrants, fields = form.entrants()
-        try:
-            series = create(form, entrants)
-        except DomainError as error:
-            form.refused(error, fields)
-        else:
-            return redirect(page, series.pk)
+    if request.method == "POST":
+        valid = form.is_valid()
+        _, fields = form.entrants()
+        given = arguments(form)
+        for problem in problems(**given):
+            form.refused(problem, fields, unless_refused=True)
+        if valid and not form.errors:
+            try:
+                series = create(**given)
+            except DomainError as error:
+                form.refused(error, fields)
+            else:
+                return redirect(page, series.pk)
     return render(request, "tournaments/new_series.html",
                   {**context, "game": get_game(game), "form": form})
 
@@ -65,17 +74,22 @@ def _new_series(request: HttpRequest, what: str, form_class: type[SeriesForm],
 @login_required
 def tournament_new(request: HttpRequest) -> HttpResponse:
     """Pick a game, then organise a tournament of it (``POST /api/tournaments/``)."""
-    def create(form: SeriesForm, participants: list[dict[str, Any]]) -> Any:
+    def arguments(form: SeriesForm) -> dict[str, Any]:
         data = form.cleaned_data
-        return services.tournament_create(
-            organiser=request.user, participants=participants, **form.common(),
-            table_size=data["table_size"], meetings=data["meetings"],
-            duplicate=data["duplicate"], format=data["format"], rounds=data["rounds"],
-            open_entries=data["open_entries"], entry_cap=data["entry_cap"],
-            starts_at=None if data["starts_at"] is None else in_zone(
-                _wall_time(data["starts_at"]), zoneinfo.ZoneInfo(data["timezone_name"] or "UTC")))
+        starts_at = data.get("starts_at")
+        return {"organiser": request.user, "participants": form.entrants()[0],
+                **form.common(), "table_size": data.get("table_size"),
+                "meetings": data.get("meetings") or 1, "duplicate": data.get("duplicate", False),
+                "format": data.get("format") or Tournament.Format.ROUND_ROBIN,
+                "rounds": data.get("rounds"), "open_entries": data.get("open_entries", False),
+                "entry_cap": data.get("entry_cap"),
+                "starts_at": None if starts_at is None else in_zone(
+                    _wall_time(starts_at),
+                    zoneinfo.ZoneInfo(data.get("timezone_name") or "UTC"))}
 
-    return _new_series(request, "tournament", TournamentForm, create, "tournament-page")
+    return _new_series(request, "tournament", TournamentForm, arguments,
+                       services.tournament_create, services.tournament_problems,
+                       "tournament-page")
 
 
 @login_required
@@ -130,17 +144,18 @@ def _entry(request: HttpRequest, tournament_id: int, call: Callable[..., Any],
 @login_required
 def league_new(request: HttpRequest) -> HttpResponse:
     """Pick a game, then start a league of it (``POST /api/leagues/``)."""
-    def create(form: SeriesForm, members: list[dict[str, Any]]) -> Any:
+    def arguments(form: SeriesForm) -> dict[str, Any]:
         data = form.cleaned_data
-        return leagues.league_create(
-            organiser=request.user, members=members, **form.common(),
-            table_size=data["table_size"], hands_per_night=data["hands_per_night"],
-            weekday=data["weekday"], night_time=data["night_time"],
-            timezone_name=data["timezone_name"],
-            season_start=_wall_time(data["season_start"]),
-            season_end=_wall_time(data["season_end"]))
+        return {"organiser": request.user, "members": form.entrants()[0], **form.common(),
+                "table_size": data.get("table_size"),
+                "hands_per_night": data.get("hands_per_night") or 1,
+                "weekday": data.get("weekday"), "night_time": data.get("night_time"),
+                "timezone_name": data.get("timezone_name") or "UTC",
+                "season_start": _wall_time(data.get("season_start")),
+                "season_end": _wall_time(data.get("season_end"))}
 
-    return _new_series(request, "league", LeagueForm, create, "league-page")
+    return _new_series(request, "league", LeagueForm, arguments, leagues.league_create,
+                       leagues.league_problems, "league-page")
 
 
 def _wall_time(moment: Any) -> Any:
