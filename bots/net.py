@@ -91,16 +91,21 @@ class Reply:
     failure: Failure | None = None
 
 
+#: How much of an answer's header lines a call keeps (a refusal's hint reads them).
+HEADER_BYTES_KEPT: Final = 8192
+
+
 class Transfer:
     """One call in flight: its curl handle, the body read so far (up to ``cap`` bytes), and
     the socket opener that refuses a blocked address however curl resolved it."""
 
     __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
-                 "error", "oversized", "size")
+                 "error", "headers", "oversized", "size")
 
     def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
         self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
         self.chunks: list[bytes] = []
+        self.headers: list[bytes] = []
         self.size = 0
         self.oversized = False
         self.blocked = ""
@@ -117,6 +122,12 @@ class Transfer:
             self.blocked = str(exc)
             return pycurl.SOCKET_BAD
         return socket.socket(address.family, address.socktype, address.protocol)
+
+    def header(self, line: bytes) -> None:
+        """curl's header sink: the answer's header lines, up to ``HEADER_BYTES_KEPT`` in all
+        (a refusal's hint reads them: ``failures.status_detail``)."""
+        if sum(map(len, self.headers)) + len(line) <= HEADER_BYTES_KEPT:
+            self.headers.append(line)
 
     def write(self, data: bytes) -> int | None:
         """curl's body sink; answering 0 (not ``len(data)``) makes curl stop reading."""
@@ -322,6 +333,7 @@ class BotClient:
                             max(1, min(timeout_ms, round(self.connect_timeout * 1000))))
                 set_on[easy] = options
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
+            easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
             headers = signed_header_lines(call.secret, call.body,
                                           previous_secret=call.previous_secret)
             if call.method == "POST":
@@ -391,7 +403,8 @@ class BotClient:
         status = easy.getinfo(pycurl.RESPONSE_CODE)
         if status != 200:
             return Reply(b"", elapsed, status, Failure(HTTP_STATUS, status_detail(
-                status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL))))
+                status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL),
+                headers=transfer.headers)))
         if elapsed > call.timeout:
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))

@@ -4,6 +4,7 @@ client against real sockets, and the wording alone."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 
@@ -15,8 +16,10 @@ from bots.net import BotClient, Call
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
-def answering(status: int, body: bytes) -> tuple[str, threading.Thread, socket.socket]:
-    """A one-shot HTTP server on loopback answering ``status`` with ``body``."""
+def answering(status: int, body: bytes, header: str = ""
+              ) -> tuple[str, threading.Thread, socket.socket]:
+    """A one-shot HTTP server on loopback answering ``status`` with ``body`` (and one more
+    ``header`` line)."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -25,7 +28,8 @@ def answering(status: int, body: bytes) -> tuple[str, threading.Thread, socket.s
         conn, _ = server.accept()
         with conn:
             conn.recv(65536)
-            conn.sendall(f"HTTP/1.1 {status} X\r\nContent-Length: {len(body)}\r\n"
+            extra = f"{header}\r\n" if header else ""
+            conn.sendall(f"HTTP/1.1 {status} X\r\nContent-Length: {len(body)}\r\n{extra}"
                          f"Connection: close\r\n\r\n".encode() + body)
 
     thread = threading.Thread(target=serve, daemon=True)
@@ -58,6 +62,37 @@ def test_a_refused_answer_shows_its_status_body_and_cause(status, body, says) ->
     if body:
         assert "\\n" in failure.detail or b"\n" not in body, "escaped, on one line"
         assert "\n" not in failure.detail
+
+
+@pytest.mark.parametrize(("status", "body", "header", "says"), [
+    (401, b"", 'WWW-Authenticate: Signature error="invalid_signature"',
+     failures.SECRET_MISMATCH),
+    (403, b"Forbidden", "X-Error: bad HMAC", failures.SECRET_MISMATCH),
+    (401, b"", "X-Bad-Signature: 1", failures.SECRET_MISMATCH),
+    (401, b"", "WWW-Authenticate: Bearer", failures.REFUSED_HINT),
+])
+def test_a_refusal_said_in_a_header_explains_itself(status, body, header, says) -> None:
+    url, thread, server = answering(status, body, header)
+    try:
+        failure = call(url)
+    finally:
+        thread.join(5)
+        server.close()
+    assert failure.reason == protocol.HTTP_STATUS
+    assert failure.detail.endswith(says), failure.detail
+    if says == failures.SECRET_MISMATCH:
+        assert f"header {json.dumps(header)}" in failure.detail, "the header is shown"
+    else:
+        assert "header" not in failure.detail
+
+
+def test_the_header_hint_only_reads_header_lines_of_a_refusal() -> None:
+    lines = [b"HTTP/1.1 401 Unauthorized\r\n", b"WWW-Authenticate: Signature\r\n", b"\r\n"]
+    assert failures.status_detail(401, b"", headers=lines).endswith(failures.SECRET_MISMATCH)
+    assert failures.status_detail(500, b"", headers=lines) == "HTTP 500", "not a refusal"
+    assert failures.status_detail(
+        403, b"", headers=[b"HTTP/1.1 403 Signature\r\n"]).endswith(failures.REFUSED_HINT), \
+        "the status line is not a header"
 
 
 def test_a_refused_connection_says_so(refused_url) -> None:
