@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -19,9 +20,9 @@ from django.utils import timezone
 from games.engine import get_game
 from games.seats import SeatAnswer, SeatKind, SeatSession, Table
 from tests.helpers.matches import use_seat_kind
-from tests.helpers.tasks import hold_tasks
+from tests.helpers.tasks import hold_tasks, run_tasks
 from tournaments import runner
-from tournaments.formats import SeriesState, get_format
+from tournaments.formats import PlannedMatch, SeriesState, get_format
 from tournaments.ladders import services
 from tournaments.ladders.errors import NotOnLadder, NotYourLadderBot
 from tournaments.ladders.kind import entrant_of
@@ -148,6 +149,40 @@ def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
     assert 'href="/ladders/dice_cup/"' in page and "ladder, match 1" in page
 
 
+@pytest.mark.parametrize("cap", [1, 2])
+def test_bots_played_by_workers_keep_the_in_flight_cap_match_after_match(
+        request: Any, bots: Bots, owned: Any, inline_tasks: Any, monkeypatch: Any,
+        cap: int) -> None:
+    """As webhook bots: asked by the games task, not in the chunk; each match that ends is
+    recorded by the receiver, which starts the next one (one in flight at a time here)."""
+    use_seat_kind(request, SeatKind(name=KIND, automatic=GradedSeat(), inline=False,
+                                    check_bot=bots.check, bot_owners=bots.owners_of))
+    held = hold_tasks(monkeypatch, "games.")  # no games worker yet: matches stay running
+    ladder = cap_pairs("dice_cup", 2, max_in_flight=cap)
+    for name in ("heuristic-a", "heuristic-b", "random-a", "random-b"):
+        join(owned(name))  # two matches could run at once: the ladder's cap says
+
+    def rows() -> list[LadderMatch]:
+        return list(LadderMatch.objects.filter(ladder=ladder).order_by("number"))
+
+    assert [r.status for r in rows()] == ["running"] * cap, "the ladder's cap, in matches"
+    assert held == [("games.advance_automatic_seats", r.match_id) for r in rows()]
+    run_tasks(monkeypatch, "games.")  # a games worker now: each match it ends is recorded,
+    # and the next one started, whose games task this worker runs in turn
+    from games.tasks import advance_automatic_seats
+
+    for row in rows():
+        advance_automatic_seats.apply(args=[row.match_id], throw=True)
+    played = rows()
+    assert len(played) == 12 and {r.status for r in played} == {"finished"}
+    assert set(Counter(frozenset(r.seats) for r in played).values()) == {2}, "the day's cap"
+    assert all(r.match.status == "finished" and r.ranks for r in played)
+    if cap == 1:
+        spans = sorted((r.match.started_at, r.match.finished_at) for r in played)
+        assert all(end <= start for (_, end), (start, _) in pairwise(spans)), \
+            "one in flight at a time: each starts once the one before has ended"
+
+
 def test_the_reapers_sweep_starts_what_the_day_allows_again(bots: Bots, owned: Any,
                                                             inline_tasks: Any) -> None:
     ladder = cap_pairs("dice_cup", 1)
@@ -266,8 +301,6 @@ def test_the_format_seats_nobody_in_flight_paused_or_out_and_keys_follow_the_cou
     field[5] = Entrant(id=5, mu=25.0, sigma=8.0, owner=5, paused=True)
     ladder = get_format("ladder", entrants=field, policy=Policy(max_in_flight=16),
                         secret="00" * 32)
-    from tournaments.formats import PlannedMatch
-
     running = {"7": PlannedMatch(key="7", seats=(0, 1), seed=1, number=7)}
     state = SeriesState(now=timezone.now(), finished=7, open=1, withdrawn={4},
                         running=lambda: running)
@@ -277,6 +310,9 @@ def test_the_format_seats_nobody_in_flight_paused_or_out_and_keys_follow_the_cou
     again = ladder.next(SeriesState(now=state.now, finished=7, open=1, withdrawn={4},
                                     running=lambda: running))
     assert again.start == plan.start, "the same state, the same match and deal"
+    capped = get_format("ladder", entrants=field, policy=Policy(max_in_flight=2),
+                        secret="00" * 32).next(state)
+    assert len(capped.start) == 1, "one match in flight of two: room for one (not per seat)"
     restarted = get_format("ladder", entrants=field, policy=Policy(max_in_flight=16),
                            secret="00" * 32, cancelled=2)
     assert [m.key for m in restarted.next(state).start] == ["10"], "past cancelled keys"

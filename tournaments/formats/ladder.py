@@ -49,7 +49,7 @@ class Ladder(Format):
                  for e in self.entrants]
         number = state.finished + state.open + self.cancelled
         tables = choose(field, self.pair_counts_today, self.policy,
-                        now=state.now.timestamp(),
+                        now=state.now.timestamp(), in_flight=state.open,
                         seed=deal_seed(self.secret, "ladder-choose", number))
         start = []
         for table in tables:

@@ -121,16 +121,22 @@ def information(a: Entrant, b: Entrant, beta: float = BETA) -> float:
 
 
 def choose(entrants: Sequence[Entrant], pair_counts_today: Mapping[frozenset[int], int],
-           policy: Policy, *, now: float, seed: int) -> list[Table]:
+           policy: Policy, *, now: float, seed: int, in_flight: int | None = None
+           ) -> list[Table]:
     """The tables to start now, most urgent first; the same arguments and seed, the same answer.
-    ``pair_counts_today``: matches each pair (a frozenset of two ids) started today."""
+    ``pair_counts_today``: matches each pair (a frozenset of two ids) started today.
+    ``in_flight``: matches in play on the ladder, which ``max_in_flight`` caps; by default the
+    sum of the entrants' own counts, which counts a match once per seat (a caller that knows
+    its matches, as the ladder format does, says how many)."""
     if len({e.id for e in entrants}) != len(entrants):
         raise ValueError("entrant ids are unique")
     rng = random.Random(seed)
     shuffled = sorted(entrants, key=lambda e: e.id)
     rng.shuffle(shuffled)  # equal ratings meet in a seeded order, not by id
     per_table = policy.matches_per_table
-    room = policy.max_in_flight - sum(e.in_flight for e in entrants)
+    if in_flight is None:
+        in_flight = sum(e.in_flight for e in entrants)
+    room = policy.max_in_flight - in_flight
     state = _Matchmaker(policy, dict(pair_counts_today), now, rng)
     current = {e.id: e for e in shuffled}
     chosen: list[Found] = []
