@@ -43,6 +43,8 @@ urlpatterns = [
     path("ratings/<str:game>/", ratings.RatingLeaderboardApi.as_view(), name="rating-leaderboard"),
     path("ladders/", ladders.LadderListApi.as_view(), name="ladder-list"),
     path("ladders/<str:game>/", ladders.LadderDetailApi.as_view(), name="ladder-detail"),
+    path("ladders/<str:game>/matches/", ladders.LadderMatchesApi.as_view(),
+         name="ladder-matches"),
     path("ladders/<str:game>/entries/", ladders.LadderEntriesApi.as_view(),
          name="ladder-entries"),
     path("ladders/<str:game>/entries/<id:bot>/", ladders.LadderEntryLeaveApi.as_view(),

@@ -147,6 +147,17 @@ def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
     assert {row.match.series for row in played} == {"ladder"}
     page = client.get(f"/matches/{played[0].match_id}/").content.decode()
     assert 'href="/ladders/dice_cup/"' in page and "ladder, match 1" in page
+    listed = client.get("/api/ladders/dice_cup/matches/", {"limit": 5}).json()
+    assert [m["number"] for m in listed["results"]] == [11, 10, 9, 8, 7], "latest first"
+    newest = listed["results"][0]
+    assert newest["match"] == played[-1].match_id and newest["status"] == "finished"
+    assert [s["entry"] for s in newest["seats"]] == played[-1].seats
+    assert {s["name"] for s in newest["seats"]} <= {f"graded {n}" for n in names}
+    assert sorted(newest["places"]) in ([1, 2], [1, 1]) and newest["forfeited"] == []
+    rest = client.get(listed["next"]).json()
+    assert [m["number"] for m in rest["results"]] == [6, 5, 4, 3, 2]
+    ladder_page = client.get("/ladders/dice_cup/").content.decode()
+    assert ladder_page.count(f'href="/matches/{played[-1].match_id}/"') >= 1
 
 
 @pytest.mark.parametrize("cap", [1, 2])

@@ -158,3 +158,10 @@ def test_the_schema_documents_the_ladder_endpoints(anon_api: Any) -> None:
     assert set(schema["paths"]["/api/ladders/{game}/entries/"]["post"]["responses"]) >= {
         "200", "201", "400", "401", "403", "404"}
     assert "delete" in schema["paths"]["/api/ladders/{game}/entries/{bot}/"]
+    matches = schema["paths"]["/api/ladders/{game}/matches/"]["get"]
+    assert {p["name"] for p in matches["parameters"]} >= {"game", "cursor"}
+
+
+def test_a_ladders_matches_list_is_empty_before_any_and_404_for_no_game(anon_api: Any) -> None:
+    assert anon_api.get("/api/ladders/dot/matches/").json()["results"] == []
+    assert anon_api.get("/api/ladders/chess/matches/").json()["code"] == "game_not_found"

@@ -22,6 +22,10 @@ from .common import entrant_name_field
 
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                         description="Engine game id.")
+CURSOR = OpenApiParameter("cursor", OpenApiTypes.STR, OpenApiParameter.QUERY,
+                          description="From `next` or `previous`.")
+LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                         description="Rows a page (1 to 200, default 50).")
 E404_GAME = error_response("No such game.", ("game_not_found",
                                              "no game 'chess' (have: dtc, dot, ...)", None))
 E403 = error_response("Not your bot.", (
@@ -126,11 +130,7 @@ class LadderDetailApi(APIView):
                     "rating with its interval, the rated matches it rests on, its last, and the "
                     "probability that it is ahead of the next. Pages follow `next` and "
                     "`previous` (a cursor; `limit` 1 to 200, default 50).",
-        parameters=[GAME,
-                    OpenApiParameter("cursor", OpenApiTypes.STR, OpenApiParameter.QUERY,
-                                     description="From `next` or `previous`."),
-                    OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
-                                     description="Standings a page (1 to 200, default 50).")],
+        parameters=[GAME, CURSOR, LIMIT],
         responses={200: OutputSerializer, 404: E404_GAME, 400: E400, 429: E429},
     )
     def get(self, request: Request, game: str) -> Response:
@@ -144,6 +144,63 @@ class LadderDetailApi(APIView):
                 "standings": selectors.standings_rows(entries=entries, page=page,
                                                       viewer=viewer)}
         return Response(self.OutputSerializer(body).data)
+
+
+class LadderSeatSerializer(serializers.Serializer):
+    entry = serializers.IntegerField(help_text="The bot's entry on the ladder.")
+    name = entrant_name_field()
+
+
+class LadderMatchSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="0, 1, 2 ... in the order planned.")
+    status = serializers.ChoiceField(choices=["pending", "running", "finished",
+                                              "cancelled"])
+    match = serializers.IntegerField(allow_null=True,
+                                     help_text="The games match (its replay); null "
+                                               "before it starts or if scored unplayed.")
+    seats = LadderSeatSerializer(many=True, help_text="By seat.")
+    places = serializers.ListField(child=serializers.IntegerField(), allow_null=True,
+                                   help_text="By seat, 1 = best; forfeiters last.")
+    forfeited = serializers.ListField(child=serializers.IntegerField(),
+                                      help_text="Entries scored as forfeits (unrated).")
+    planned_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class LadderMatchesCursor(CursorPagination):
+    """The matches' pages, latest planned first."""
+
+    ordering = ("-number",)
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+
+class LadderMatchesApi(APIView):
+    permission_classes = [AllowAny]
+    pagination_class = LadderMatchesCursor
+
+    class PageSerializer(serializers.Serializer):
+        next = serializers.URLField(allow_null=True, help_text="The next page (older).")
+        previous = serializers.URLField(allow_null=True, help_text="The page before.")
+        results = LadderMatchSerializer(many=True)
+
+    @extend_schema(
+        tags=["ladders"], operation_id="ladders_matches",
+        summary="A game's ladder matches, latest first (a page)",
+        description="Each with its seats (entries, named), places once finished, forfeits "
+                    "and the games match to replay (`/api/matches/{id}/log/`). Pages follow "
+                    "`next` and `previous` (a cursor; `limit` 1 to 200, default 50).",
+        parameters=[GAME, CURSOR, LIMIT],
+        responses={200: PageSerializer, 404: E404_GAME, 400: E400, 429: E429},
+    )
+    def get(self, request: Request, game: str) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.ladder_matches(ladder=selectors.ladder_get(game=game)), request,
+            view=self) or []
+        return paginator.get_paginated_response(
+            LadderMatchSerializer(selectors.match_rows(page=page), many=True).data)
 
 
 E400_ENTRY = error_response(

@@ -17,7 +17,7 @@ from games.names import Sitter, seat_labels
 from games.seats import bot_reference
 
 from ..errors import GameNotFound
-from ..models import Ladder, LadderEntry
+from ..models import Ladder, LadderEntry, LadderMatch
 from ..runner.kinds import FINISHED, OPEN
 from .services import ladder_seats
 
@@ -120,3 +120,24 @@ def standings_rows(*, entries: QuerySet[LadderEntry], page: Sequence[LadderEntry
             "paused_reason": (entry.paused_reason or None) if sees else None,
         })
     return rows
+
+
+def ladder_matches(*, ladder: Ladder | None) -> QuerySet[LadderMatch]:
+    """The ladder's matches, latest planned first (those to start and in play too)."""
+    if ladder is None:
+        return LadderMatch.objects.none()
+    return LadderMatch.objects.filter(ladder=ladder).order_by("-number")
+
+
+def match_rows(*, page: Sequence[LadderMatch]) -> list[JSON]:
+    """A page of ladder matches: who sat where (entries named as every page names them), the
+    places once finished, who forfeited, the games match to replay. Two queries a page."""
+    ids = {i for row in page for i in row.seats}
+    entries = {e.pk: e for e in LadderEntry.objects.filter(pk__in=ids)}
+    order = sorted(ids)
+    names = dict(zip(order, seat_labels(Sitter(entries[i].kind, entries[i].bot)
+                                        for i in order)))
+    return [{"number": row.number, "status": row.status, "match": row.match_id,
+             "seats": [{"entry": i, "name": names[i]} for i in row.seats],
+             "places": row.ranks, "forfeited": row.forfeited, "planned_at": row.created_at,
+             "finished_at": row.finished_at} for row in page]

@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from games.engine import get_game
 from games.links import SeriesLink
+from games.models import Match
+from games.pages import match_rows
 
 from ..errors import GameNotFound
 from ..ladders import selectors
@@ -18,6 +20,8 @@ from ..models import LadderMatch
 
 #: Standings a page.
 PER_PAGE = 50
+#: The latest matches shown under the standings.
+MATCHES_SHOWN = 20
 
 
 def ladder(request: HttpRequest, game: str) -> HttpResponse:
@@ -31,10 +35,14 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     entries = selectors.ladder_entries(ladder=found)
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get("page"))
     viewer = request.user if request.user.is_authenticated else None
+    latest = (Match.objects.filter(ladder_match__ladder=found).order_by("-created_at", "-id")
+              .prefetch_related("seats__user").defer("state")[:MATCHES_SHOWN]
+              if found is not None else [])
     return render(request, "tournaments/ladder.html", {
         "game": get_game(game), "summary": selectors.ladder_summary(game=game, ladder=found),
         "page": page, "rows": selectors.standings_rows(
             entries=entries, page=list(page.object_list), viewer=viewer),
+        "matches": match_rows(latest),
     })
 
 
