@@ -24,6 +24,7 @@ from .errors import (
     EntriesClosed,
     NotEntered,
     NotYourBot,
+    NotYourTournament,
     TournamentFull,
     TournamentNotFound,
     TournamentStarted,
@@ -62,21 +63,27 @@ def tournament_enter(*, tournament_id: int, user: AbstractBaseUser, kind: str = 
 
 
 def tournament_leave(*, tournament_id: int, user: AbstractBaseUser, kind: str = PLAYER,
-                     bot: str = "") -> Participant:
+                     bot: str = "", username: str = "") -> Participant:
     """The entry of ``user`` (``kind`` player) or of their bot leaves before the start; the
-    organiser (or staff) may take out any entry. The participants after it move up one."""
+    organiser (or staff) may take out any entry, a person's by ``username``. The
+    participants after it move up one."""
     tournament = _open_tournament(tournament_id)
     organising = user.is_staff or user.pk == tournament.organiser_id
+    username = username or user.get_username()
     if kind != PLAYER and not organising:
         _check_owner(user, kind, bot)
+    if kind == PLAYER and username != user.get_username() and not organising:
+        raise NotYourTournament("only the tournament's organiser (or staff) takes out "
+                                "someone else's entry; leave with your own")
     with transaction.atomic():
         tournament = _locked(tournament.pk)
         entries = Participant.objects.filter(tournament=tournament, kind=kind)
-        entries = (entries.filter(user=user) if kind == PLAYER
+        entries = (entries.filter(user__username=username) if kind == PLAYER
                    else entries.filter(bot=str(bot)))
         entry = entries.order_by("index").first()
         if entry is None:
-            who = "you are" if kind == PLAYER else f"{entrant_kind_label(kind)} {bot} is"
+            who = ("you are" if username == user.get_username() else f"{username} is") \
+                if kind == PLAYER else f"{entrant_kind_label(kind)} {bot} is"
             raise NotEntered(f"{who} not entered in this tournament")
         entry.delete()
         # One at a time, upwards: each index is free when the next takes it.

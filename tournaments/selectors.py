@@ -45,14 +45,16 @@ JSON = dict[str, Any]
 
 
 def tournament_list(*, game: str | None = None, status: str | None = None,
-                    organiser: str | None = None) -> QuerySet[Tournament]:
-    """Tournaments, newest first, filtered by game, status and organiser's username; each with
-    ``participant_count``."""
+                    organiser: str | None = None,
+                    taking_entries: bool | None = None) -> QuerySet[Tournament]:
+    """Tournaments, newest first, filtered by game, status, organiser's username and whether
+    they take entries now; each with ``participant_count``."""
     qs = (Tournament.objects.select_related("organiser")
           .annotate(participant_count=Count("participants"))
           .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
     return filtered(TournamentFilter, qs, {"game": game, "status": status,
-                                           "organiser": organiser})
+                                           "organiser": organiser,
+                                           "taking_entries": taking_entries})
 
 
 def tournament_get(*, tournament_id: int) -> Tournament:

@@ -133,6 +133,35 @@ def test_an_organisers_own_private_bot_may_enter_their_tournament(alice, alice_a
                  ).status_code == 201
 
 
+def test_an_open_tournament_needs_no_participants_and_is_listed_as_taking_entries(
+        alice_api, anon_api) -> None:
+    body = {"name": "empty cup", "game": "dice_cup", "open_entries": True,
+            "starts_at": later()}
+    made = alice_api.post(URL, body, format="json")
+    assert made.status_code == 201, made.json()
+    closed = alice_api.post(URL, {"name": "cup", "game": "dice_cup",
+                                  "participants": REFERENCE}, format="json")
+    assert closed.status_code == 201
+    assert [t["id"] for t in anon_api.get(URL + "?taking_entries=true").json()["results"]] == [
+        made.json()["id"]]
+    assert [t["id"] for t in anon_api.get(URL + "?taking_entries=false").json()["results"]] == [
+        closed.json()["id"]]
+    assert len(anon_api.get(URL).json()["results"]) == 2, "absent: no filter"
+
+
+def test_the_organiser_takes_out_a_persons_entry_and_no_one_else_does(
+        alice_api, bob_api, charlie_api) -> None:
+    made = open_one(alice_api)
+    assert enter(bob_api, made).status_code == 201
+    refused = charlie_api.delete(f"{URL}{made['id']}/entries/?user=bob")
+    assert refused.status_code == 403 and refused.json()["code"] == "not_your_tournament"
+    assert Participant.objects.count() == 1
+    assert alice_api.delete(f"{URL}{made['id']}/entries/?user=bob").status_code == 204
+    assert not Participant.objects.exists()
+    gone = alice_api.delete(f"{URL}{made['id']}/entries/?user=bob").json()
+    assert gone["code"] == "not_entered" and gone["detail"].startswith("bob is not entered")
+
+
 def test_entering_needs_a_token(alice_api, anon_api) -> None:
     made = open_one(alice_api)
     assert enter(anon_api, made).status_code == 401

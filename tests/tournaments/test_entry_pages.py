@@ -30,9 +30,9 @@ def browser_of(user: Any) -> Client:
 
 
 def an_open_one(organiser: Any, **fields: Any) -> Tournament:
-    return services.tournament_create(
-        organiser=organiser, name="open cup", game="dice_cup", participants=[],
-        open_entries=True, starts_at=timezone.now() + timedelta(hours=1), **fields)
+    return services.tournament_create(**{
+        "organiser": organiser, "name": "open cup", "game": "dice_cup", "participants": [],
+        "open_entries": True, "starts_at": timezone.now() + timedelta(hours=1), **fields})
 
 
 def a_bot(owner: Any, game: str = "dice_cup") -> Bot:
@@ -82,6 +82,18 @@ def test_someone_elses_bot_is_a_403_and_a_started_tournament_says_so(alice, bob,
     assert "(tournament_started)" in answer.content.decode()
     assert "places taken" not in answer.content.decode(), "no entry form once started"
     assert not Participant.objects.exists()
+
+
+def test_the_entry_forms_go_once_it_starts_while_the_page_is_open(alice, bob) -> None:
+    tournament = an_open_one(alice, participants=REFERENCE)
+    web = browser_of(bob)
+    live = web.get(f"/tournaments/{tournament.pk}/?part=live").content.decode()
+    assert 'id="entries" hx-swap-oob' not in live, "still taking entries"
+    assert "open for entries" in web.get("/tournaments/").content.decode()
+    assert services.tournament_start(tournament_id=tournament.pk)
+    live = web.get(f"/tournaments/{tournament.pk}/?part=live").content.decode()
+    assert '<div id="entries" hx-swap-oob="true"></div>' in live
+    assert "open for entries" not in web.get("/tournaments/").content.decode()
 
 
 def test_organising_a_tournament_open_for_entries(alice) -> None:

@@ -43,6 +43,10 @@ class LeaveSerializer(serializers.Serializer):
     kind = EntrantKindField(required=False, default=PLAYER,
                             help_text="player (default): yourself; webhook: your bot `bot`.")
     bot = serializers.CharField(required=False, max_length=100, help_text="The bot's id.")
+    user = serializers.CharField(
+        required=False, max_length=150, source="username",
+        help_text="player: whose entry (default yours); only the organiser (or staff) takes "
+                  "out someone else's.")
 
 
 def _participant(entry: Participant) -> dict:
@@ -101,9 +105,15 @@ class TournamentEntriesApi(APIView):
         tags=["tournaments"], operation_id="tournaments_entries_leave",
         summary="Leave before the start: yourself or your bot",
         description="The participants entered after it move up one place (their index). The "
-                    "organiser (or staff) may take out any entry.",
+                    "organiser (or staff) may take out any entry (a person's by `user`).",
         parameters=[TOURNAMENT_ID, LeaveSerializer], request=None,
-        responses={204: None, 401: E401, 403: E403, 409: E409, 429: E429,
+        responses={204: None, 401: E401, 409: E409, 429: E429,
+                   403: error_response("Not your bot, or someone else's entry.",
+                                       ("not_your_bot", ("webhook bot 7 is not yours: only its "
+                                                         "owner enters it"), None),
+                                       ("not_your_tournament", ("only the tournament's "
+                                        "organiser (or staff) takes out someone else's entry; "
+                                        "leave with your own"), None)),
                    400: error_response("Not open for entries.",
                                        ("entries_closed", ("this tournament is not open for "
                                                            "entries: ..."), None)),

@@ -185,6 +185,10 @@ class TournamentListCreateApi(APIView):
         status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
         organiser = serializers.CharField(required=False, max_length=150,
                                           help_text="The organiser's username.")
+        taking_entries = serializers.BooleanField(
+            required=False, allow_null=True,  # absent: None (DRF reads it as False else)
+            help_text="true: only those open for entries and not started (POST "
+                      ".../entries/ to enter); false: only the others.")
 
     class InputSerializer(fields.StrictSerializer):
         name = serializers.CharField(max_length=100)
@@ -210,8 +214,9 @@ class TournamentListCreateApi(APIView):
                                       "from then on; the tournament is over once the last in "
                                       "flight ends. " + dates.BOUNDS_HELP)
         participants = TournamentParticipantSpecSerializer(
-            many=True, max_length=1000,
-            help_text="In entry order. How many a tournament takes (at least 2 and the table "
+            many=True, max_length=1000, required=False, default=list,
+            help_text="In entry order (default none: a tournament open for entries may start "
+                      "empty). How many a tournament takes (at least 2 and the table "
                       "size, at most TOURNAMENT_MAX_PARTICIPANTS) is checked with the rest "
                       "(bad_tournament). A reference bot may be entered many times; a webhook "
                       "bot or a person once.")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
-from django_filters import CharFilter, FilterSet, NumberFilter
+from django_filters import BooleanFilter, CharFilter, FilterSet, NumberFilter
 
 
 class TournamentFilter(FilterSet):
@@ -16,6 +16,12 @@ class TournamentFilter(FilterSet):
     status = CharFilter()
     #: The organiser's username.
     organiser = CharFilter(field_name="organiser__username")
+    #: Open for entries and not started (``Tournament.taking_entries``), or not.
+    taking_entries = BooleanFilter(method="by_entries")
+
+    def by_entries(self, queryset: QuerySet[Any], name: str, value: bool) -> QuerySet[Any]:
+        taking = Q(entries_open=True, status="scheduled")
+        return queryset.filter(taking if value else ~taking)
 
 
 class TournamentMatchFilter(FilterSet):
