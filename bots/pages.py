@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.forms import show_refusal
-from games.links import SeriesLink, rating_history
+from games.links import SeriesLink, bot_standings, rating_history
 from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
@@ -114,6 +114,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     context: dict[str, Any] = {
         "bot": bot, "owner": owner, "stats": selectors.bot_stats(bot=bot),
         "chart": latency_chart(bot), "ratings": rating_charts(bot),
+        "ladders": bot_standings("webhook", str(bot.pk), bot.games, owner),
         "matches": [{"seat": seat, "rank": selectors.seat_rank(seat),
                      "forfeited": _forfeited(seat), **row} for seat, row in zip(seats, rows)],
     }

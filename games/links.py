@@ -82,5 +82,36 @@ def rating_history(kind: str, bot: str) -> dict[str, list[tuple[datetime, float]
     return found
 
 
-__all__ = ["SeriesLink", "rating_history", "register_person_series",
-           "register_rating_history", "register_series_links", "series_links", "series_of"]
+@dataclass(frozen=True)
+class BotStanding:
+    """Where a bot stands in an app's always-on series (a game's ladder), for its page."""
+
+    text: str
+    url: str
+    #: For its owner only ("" for others): why it is paused and what to do.
+    note: str = ""
+    #: For its owner only: the POST URL and button of a form that puts it on or takes it off.
+    action_url: str = ""
+    action_label: str = ""
+
+
+#: Given a seat kind and bot (as a seat names it), the games it plays and whether the one who
+#: looks owns it: where it stands.
+BotStandings = Callable[[str, str, Sequence[str], bool], list[BotStanding]]
+_BOT_STANDINGS: dict[str, BotStandings] = {}
+
+
+def register_bot_standings(name: str, standings: BotStandings) -> None:
+    """Show where a bot stands in an app's series on the bot's page; again replaces it."""
+    _BOT_STANDINGS[name] = standings
+
+
+def bot_standings(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[BotStanding]:
+    """Every registered app's standings of the bot."""
+    return [found for standings in _BOT_STANDINGS.values()
+            for found in standings(kind, bot, games, owner)]
+
+
+__all__ = ["BotStanding", "SeriesLink", "bot_standings", "rating_history",
+           "register_bot_standings", "register_person_series", "register_rating_history",
+           "register_series_links", "series_links", "series_of"]

@@ -20,6 +20,7 @@ class TournamentsConfig(AppConfig):
                                dispatch_uid="tournaments.match_finished")
         # A match's pages link it to its tournament or league night (games.links).
         from games.links import (
+            register_bot_standings,
             register_person_series,
             register_rating_history,
             register_series_links,
@@ -31,6 +32,8 @@ class TournamentsConfig(AppConfig):
         register_series_links(tournament.SERIES, pages.tournament_match_links)
         register_series_links(night_kind.SERIES, pages.league_hand_links)
         register_series_links(ladder_kind.SERIES, ladder_pages.ladder_match_links)
+        # A bot's page says where it stands on its games' ladders (and puts it on or off).
+        register_bot_standings("ladders", ladder_pages.bot_ladders)
         # A person's page lists the tournaments and leagues they play in or organise.
         register_person_series("tournaments", pages.person_series)
         # A bot's page draws its leaderboard rating over time.

@@ -39,3 +39,36 @@ def test_a_game_without_bots_on_its_ladder_says_how_to_join(client: Any) -> None
     html = client.get("/ladders/dot/").content.decode()
     assert "No bot on it yet" in html and "/api/ladders/dot/entries/" in html
     assert client.get("/ladders/chess/").status_code == 404
+
+
+def test_a_bot_page_says_where_it_stands_and_puts_it_on_or_off(
+        client: Any, alice: Any, bob: Any, monkeypatch: Any) -> None:
+    held = hold_tasks(monkeypatch, "tournaments.")
+    bot = webhook_bot(alice, name="climber")
+    page = f"/bots/{bot.pk}/"
+    assert "ladder" not in client.get(page).content.decode(), "nothing to show a visitor"
+    client.force_login(alice)
+    html = client.get(page).content.decode()
+    assert "Not on the Dice cup bluff ladder" in html
+    assert 'action="/ladders/dice_cup/enter/"' in html
+    response = client.post("/ladders/dice_cup/enter/", {"bot": bot.pk})
+    assert response.status_code == 302 and response["Location"] == page
+    entry = LadderEntry.objects.get(bot=str(bot.pk))
+    assert entry.left_at is None and held, "on it, its first matches queued"
+    html = client.get(page).content.decode()
+    assert "ladder: rank 1, rating" in html and 'action="/ladders/dice_cup/leave/"' in html
+    LadderEntry.objects.filter(pk=entry.pk).update(paused=True,
+                                                   paused_reason="forfeited 3 matches in a row")
+    html = client.get(page).content.decode()
+    assert "Paused: forfeited 3 matches in a row. Fix it, then put it back on." in html
+    client.force_login(bob)
+    html = client.get(page).content.decode()
+    assert "<h2>Ladders</h2>" not in html and "forfeited 3" not in html, "its owner's"
+    refused = client.post("/ladders/dice_cup/leave/", {"bot": bot.pk}, follow=True)
+    assert "not yours" in refused.content.decode()
+    assert LadderEntry.objects.get(pk=entry.pk).left_at is None
+    client.force_login(alice)
+    client.post("/ladders/dice_cup/enter/", {"bot": bot.pk})  # back on, fixed
+    assert not LadderEntry.objects.get(pk=entry.pk).paused
+    client.post("/ladders/dice_cup/leave/", {"bot": bot.pk})
+    assert LadderEntry.objects.get(pk=entry.pk).left_at is not None

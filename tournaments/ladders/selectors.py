@@ -79,6 +79,21 @@ def ladder_entries(*, ladder: Ladder | None) -> QuerySet[LadderEntry]:
             .order_by("-ordinal", "id"))
 
 
+def entry_rank(entry: LadderEntry) -> int:
+    """Its place in its ladder's standings (``entry`` annotated with ``ordinal``)."""
+    entries = ladder_entries(ladder=entry.ladder)
+    return 1 + entries.filter(Q(ordinal__gt=entry.ordinal) | Q(ordinal=entry.ordinal,
+                                                              id__lt=entry.id)).count()
+
+
+def bot_entries(*, kind: str, bot: str, games: Sequence[str]) -> dict[str, LadderEntry]:
+    """The bot's entries on the ladders of ``games`` (on them or left), by game, each with its
+    rating and ``ordinal``."""
+    found = (LadderEntry.objects.filter(kind=kind, bot=bot, ladder__game__in=list(games))
+             .select_related("ladder", "rating").annotate(ordinal=F("rating__ordinal")))
+    return {entry.ladder.game: entry for entry in found}
+
+
 def _after(entries: QuerySet[LadderEntry], entry: LadderEntry) -> QuerySet[LadderEntry]:
     return entries.filter(Q(ordinal__lt=entry.ordinal) | Q(ordinal=entry.ordinal,
                                                            id__gt=entry.id))

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
-from games.engine import get_game
-from games.links import SeriesLink
+from games.engine import game_ids, get_game
+from games.links import BotStanding, SeriesLink
 from games.models import Match
 from games.pages import match_rows
+from lib.errors import DomainError
 
 from ..errors import GameNotFound
-from ..ladders import selectors
+from ..ladders import selectors, services
 from ..models import LadderMatch
 
 #: Standings a page.
@@ -53,3 +57,58 @@ def ladder_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
     return {match: SeriesLink(f"{get_game(game).name} ladder, match {number + 1}",
                               reverse("ladder-page", args=[game]))
             for match, game, number in rows}
+
+
+def bot_ladders(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[BotStanding]:
+    """Where a bot stands on the ladders of the games it plays, for its owner on its page
+    (``games.links``): its rank and rating where it is on one, whether it is paused and why,
+    and a button that puts it on, back on, or takes it off. Nothing (and no query) for
+    anyone else: the public page stays as cheap as it was; the ladders' pages are public."""
+    if not owner:
+        return []
+    games = [game for game in games if game in game_ids()]
+    entries = selectors.bot_entries(kind=kind, bot=bot, games=games)
+    found = []
+    for game in games:
+        entry, name = entries.get(game), get_game(game).name
+        url = reverse("ladder-page", args=[game])
+        join = reverse("ladder-enter", args=[game])
+        if entry is None or entry.left_at is not None:
+            found.append(BotStanding(f"Not on the {name} ladder", url, action_url=join,
+                                     action_label="Put it on the ladder"))
+            continue
+        rating = entry.rating
+        text = (f"On the {name} ladder: rank {selectors.entry_rank(entry)}, rating "
+                f"{rating.ordinal:.1f} over {rating.matches} rated matches"
+                + (", paused" if entry.paused else ""))
+        if entry.paused:
+            found.append(BotStanding(text, url, note=f"Paused: {entry.paused_reason}. Fix it, "
+                                                     f"then put it back on.",
+                                     action_url=join, action_label="Put it back on"))
+        else:
+            found.append(BotStanding(text, url, action_url=reverse("ladder-leave", args=[game]),
+                                     action_label="Take it off the ladder"))
+    return found
+
+
+@login_required
+@require_POST
+def ladder_enter(request: HttpRequest, game: str, leave: bool = False) -> HttpResponse:
+    """Put a bot of yours on a game's ladder, back on it, or (``leave``) take it off, from its
+    page (``POST /api/ladders/{game}/entries/`` and ``DELETE``); back to the bot's page."""
+    bot = request.POST.get("bot", "")
+    if not bot.isdigit():
+        raise Http404("no such bot")
+    try:
+        if leave:
+            services.ladder_leave(game=game, user=request.user, bot=bot)
+            messages.success(request, f"Off the {get_game(game).name} ladder.")
+        else:
+            services.ladder_join(game=game, user=request.user, bot=bot)
+            messages.success(request, f"On the {get_game(game).name} ladder: its first "
+                                      f"matches start within seconds.")
+    except GameNotFound:
+        raise Http404("no such game") from None
+    except DomainError as error:
+        messages.error(request, f"{error.detail} ({error.code})")
+    return redirect("bot-page", int(bot))
