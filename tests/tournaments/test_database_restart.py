@@ -210,23 +210,54 @@ def _shell(env: dict[str, str], code: str) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-def _report(env: dict[str, str], kind: str, series_id: int) -> dict:
-    for _ in range(20):  # right after a restart the first connection may fail
-        try:
-            return json.loads(_shell(env, REPORT[kind].format(sid=series_id)))
-        except AssertionError:
+class Reporter:
+    """One ``manage.py shell`` that reports a series each time it is asked (a line on its
+    stdin), instead of a new process of Django for every look: the waits below look twice a
+    second, and a new process costs a second of CPU the workers under test need."""
+
+    CODE = (
+        "import sys\nfrom django.db import Error, connection\n"
+        f"REPORT = {REPORT!r}\n"
+        "for line in sys.stdin:\n"
+        "    kind, sid = line.rsplit(' ', 1)\n"
+        "    try:\n"
+        "        exec(REPORT[kind].format(sid=int(sid)), {})\n"
+        "    except Error:  # the database is restarting: ask again\n"
+        "        connection.close()\n"
+        "        print('null')\n"
+        "    sys.stdout.flush()\n")
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "shell", "-c", self.CODE], cwd=ROOT, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True)
+
+    def report(self, kind: str, series_id: int) -> dict:
+        for _ in range(20):  # right after a restart the first connection may fail
+            self.process.stdin.write(f"{kind} {series_id}\n")
+            self.process.stdin.flush()
+            line = ""
+            while not line.startswith(("{", "null")):
+                line = self.process.stdout.readline()
+                assert line, "the reporter died"
+            if line.startswith("{"):
+                return json.loads(line)
             time.sleep(0.5)
-    raise AssertionError("could not read the tournament back")
+        raise AssertionError("could not read the series back")
 
+    def wait(self, kind: str, series_id: int, until, timeout: float) -> dict:
+        limit = time.monotonic() + timeout
+        while True:
+            report = self.report(kind, series_id)
+            if until(report):
+                return report
+            assert time.monotonic() < limit, f"timed out: {report}"
+            time.sleep(0.5)
 
-def _wait(env: dict[str, str], kind: str, series_id: int, until, timeout: float) -> dict:
-    limit = time.monotonic() + timeout
-    while True:
-        report = _report(env, kind, series_id)
-        if until(report):
-            return report
-        assert time.monotonic() < limit, f"timed out: {report}"
-        time.sleep(0.5)
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
 
 
 @pytest.mark.parametrize("series_kind", list(SETUP))
@@ -251,22 +282,24 @@ def test_a_database_restart_mid_series_loses_nothing(cluster, tmp_path, series_k
         sweeper = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", SWEEP],
                                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     urls = [bot.url for bot in bots]
+    reporter = Reporter(env)
     try:
         for queue in workers.run.QUEUES:
             workers.start(queue)
         setup = SETUP[series_kind]
         disturbed = json.loads(_shell(env, setup.format(urls=urls, name="disturbed")))
-        first = _wait(env, kind, disturbed,
+        first = reporter.wait(kind, disturbed,
                       lambda r: r["done"] >= (6 if timed else r["total"] // 4), 120)
         assert first["done"] < first["total"], "restarted before the end"
         cluster.restart()
-        after = _wait(env, kind, disturbed, lambda r: r["status"] == "finished", 240)
+        after = reporter.wait(kind, disturbed, lambda r: r["status"] == "finished", 240)
         if not timed:
             calm = json.loads(_shell(env, setup.format(urls=urls, name="calm")))
-            undisturbed = _wait(env, kind, calm, lambda r: r["status"] == "finished", 240)
+            undisturbed = reporter.wait(kind, calm, lambda r: r["status"] == "finished", 240)
     finally:
         sweeping = sweeper.poll() is None
         sweeper.kill()
+        reporter.stop()
         workers.stop()
         for bot in bots:
             bot.shutdown()
