@@ -215,7 +215,8 @@ class LadderEntriesApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(fields.StrictSerializer):
-        bot = serializers.IntegerField(min_value=1, help_text="Your webhook bot's id.")
+        bot = serializers.IntegerField(min_value=1, max_value=10**18 - 1,
+                                       help_text="Your webhook bot's id.")
 
     @extend_schema(
         tags=["ladders"], operation_id="ladders_entries_join",
