@@ -24,7 +24,7 @@ from datetime import timedelta
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import setup_bench  # noqa: E402
+from bench.common import setup_bench
 
 
 def main() -> None:
