@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .drawings.words import action_fields, value_words, words
+from .numbering import seat_word
 
 JSON = dict[str, Any]
 
@@ -86,5 +87,5 @@ def _value_order(value: Any) -> tuple[int, Any]:
 
 def _value_label(key: str, value: Any, names: Sequence[str]) -> str:
     if key in SEAT_FIELDS and isinstance(value, int) and 0 <= value < len(names):
-        return f"{names[value]} (seat {value})"
+        return f"{names[value]} ({seat_word(value)})"
     return value_words(value)

@@ -23,12 +23,18 @@ from .engine import get_game
 #: an entrant's names ("seat 1: ...", "participant 0: ...", "member 2 (bob) ...").
 OPTION_NAMED = re.compile(r"option '(\w+)'")
 INDEX_NAMED = re.compile(r"^(\w+) (\d+)\b")
+INDEX_PREFIX = re.compile(r"^\w+ \d+: ")
 
 
-def show_refusal(form: forms.BaseForm, error: DomainError, field: str | None = None) -> None:
+def show_refusal(form: forms.BaseForm, error: DomainError, field: str | None = None, *,
+                 drop_index: bool = False) -> None:
     """Add ``error`` to ``form`` at ``field`` (``None``: above the form), as ``detail
-    (code)``."""
-    form.add_error(field, ValidationError(f"{error.detail} ({error.code})", code=error.code))
+    (code)``. ``drop_index``: leave out the API's "seat 1: " at the start, which numbers
+    seats from 0 where the field's own label ("Seat 2") numbers them as people do."""
+    detail = error.detail
+    if drop_index and field is not None:
+        detail = INDEX_PREFIX.sub("", detail)
+    form.add_error(field, ValidationError(f"{detail} ({error.code})", code=error.code))
 
 
 def option_field(option: dict[str, Any]) -> forms.Field | None:

@@ -94,7 +94,8 @@ def new_match(request: HttpRequest) -> HttpResponse:
                 game=game, created_by=request.user, seats=specs, options=form.options(),
                 move_time_limit=form.cleaned_data["move_time_limit"], join=True)
         except DomainError as error:
-            show_refusal(form, error, refused_field(error, form.option_names, fields, "seat"))
+            show_refusal(form, error, refused_field(error, form.option_names, fields, "seat"),
+                         drop_index=True)
         else:
             return redirect("play-page", match.pk)
     return render(request, "games/new_match.html", {"game": get_game(game), "form": form})

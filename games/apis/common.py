@@ -51,4 +51,5 @@ class ActionField(schema.AnyGameActionField):
 MATCH_ID = OpenApiParameter("match_id", ID_SCHEMA, OpenApiParameter.PATH,
                             description="The match id.")
 SEAT = OpenApiParameter("seat", ID_SCHEMA, OpenApiParameter.PATH,
-                        description="Seat number, 0..players-1 (clockwise).")
+                        description="Seat number, 0..players-1 (clockwise). The API counts seats from 0; "
+                                    "the site's pages say \"seat 1\" for seat 0.")

@@ -11,6 +11,7 @@ from django.utils.safestring import SafeString
 
 from games.engine.dice_cup import POINTS
 
+from ..numbering import seat_word
 from .parts import area, bubble, dice, hidden_dice, join, phase, tag, token
 from .table import draw_table
 
@@ -35,7 +36,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
             cup = dice(view["dice"]) if view.get("dice") else hidden_dice(DICE_PER_ROLL)
             label = "dice, shown" if view.get("dice_revealed") else "cup"
             if call:
-                body.append(bubble(f"calls {call['number']} on seat {call['target']}"
+                body.append(bubble(f"calls {call['number']} on {seat_word(call['target'])}"
                                    + (" (its own chip)" if call["from_target"] else "")))
             body.append(area("cup", cup, label))
         body.append(area("chips", chips(view["chips"][s]), "chips"))
@@ -58,16 +59,16 @@ def _last(last: dict[str, Any], phase: str) -> str:
     """The last turn (in the give step, this one) as a sentence."""
     if last["kind"] == "trade":
         given = ", ".join(map(str, last["give"]))
-        return f"seat {last['roller']} traded chips {given} for chip {last['take']}"
-    said = (f"seat {last['roller']} called {last['number']} on seat {last['target']}, "
+        return f"{seat_word(last['roller'])} traded chips {given} for chip {last['take']}"
+    said = (f"{seat_word(last['roller'])} called {last['number']} on {seat_word(last['target'])}, "
             f"who said {last['answer']}: the call was "
             f"{'true' if last['truthful'] else 'a bluff'}")
     if last.get("scorer") is not None:
-        said += f"; seat {last['scorer']} takes chip {last['number']}"
+        said += f"; {seat_word(last['scorer'])} takes chip {last['number']}"
     if last.get("gave") is not None:
-        said += f"; seat {last['roller']} gives chip {last['gave']}"
+        said += f"; {seat_word(last['roller'])} gives chip {last['gave']}"
     elif phase == "give":
-        said += f"; seat {last['target']} keeps its chip and seat {last['roller']} gives it one"
+        said += f"; {seat_word(last['target'])} keeps its chip and {seat_word(last['roller'])} gives it one"
     return said
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from ..numbering import seat_word
 from .parts import area, backs, bubble, join, phase, stack, tag, token
 from .table import draw_table
 
@@ -53,7 +54,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
     for s in range(players):
         body = []
         if step and step["seat"] == s:
-            body.append(bubble(f"removes {step['count']} from seat {step['pool']}'s pool"))
+            body.append(bubble(f"removes {step['count']} from {seat_word(step['pool'])}'s pool"))
         if s == me and commit:
             body.append(bubble(format_html("commits star {}, shared {}", commit["star"],
                                            " ".join(commit["shared"]))))
@@ -91,7 +92,7 @@ def _middle(view: dict[str, Any]) -> SafeString:
         shared = [key for keys in last["shared"] for key in keys]
         parts.append(area("shared", cards(shared),
                           f"shared pool of round {last['round']}: {dots(last['shared_dots'])}"))
-        parts += [area("added", cards(added, "mini"), f"seat {seat} added to its pool: "
+        parts += [area("added", cards(added, "mini"), f"{seat_word(seat)} added to its pool: "
                        f"{dots(last['own_dots'][seat])}")
                   for seat, added in enumerate(last["pool_added"])]
         parts.append(area("scoring", join(tag(_scored(x)) for x in last["scoring"]),
@@ -102,5 +103,5 @@ def _middle(view: dict[str, Any]) -> SafeString:
 def _scored(line: dict[str, Any]) -> str:
     diffs = " vs ".join(map(str, line["differences"]))
     if line["outcome"] == "won":
-        return f"{line['colour']} {diffs}: seat {line['winner']} wins {line['tokens']}"
+        return f"{line['colour']} {diffs}: {seat_word(line['winner'])} wins {line['tokens']}"
     return f"{line['colour']} {diffs}: {line['outcome']}"

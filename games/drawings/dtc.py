@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from ..numbering import seat_word
 from .parts import EMPTY, area, backs, bubble, count_words, expand, face, join, phase, stack, tag
 from .table import draw_table
 
@@ -38,7 +39,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
         penalty = (area("penalty", cards(view["penalty"][s], "mini"),
                         f"penalty {view['penalty_sizes'][s]}")
                    if view["penalty_sizes"][s] else EMPTY)
-        said = bubble(f"offers seat {offer['to']}: {count_words(offer['count'], offer['value'])}"
+        said = bubble(f"offers {seat_word(offer['to'])}: {count_words(offer['count'], offer['value'])}"
                       ) if offer and offer["giver"] == s else EMPTY
         places.append(format_html("{}{}{}", said, hand, penalty))
         seat_tags.append([tag("first player")] if view["first_player"] == s else [])
@@ -51,16 +52,16 @@ def _middle(view: dict[str, Any]) -> SafeString:
     parts = [area("pile", stack(view["pile"], "draw pile"), "draw pile")]
     if offer:
         shown = cards(offer["cards"]) if "cards" in offer else backs(offer["count"], "offered")
-        parts.append(area("offer", shown, f"offer seat {offer['giver']} → seat {offer['to']}: "
+        parts.append(area("offer", shown, f"offer {seat_word(offer['giver'])} → {seat_word(offer['to'])}: "
                           f"{count_words(offer['count'], offer['value'])}"))
     if beat:
         parts.append(tag(f"to beat: {count_words(beat['count'], beat['value'])}", "claim"))
     if last:
         verdict = "true" if last["true"] else "a bluff"
         parts.append(area("last-call", cards(last["cards"]),
-                          f"seat {last['challenger']} called seat {last['giver']}'s "
+                          f"{seat_word(last['challenger'])} called {seat_word(last['giver'])}'s "
                           f"{count_words(last['count'], last['value'])}: {verdict}, "
-                          f"seat {last['taker']} takes them"))
+                          f"{seat_word(last['taker'])} takes them"))
     state = [phase(view)]
     if view.get("variant_2a"):
         state.append(tag("variant 2a"))

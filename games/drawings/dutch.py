@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from ..numbering import seat_word
 from .parts import BACK, area, bubble, face, join, phase, stack, tag, token
 from .table import draw_table
 
@@ -34,7 +35,7 @@ def said(name: str) -> str:
 
 
 def _slot(slot: dict[str, Any]) -> SafeString:
-    known = ", ".join(map(str, slot["known_by"])) or "nobody"
+    known = ", ".join(map(seat_word, slot["known_by"])) or "nobody"
     shown = card(slot["card"]) if slot["card"] is not None else BACK
     return format_html('<span class="slot" title="slot {}, known by {}">{}<small>#{}{}</small>'
                        '</span>', slot["slot"], known, shown, slot["slot"],

@@ -9,6 +9,7 @@ from typing import Any
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from ..numbering import seat_word
 from .parts import dice
 
 #: Keys every view has; the page shows them in its header instead.
@@ -47,8 +48,8 @@ def _value(key: str, value: Any, players: int) -> SafeString:
         if len(value) == players and players > 1 and any(
                 isinstance(v, (list, dict)) for v in value):
             return format_html('<table class="seats">{}</table>', format_html_join(
-                "", "<tr><th>seat {}</th><td>{}</td></tr>",
-                ((seat, _value(key, v, players)) for seat, v in enumerate(value))))
+                "", "<tr><th>{}</th><td>{}</td></tr>",
+                ((seat_word(seat), _value(key, v, players)) for seat, v in enumerate(value))))
         if all(not isinstance(v, (list, dict)) for v in value):
             return format_html_join(" ", '<span class="chip">{}</span>',
                                     ((_value(key, v, players),) for v in value)) or \

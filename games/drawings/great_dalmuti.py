@@ -11,6 +11,7 @@ from django.utils.safestring import SafeString
 
 from games.engine.great_dalmuti import KEY
 
+from ..numbering import seat_word
 from .parts import EMPTY, area, backs, bubble, expand, face, join, phase, tag, token
 from .table import draw_table
 
@@ -33,9 +34,9 @@ def cards(counts: dict[str, int], cls: str = "") -> SafeString:
 def _exchange(x: dict[str, Any]) -> str:
     """A public exchange record: a tax or a give-back, or the Merchant's choice."""
     if "merchant" in x:
-        with_ = "nobody" if x["with"] is None else f"seat {x['with']}"
-        return f"Merchant seat {x['merchant']} exchanges with {with_}"
-    return f"seat {x['from']} → seat {x['to']}: {x['count']} cards"
+        with_ = "nobody" if x["with"] is None else seat_word(x["with"])
+        return f"Merchant {seat_word(x['merchant'])} exchanges with {with_}"
+    return f"{seat_word(x['from'])} → {seat_word(x['to'])}: {x['count']} cards"
 
 
 def _answer(answer: dict[str, Any]) -> str:
@@ -44,7 +45,7 @@ def _answer(answer: dict[str, Any]) -> str:
         given = ", ".join(f"{n} × {rank}" for rank, n in answer["cards"].items())
         return f"gives back {given}"
     if answer.get("type") == "exchange":
-        return f"exchanges with seat {answer['with']}"
+        return f"exchanges with {seat_word(answer['with'])}"
     return str(answer.get("type", ""))
 
 
@@ -67,7 +68,7 @@ def draw(view: dict[str, Any], players: int, names: list[str] | None = None) -> 
         places.append(join([said, area("hand", hand, "hand"), area("points", scores, "points"),
                             *(area("exchange", format_html("{}{}", cards(x["gave"], "mini"),
                                                            cards(x["received"], "mini")),
-                                   f"gave {sum(x['gave'].values())} to seat {x['with']}, "
+                                   f"gave {sum(x['gave'].values())} to {seat_word(x['with'])}, "
                                    f"received {sum(x['received'].values())}")
                               for x in mine or ())]))
         tags = [tag(view["titles"][s], "title")]
@@ -84,18 +85,18 @@ def _middle(view: dict[str, Any]) -> SafeString:
     trick = view.get("trick")
     state = [tag(f"hand {view['hand_number']} of {view['hands']}"), phase(view)]
     if view.get("turn") is not None:
-        state.append(tag(f"turn: seat {view['turn']}"))
+        state.append(tag(f"turn: {seat_word(view['turn'])}"))
     if view["passes"]:
         state.append(tag(f"passes: {view['passes']}"))
     revolution = view.get("revolution")
     if revolution:
         kind = "greater revolution" if revolution.get("greater") else "revolution"
-        state.append(tag(f"{kind} by seat {revolution['seat']}", "claim"))
+        state.append(tag(f"{kind} by {seat_word(revolution['seat'])}", "claim"))
     if view.get("automatic_revolution"):
         state.append(tag("automatic revolution", "claim"))
     parts = [area("trick", cards(trick["cards"]) if trick else
                   format_html('<span class="muted">{}</span>', "a lead is due"),
-                  f"trick of seat {trick['seat']}" if trick else "trick")]
+                  f"trick of {seat_word(trick['seat'])}" if trick else "trick")]
     if view["exchanges"]:
         parts.append(area("exchanges", join(tag(_exchange(x)) for x in view["exchanges"]),
                           "exchanges this hand"))

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from ..numbering import seat_word
 from .generic import HEADER_KEYS, view_html
 from .parts import tag
 
@@ -69,7 +70,7 @@ def _place(view: dict[str, Any], seat: int, body: SafeString, extra: Sequence[Sa
     tags.extend(extra)
     name = names[seat] if names and seat < len(names) else ""
     return format_html(
-        '<section class="{}" data-seat="{}"><header><strong>seat {}</strong>{}{}</header>'
-        '{}</section>', classes, seat, seat,
+        '<section class="{}" data-seat="{}"><header><strong>{}</strong>{}{}</header>'
+        '{}</section>', classes, seat, seat_word(seat).capitalize(),
         format_html(' <span class="name">{}</span>', name) if name else "",
         format_html_join("", " {}", ((t,) for t in tags)), body)

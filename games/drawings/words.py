@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..driver import EntryKind
+from ..numbering import seat_word
 
 JSON = dict[str, Any]
 
@@ -63,8 +64,20 @@ BUTTONS: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
+#: Action fields that hold a seat (0-based in the API): a button says "target seat 2".
+SEAT_KEYS = frozenset({"target", "seat", "player", "to", "with", "pool", "from"})
+
+
 def action_fields(action: JSON) -> str:
-    return " · ".join(f"{words(k)} {value_words(v)}" for k, v in action.items() if k != "type")
+    return " · ".join(f"{words(k)} {_field_words(k, v)}" for k, v in action.items()
+                      if k != "type")
+
+
+def _field_words(key: str, value: Any) -> str:
+    """A seat field as a person numbers seats (``games.numbering``), any other as its value."""
+    if key in SEAT_KEYS and isinstance(value, int) and not isinstance(value, bool):
+        return seat_word(value)
+    return value_words(value)
 
 
 def words(name: str) -> str:
@@ -73,11 +86,12 @@ def words(name: str) -> str:
 
 def value_words(value: Any) -> str:
     """A field's value as a person reads it (house rule G-6): a face-down card's slot handle
-    as "seat 1 slot 2", equal-rank cards given as counts as the cards ("4 ×2, joker"), a list
+    as "seat 1 slot 2" (seats numbered from 1, ``games.numbering``), equal-rank cards given as counts as the cards ("4 ×2, joker"), a list
     as its items."""
     if isinstance(value, dict):
         if value.keys() <= {"seat", "slot"}:
-            return " ".join(f"{k} {value_words(v)}" for k, v in value.items())
+            return " ".join(_field_words(k, v) if k == "seat" else f"{k} {value_words(v)}"
+                            for k, v in value.items())
         return ", ".join(f"{rank} ×{count}" if count != 1 else str(rank)
                          for rank, count in value.items())
     if isinstance(value, list):
@@ -92,7 +106,7 @@ def _cards(counts: Mapping[str, int]) -> str:
 
 
 def _seat(names: Sequence[str], seat: Any) -> str:
-    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+    return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else seat_word(seat)
 
 
 def _slot(names: Sequence[str], slot: Mapping[str, Any]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import template
 
+from games import numbering
 from games.engine import BadOptions, get_game
 
 register = template.Library()
@@ -18,3 +19,10 @@ def game_name(game_id: str) -> str:
         return get_game(game_id).name
     except BadOptions:
         return game_id
+
+
+@register.filter
+def seat_number(seat: int) -> int:
+    """``{{ seat.number|seat_number }}``: the seat as people number it, from 1
+    (``games.numbering``); the API's ``seat`` fields stay 0-based."""
+    return numbering.seat_number(int(seat))

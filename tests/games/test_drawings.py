@@ -231,7 +231,7 @@ def test_dice_cup_dice_show_only_where_the_view_holds_them(players: int, seed: i
                 assert not DIE.findall(cup) and cup.count('class="die hidden"') == 3
                 assert len(DIE.findall(html)) == len(last), "no die face beyond the last turn's"
             if view["call"]:
-                assert f"calls {view['call']['number']} on seat {view['call']['target']}" in \
+                assert f"calls {view['call']['number']} on seat {view['call']['target'] + 1}" in \
                     place(html, view["roller"])
     assert hidden > 10
 

@@ -101,7 +101,7 @@ def test_a_long_list_of_actions_is_grouped_by_type_with_readable_labels() -> Non
     labels = [a["label"] for g in groups for a in g["actions"]]
     assert labels[0] == "call" and labels[1] == "cards 2, joker · value 1"
     assert labels[2] == "cards 2 ×2, joker · value 2"
-    assert labels[-2:] == ["cards 4 ×2", "a seat 0 slot 1 · b seat 1 slot 0"]
+    assert labels[-2:] == ["cards 4 ×2", "a seat 1 slot 1 · b seat 2 slot 0"]
     assert groups[2]["label"] == "give back"
     assert not any(c in label for label in labels for c in '{}"'), "words, not JSON"
 
@@ -130,7 +130,8 @@ def test_a_long_group_is_built_from_its_cards_and_values() -> None:
     assert built["first"]["json"] == '{"cards":{"2":1},"type":"offer","value":1}'
     calls = [{"type": "call", "target": t, "number": n} for t in (1, 2) for n in range(3, 8)]
     target, number = builder("call", calls, names=["me", "ann", "bob"])["fields"]
-    assert [o["label"] for o in target["options"]] == ["ann (seat 1)", "bob (seat 2)"]
+    assert [o["label"] for o in target["options"]] == ["ann (seat 2)", "bob (seat 3)"], \
+        "seats as people number them"
     assert len(number["options"]) == 5 and "cards" not in number
     assert builder("jack", [{"type": "jack", "a": 1}, {"type": "jack", "b": 2}]) is None
 
@@ -157,7 +158,7 @@ def test_buttons_use_the_games_words_and_say_what_they_do() -> None:
     assert action_label({"type": "discard", "cards": {"040": 1}}, "dot") == \
         "discard from your opponent's pool: cards 040"
     assert action_label({"type": "replace", "slot": {"seat": 1, "slot": 2}}, "dutch") == \
-        "keep it in place of: slot seat 1 slot 2"
+        "keep it in place of: slot seat 2 slot 2"
     assert action_label({"type": "done"}, "dice_cup") == "done", "another game's words"
     assert action_hint({"type": "offer"}, "dtc") == ""
     [group] = action_groups([{"type": "give_back", "cards": {"4": n}} for n in (1, 2)],
