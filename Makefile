@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test setup bench clean
+.PHONY: run ladder test setup bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is required")'
@@ -20,6 +20,14 @@ setup: $(STAMP)
 
 ## Set up, migrate, and start the web server, one Celery worker and beat (Ctrl-C stops all).
 run: $(STAMP)
+	$(BIN)/python scripts/run.py
+
+## A local ladder to try a bot on (docs/ladder.md): the reference bots join dice cup's ladder,
+## then everything `make run` starts; put your bot on with POST /api/ladders/dice_cup/entries/
+## ({"bot": id}), or from its page. The reference pair plays its day's cap, then waits for you.
+ladder: $(STAMP)
+	$(BIN)/python manage.py migrate --verbosity 0
+	$(BIN)/python manage.py ladder join dice_cup --reference heuristic --reference random
 	$(BIN)/python scripts/run.py
 
 ## Set up, lint (ruff, and import-linter's layers: [tool.ruff] and [tool.importlinter] in
