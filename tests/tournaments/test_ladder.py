@@ -35,6 +35,7 @@ from tournaments.models import (
 )
 from tournaments.runner import loop
 from tournaments.scheduling.matchmaking import Entrant, Policy
+from tournaments.scoring import leaderboard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -158,6 +159,15 @@ def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
     assert [m["number"] for m in rest["results"]] == [6, 5, 4, 3, 2]
     ladder_page = client.get("/ladders/dice_cup/").content.decode()
     assert ladder_page.count(f'href="/matches/{played[-1].match_id}/"') >= 1
+
+    def board() -> list[tuple[Any, ...]]:
+        return list(LeaderboardEntry.objects.order_by("pk").values_list(
+            "pk", "ref", "mu", "sigma", "matches", "last_played_at"))
+
+    before, points = board(), RatingPoint.objects.count()
+    assert leaderboard.rebuild() == 12, "ladder matches are replayed too"
+    assert board() == before and RatingPoint.objects.count() == points, \
+        "the same board, in the same rows the entries point at"
 
 
 @pytest.mark.parametrize("cap", [1, 2])
