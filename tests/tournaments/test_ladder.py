@@ -24,7 +24,7 @@ from tests.helpers.tasks import hold_tasks, run_tasks
 from tournaments import runner
 from tournaments.formats import PlannedMatch, SeriesState, get_format
 from tournaments.ladders import services
-from tournaments.ladders.errors import NotOnLadder, NotYourLadderBot
+from tournaments.ladders.errors import BadLadder, NotOnLadder, NotYourLadderBot
 from tournaments.ladders.kind import entrant_of
 from tournaments.models import (
     Ladder,
@@ -289,6 +289,30 @@ def test_a_bot_that_cannot_be_seated_is_paused_and_resumes_when_it_can(
     entry.refresh_from_db()
     assert not entry.paused
     assert any(row.match_id for row in finished(ladder))
+
+
+def test_a_ladder_of_three_seats_plays_tables_of_three_beside_the_first(
+        bots: Bots, owned: Any, inline_tasks: Any) -> None:
+    """A game's ladder at another table size: its own entries and matches, the one rating."""
+    names = [owned(n) for n in ("heuristic-a", "random-a", "random-b")]
+    for name in names:
+        services.ladder_join(game="dice_cup", user=None, bot=name, kind=KIND, seats=3)
+    ladder = Ladder.objects.get(game="dice_cup", seats=3)
+    played = finished(ladder)
+    assert len(played) == ladder.pair_cap_per_day, "each table holds every pair: its cap"
+    assert all(len(row.seats) == 3 and sorted(row.ranks) != [1, 1, 1] for row in played)
+    assert not Ladder.objects.filter(game="dice_cup", seats=2).exists(), "the first untouched"
+    join(names[0])  # the same bot on the two-seat ladder too: one rating for both
+    two = Ladder.objects.get(game="dice_cup", seats=2)
+    assert LadderEntry.objects.get(ladder=two).rating_id == LadderEntry.objects.get(
+        ladder=ladder, bot=names[0]).rating_id
+    rating = LeaderboardEntry.objects.get(game="dice_cup", kind=KIND, ref=names[0])
+    assert rating.matches == len(played)
+    with pytest.raises(NotOnLadder):
+        services.ladder_leave(game="dice_cup", user=None, bot=names[1], kind=KIND)
+    services.ladder_leave(game="dice_cup", user=None, bot=names[1], kind=KIND, seats=3)
+    with pytest.raises(BadLadder):
+        services.ladder_join(game="dot", user=None, bot=names[1], kind=KIND, seats=3)
 
 
 def test_two_bots_of_one_owner_never_meet(bots: Bots, owned: Any, make_user: Any,

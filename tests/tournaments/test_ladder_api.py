@@ -165,3 +165,22 @@ def test_the_schema_documents_the_ladder_endpoints(anon_api: Any) -> None:
 def test_a_ladders_matches_list_is_empty_before_any_and_404_for_no_game(anon_api: Any) -> None:
     assert anon_api.get("/api/ladders/dot/matches/").json()["results"] == []
     assert anon_api.get("/api/ladders/chess/matches/").json()["code"] == "game_not_found"
+
+
+def test_a_ladder_of_another_table_size_by_seats(alice: Any, alice_api: Any,
+                                                 anon_api: Any) -> None:
+    bot = webhook_bot(alice)
+    joined = alice_api.post(entries_url(), {"bot": bot.pk, "seats": 4}, format="json")
+    assert joined.status_code == 201 and joined.json()["seats"] == 4
+    four = anon_api.get("/api/ladders/dice_cup/", {"seats": 4}).json()
+    assert (four["seats"], four["entrants"]) == (4, 1) and len(four["standings"]) == 1
+    first = anon_api.get("/api/ladders/dice_cup/").json()
+    assert (first["seats"], first["entrants"], first["standings"]) == (2, 0, [])
+    listed = [(row["game"], row["seats"]) for row in anon_api.get("/api/ladders/").json()]
+    assert listed.index(("dice_cup", 4)) == listed.index(("dice_cup", 2)) + 1
+    refused = anon_api.get("/api/ladders/dot/", {"seats": 4}).json()
+    assert refused["code"] == "bad_ladder" and "2 players" in refused["detail"]
+    assert anon_api.get("/api/ladders/dot/", {"seats": 9}).json()["code"] == "invalid"
+    assert alice_api.delete(f"{entries_url()}{bot.pk}/").json()["code"] == "not_on_ladder"
+    left = alice_api.delete(f"{entries_url()}{bot.pk}/?seats=4")
+    assert left.status_code == 200 and left.json()["left_at"]

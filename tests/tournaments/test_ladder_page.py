@@ -72,3 +72,10 @@ def test_a_bot_page_says_where_it_stands_and_puts_it_on_or_off(
     assert not LadderEntry.objects.get(pk=entry.pk).paused
     client.post("/ladders/dice_cup/leave/", {"bot": bot.pk})
     assert LadderEntry.objects.get(pk=entry.pk).left_at is not None
+    client.post("/ladders/dice_cup/enter/?seats=4", {"bot": bot.pk})  # another table size
+    html = client.get(page).content.decode()
+    assert "On the Dice cup bluff (4 seats) ladder: rank 1" in html
+    assert 'action="/ladders/dice_cup/leave/?seats=4"' in html
+    assert "Not on the Dice cup bluff ladder" in html, "and the first, still offered"
+    assert "of 4 seats" in client.get("/ladders/dice_cup/?seats=4").content.decode()
+    assert client.get("/ladders/dot/?seats=4").status_code == 404

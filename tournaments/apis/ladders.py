@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from games import fields
 from games.seats import bot_reference
-from lib.api import E400, E401, E429, error_response, name_nested_serializers
+from lib.api import E401, E429, error_response, name_nested_serializers, valid_query
 
 from ..ladders import selectors, services
 from ..models import LadderEntry
@@ -22,10 +22,27 @@ from .common import entrant_name_field
 
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                         description="Engine game id.")
+SEATS = OpenApiParameter("seats", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                         description="The ladder's table size (default: two seats where the "
+                                     "game allows them, else its smallest).")
+
+
+class SeatsQuerySerializer(serializers.Serializer):
+    seats = serializers.IntegerField(required=False, min_value=2, max_value=8)
+
+
+def seats_asked(request: Request) -> int | None:
+    """The ``?seats=`` of a request (a 400 ``invalid`` if it is no table size)."""
+    return valid_query(SeatsQuerySerializer, request).get("seats")
+
+
 CURSOR = OpenApiParameter("cursor", OpenApiTypes.STR, OpenApiParameter.QUERY,
                           description="From `next` or `previous`.")
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
                          description="Rows a page (1 to 200, default 50).")
+E400_SEATS = error_response("A table size the game is not played at, or malformed.", (
+    "bad_ladder", "dot is played by 2 players: it has no ladder of 4 seats", None),
+    ("invalid", "seats: Ensure this value is less than or equal to 8.", None))
 E404_GAME = error_response("No such game.", ("game_not_found",
                                              "no game 'chess' (have: dtc, dot, ...)", None))
 E403 = error_response("Not your bot.", (
@@ -86,6 +103,7 @@ class LadderStandingSerializer(serializers.Serializer):
 class LadderEntrySerializer(serializers.Serializer):
     entry = serializers.IntegerField(source="pk")
     game = serializers.CharField(source="ladder.game")
+    seats = serializers.IntegerField(source="ladder.seats", help_text="The ladder's table.")
     kind = serializers.CharField()
     bot = serializers.SerializerMethodField()
     joined_at = serializers.DateTimeField()
@@ -130,16 +148,17 @@ class LadderDetailApi(APIView):
                     "rating with its interval, the rated matches it rests on, its last, and the "
                     "probability that it is ahead of the next. Pages follow `next` and "
                     "`previous` (a cursor; `limit` 1 to 200, default 50).",
-        parameters=[GAME, CURSOR, LIMIT],
-        responses={200: OutputSerializer, 404: E404_GAME, 400: E400, 429: E429},
+        parameters=[GAME, SEATS, CURSOR, LIMIT],
+        responses={200: OutputSerializer, 404: E404_GAME, 400: E400_SEATS, 429: E429},
     )
     def get(self, request: Request, game: str) -> Response:
-        ladder = selectors.ladder_get(game=game)
+        seats = seats_asked(request)
+        ladder = selectors.ladder_get(game=game, seats=seats)
         entries = selectors.ladder_entries(ladder=ladder)
         paginator = StandingsCursor()
         page = paginator.paginate_queryset(entries, request, view=self) or []
         viewer = request.user if request.user.is_authenticated else None
-        body = {**selectors.ladder_summary(game=game, ladder=ladder),
+        body = {**selectors.ladder_summary(game=game, ladder=ladder, seats=seats),
                 "next": paginator.get_next_link(), "previous": paginator.get_previous_link(),
                 "standings": selectors.standings_rows(entries=entries, page=page,
                                                       viewer=viewer)}
@@ -191,14 +210,14 @@ class LadderMatchesApi(APIView):
         description="Each with its seats (entries, named), places once finished, forfeits "
                     "and the games match to replay (`/api/matches/{id}/log/`). Pages follow "
                     "`next` and `previous` (a cursor; `limit` 1 to 200, default 50).",
-        parameters=[GAME, CURSOR, LIMIT],
-        responses={200: PageSerializer, 404: E404_GAME, 400: E400, 429: E429},
+        parameters=[GAME, SEATS, CURSOR, LIMIT],
+        responses={200: PageSerializer, 404: E404_GAME, 400: E400_SEATS, 429: E429},
     )
     def get(self, request: Request, game: str) -> Response:
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(
-            selectors.ladder_matches(ladder=selectors.ladder_get(game=game)), request,
-            view=self) or []
+        ladder = selectors.ladder_get(game=game, seats=seats_asked(request))
+        page = paginator.paginate_queryset(selectors.ladder_matches(ladder=ladder), request,
+                                           view=self) or []
         return paginator.get_paginated_response(
             LadderMatchSerializer(selectors.match_rows(page=page), many=True).data)
 
@@ -208,6 +227,7 @@ E400_ENTRY = error_response(
     ("bad_ladder_entry", ("bot 7 is disabled: a ladder seats bots any match may seat (public, "
                           "enabled, through their handshake, playing dice_cup); fix it on its "
                           "page, then join again"), None),
+    ("bad_ladder", "dot is played by 2 players: it has no ladder of 4 seats", None),
     ("invalid", "bot: This field is required.", None))
 
 
@@ -217,6 +237,10 @@ class LadderEntriesApi(APIView):
     class InputSerializer(fields.StrictSerializer):
         bot = serializers.IntegerField(min_value=1, max_value=10**18 - 1,
                                        help_text="Your webhook bot's id.")
+        seats = serializers.IntegerField(
+            required=False, min_value=2, max_value=8,
+            help_text="The ladder's table size (default: two seats where the game allows "
+                      "them, else its smallest).")
 
     @extend_schema(
         tags=["ladders"], operation_id="ladders_entries_join",
@@ -237,7 +261,8 @@ class LadderEntriesApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         entry, changed = services.ladder_join(game=game, user=request.user,
-                                              bot=str(data.validated_data["bot"]))
+                                              bot=str(data.validated_data["bot"]),
+                                              seats=data.validated_data.get("seats"))
         return Response(LadderEntrySerializer(entry).data,
                         status=status.HTTP_201_CREATED if changed else status.HTTP_200_OK)
 
@@ -251,15 +276,18 @@ class LadderEntryLeaveApi(APIView):
         description="No new match seats it; its matches in play end as they would and count. "
                     "Its rating stays (the game's leaderboard).",
         parameters=[GAME, OpenApiParameter("bot", OpenApiTypes.INT, OpenApiParameter.PATH,
-                                           description="Your webhook bot's id.")],
+                                           description="Your webhook bot's id."), SEATS],
         request=None,
-        responses={200: LadderEntrySerializer, 401: E401, 403: E403, 429: E429,
+        responses={200: LadderEntrySerializer, 400: E400_SEATS, 401: E401, 403: E403,
+                   429: E429,
                    404: error_response("No such game or bot, or not on the ladder.", (
-                       "not_on_ladder", "webhook bot 7 is not on the dice_cup ladder", None),
+                       "not_on_ladder", ("webhook bot 7 is not on the dice_cup ladder of 2 "
+                                         "seats"), None),
                        ("bot_not_found", "no webhook bot 99", None))},
     )
     def delete(self, request: Request, game: str, bot: int) -> Response:
-        entry = services.ladder_leave(game=game, user=request.user, bot=str(bot))
+        entry = services.ladder_leave(game=game, user=request.user, bot=str(bot),
+                                      seats=seats_asked(request))
         return Response(LadderEntrySerializer(entry).data)
 
 

@@ -23,3 +23,9 @@ class BadLadderEntry(DomainError):
 
 class NotOnLadder(DomainError):
     code, status, default_detail = "not_on_ladder", 404, "The bot is not on this ladder."
+
+
+class BadLadder(DomainError):
+    """No ladder of that table size: the game is not played by so many."""
+
+    code, status, default_detail = "bad_ladder", 400, "The game has no such ladder."

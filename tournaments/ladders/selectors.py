@@ -26,17 +26,19 @@ JSON = dict[str, Any]
 INTERVAL_SIGMAS = 1.96
 
 
-def ladder_get(*, game: str) -> Ladder | None:
-    """The game's ladder, None if no bot has joined it yet; ``GameNotFound`` for a game the
-    engine does not have."""
+def ladder_get(*, game: str, seats: int | None = None) -> Ladder | None:
+    """The game's ladder of ``seats`` (default: its first, ``services.ladder_seats``), None if
+    no bot has joined it yet; ``GameNotFound`` for a game the engine does not have,
+    ``BadLadder`` for a table it is not played at."""
     if game not in game_ids():
         raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
-    return Ladder.objects.filter(game=game, seats=ladder_seats(game)).first()
+    return Ladder.objects.filter(game=game, seats=ladder_seats(game, seats)).first()
 
 
 def ladder_list() -> list[JSON]:
-    """Every game's ladder, in the engine's order of games; a game no bot has joined yet is
-    listed with nothing on it (its ladder is made by the first join)."""
+    """Every game's ladder, in the engine's order of games: its first (a game no bot has
+    joined yet is listed with nothing on it: its ladder is made by the first join), then any
+    other table size a bot was put on, smallest first."""
     stored = {(ladder.game, ladder.seats): ladder for ladder in Ladder.objects.annotate(
         entrants=Count("entries", filter=Q(entries__left_at__isnull=True), distinct=True))}
     counts = {(ladder_id, status): n for ladder_id, status, n in
@@ -44,17 +46,19 @@ def ladder_list() -> list[JSON]:
               .annotate(n=Count("matches")).values_list("pk", "matches__status", "n")}
     out = []
     for game in game_ids():
-        ladder = stored.get((game, ladder_seats(game)))
-        out.append(ladder_summary(game=game, ladder=ladder, counts=counts))
+        first = ladder_seats(game)
+        out.append(ladder_summary(game=game, ladder=stored.get((game, first)), counts=counts))
+        out += [ladder_summary(game=game, ladder=stored[key], counts=counts)
+                for key in sorted(stored) if key[0] == game and key[1] != first]
     return out
 
 
-def ladder_summary(*, game: str, ladder: Ladder | None,
+def ladder_summary(*, game: str, ladder: Ladder | None, seats: int | None = None,
                    counts: dict[tuple[int, str], int] | None = None) -> JSON:
     """A ladder's figures: entrants on it (paused ones too), matches played and in play."""
     if ladder is None:
-        return {"game": game, "seats": ladder_seats(game), "started_at": None, "entrants": 0,
-                "matches": 0, "in_flight": 0, "max_in_flight": None,
+        return {"game": game, "seats": ladder_seats(game, seats), "started_at": None,
+                "entrants": 0, "matches": 0, "in_flight": 0, "max_in_flight": None,
                 "pair_cap_per_day": None}
     if counts is None:
         counts = {(ladder.pk, status): n for status, n in ladder.matches.values_list("status")
@@ -86,12 +90,13 @@ def entry_rank(entry: LadderEntry) -> int:
                                                               id__lt=entry.id)).count()
 
 
-def bot_entries(*, kind: str, bot: str, games: Sequence[str]) -> dict[str, LadderEntry]:
-    """The bot's entries on the ladders of ``games`` (on them or left), by game, each with its
-    rating and ``ordinal``."""
+def bot_entries(*, kind: str, bot: str, games: Sequence[str]
+                ) -> dict[tuple[str, int], LadderEntry]:
+    """The bot's entries on the ladders of ``games`` (on them or left), by (game, seats),
+    each with its rating and ``ordinal``."""
     found = (LadderEntry.objects.filter(kind=kind, bot=bot, ladder__game__in=list(games))
              .select_related("ladder", "rating").annotate(ordinal=F("rating__ordinal")))
-    return {entry.ladder.game: entry for entry in found}
+    return {(entry.ladder.game, entry.ladder.seats): entry for entry in found}
 
 
 def _after(entries: QuerySet[LadderEntry], entry: LadderEntry) -> QuerySet[LadderEntry]:

@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine import game_ids, get_game
+from games.engine.base import players_range
 from games.engine.rng import new_secret
 from games.errors import BadSeats
 from games.seats import REFERENCE, get_seat_kind
@@ -22,15 +23,22 @@ from ..errors import GameNotFound
 from ..models import Ladder, LadderEntry, LeaderboardEntry
 from ..runner import kinds
 from ..scoring.leaderboard import MODEL
-from .errors import BadLadderEntry, LadderBotNotFound, NotOnLadder, NotYourLadderBot
+from .errors import BadLadder, BadLadderEntry, LadderBotNotFound, NotOnLadder, NotYourLadderBot
 from .kind import SERIES
 
 
-def ladder_seats(game: str) -> int:
-    """The table size of a game's ladder: two seats where the game allows them (a pair's
-    result is the clearest comparison), else its smallest table."""
+def ladder_seats(game: str, seats: int | None = None) -> int:
+    """The table size of a game's ladder: ``seats`` if the game is played by so many
+    (``BadLadder`` if not), by default two seats where the game allows them (a pair's result is
+    the clearest comparison), else its smallest table."""
     engine = get_game(game)
-    return max(2, engine.min_players)
+    if seats is None:
+        return max(2, engine.min_players)
+    if not engine.min_players <= seats <= engine.max_players:
+        raise BadLadder(f"{game} is played by "
+                        f"{players_range(engine.min_players, engine.max_players)}: it has no "
+                        f"ladder of {seats} seats")
+    return seats
 
 
 def _check_game(game: str) -> None:
@@ -38,11 +46,12 @@ def _check_game(game: str) -> None:
         raise GameNotFound(f"no game {game!r} (have: {', '.join(game_ids())})")
 
 
-def ladder_get_or_create(*, game: str) -> Ladder:
-    """The game's ladder, made (running, with a fresh deal secret and the settings' caps) if
-    it has none yet. ``GameNotFound`` for a game the engine does not have."""
+def ladder_get_or_create(*, game: str, seats: int | None = None) -> Ladder:
+    """The game's ladder of ``seats`` (default :func:`ladder_seats`), made (running, with a
+    fresh deal secret and the settings' caps) if it has none yet. ``GameNotFound`` for a game
+    the engine does not have, ``BadLadder`` for a table it is not played at."""
     _check_game(game)
-    seats = ladder_seats(game)
+    seats = ladder_seats(game, seats)
     found = Ladder.objects.filter(game=game, seats=seats).first()
     if found is not None:
         return found
@@ -93,13 +102,14 @@ def _check_may_change(user: AbstractBaseUser | None, kind: str, owner: Any, bot:
 
 
 def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
-                kind: str = "webhook") -> tuple[LadderEntry, bool]:
+                kind: str = "webhook", seats: int | None = None) -> tuple[LadderEntry, bool]:
     """Put ``user``'s bot on the game's ladder, or back on it (after leaving, or paused: the
     owner says it is fixed). The bot must be one any match may seat (public, enabled, through
     its handshake, playing the game): ladder matches are the platform's. Returns (the entry,
     whether it changed: False if it was on and playing already)."""
     bot = str(bot)
     _check_game(game)
+    seats = ladder_seats(game, seats)
     owner = _owner_of(kind, bot)
     _check_may_change(user, kind, owner, bot)
     try:
@@ -108,7 +118,7 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
         raise BadLadderEntry(f"{exc}: a ladder seats bots any match may seat (public, "
                              f"enabled, through their handshake, playing {game}); fix it on "
                              f"its page, then join again") from None
-    ladder = ladder_get_or_create(game=game)
+    ladder = ladder_get_or_create(game=game, seats=seats)
     now = timezone.now()
     start = MODEL.rating()
     with transaction.atomic():
@@ -133,18 +143,20 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
 
 
 def ladder_leave(*, game: str, user: AbstractBaseUser | None, bot: str,
-                 kind: str = "webhook") -> LadderEntry:
+                 kind: str = "webhook", seats: int | None = None) -> LadderEntry:
     """Take the bot off the game's ladder: no new match seats it; its matches in play end as
     they would, and count. ``NotOnLadder`` if it is not on it."""
     bot = str(bot)
     _check_game(game)
+    seats = ladder_seats(game, seats)
     owner = _owner_of(kind, bot)
     _check_may_change(user, kind, owner, bot)
     with transaction.atomic():
         entry = (LadderEntry.objects.select_for_update()
-                 .filter(ladder__game=game, kind=kind, bot=bot, left_at__isnull=True).first())
+                 .filter(ladder__game=game, ladder__seats=seats, kind=kind, bot=bot,
+                         left_at__isnull=True).first())
         if entry is None:
-            raise NotOnLadder(f"{kind} bot {bot} is not on the {game} ladder")
+            raise NotOnLadder(f"{kind} bot {bot} is not on the {game} ladder of {seats} seats")
         entry.left_at = timezone.now()
         entry.save(update_fields=["left_at"])
     return entry

@@ -20,6 +20,7 @@ from lib.errors import DomainError
 
 from ..errors import GameNotFound
 from ..ladders import selectors, services
+from ..ladders.errors import BadLadder
 from ..models import LadderMatch
 
 #: Standings a page.
@@ -32,10 +33,12 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     """A game's ladder: its figures and its standings, best ordinal first, each with its
     interval, matches, last match and chance to be ahead of the next; a paused bot's owner
     reads why."""
+    seats = request.GET.get("seats", "")
     try:
-        found = selectors.ladder_get(game=game)
-    except GameNotFound:
-        raise Http404("no such game") from None
+        seats = int(seats) if seats else None
+        found = selectors.ladder_get(game=game, seats=seats)
+    except (ValueError, GameNotFound, BadLadder):
+        raise Http404("no such ladder") from None
     entries = selectors.ladder_entries(ladder=found)
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get("page"))
     viewer = request.user if request.user.is_authenticated else None
@@ -43,7 +46,9 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
               .prefetch_related("seats__user").defer("state")[:MATCHES_SHOWN]
               if found is not None else [])
     return render(request, "tournaments/ladder.html", {
-        "game": get_game(game), "summary": selectors.ladder_summary(game=game, ladder=found),
+        "game": get_game(game),
+        "summary": selectors.ladder_summary(game=game, ladder=found, seats=seats),
+        "filters": f"seats={seats}" if seats else "",
         "page": page, "rows": selectors.standings_rows(
             entries=entries, page=list(page.object_list), viewer=viewer),
         "matches": match_rows(latest),
@@ -69,10 +74,16 @@ def bot_ladders(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[
     games = [game for game in games if game in game_ids()]
     entries = selectors.bot_entries(kind=kind, bot=bot, games=games)
     found = []
-    for game in games:
-        entry, name = entries.get(game), get_game(game).name
-        url = reverse("ladder-page", args=[game])
-        join = reverse("ladder-enter", args=[game])
+    # Each game's first ladder, and any other it was put on.
+    ladders = sorted({*((game, services.ladder_seats(game)) for game in games), *entries},
+                     key=lambda key: (games.index(key[0]), key[1]))
+    for game, seats in ladders:
+        entry, name = entries.get((game, seats)), get_game(game).name
+        first = seats == services.ladder_seats(game)
+        name += "" if first else f" ({seats} seats)"
+        query = "" if first else f"?seats={seats}"
+        url = reverse("ladder-page", args=[game]) + query
+        join = reverse("ladder-enter", args=[game]) + query
         if entry is None or entry.left_at is not None:
             found.append(BotStanding(f"Not on the {name} ladder", url, action_url=join,
                                      action_label="Put it on the ladder"))
@@ -86,8 +97,8 @@ def bot_ladders(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[
                                                      f"then put it back on.",
                                      action_url=join, action_label="Put it back on"))
         else:
-            found.append(BotStanding(text, url, action_url=reverse("ladder-leave", args=[game]),
-                                     action_label="Take it off the ladder"))
+            found.append(BotStanding(text, url, action_url=reverse(
+                "ladder-leave", args=[game]) + query, action_label="Take it off the ladder"))
     return found
 
 
@@ -96,15 +107,16 @@ def bot_ladders(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[
 def ladder_enter(request: HttpRequest, game: str, leave: bool = False) -> HttpResponse:
     """Put a bot of yours on a game's ladder, back on it, or (``leave``) take it off, from its
     page (``POST /api/ladders/{game}/entries/`` and ``DELETE``); back to the bot's page."""
-    bot = request.POST.get("bot", "")
-    if not bot.isdigit():
-        raise Http404("no such bot")
+    bot, seats = request.POST.get("bot", ""), request.GET.get("seats", "")
+    if not bot.isdigit() or not (seats.isdigit() or not seats):
+        raise Http404("no such bot or ladder")
+    seats = int(seats) if seats else None
     try:
         if leave:
-            services.ladder_leave(game=game, user=request.user, bot=bot)
+            services.ladder_leave(game=game, user=request.user, bot=bot, seats=seats)
             messages.success(request, f"Off the {get_game(game).name} ladder.")
         else:
-            services.ladder_join(game=game, user=request.user, bot=bot)
+            services.ladder_join(game=game, user=request.user, bot=bot, seats=seats)
             messages.success(request, f"On the {get_game(game).name} ladder: its first "
                                       f"matches start within seconds.")
     except GameNotFound:

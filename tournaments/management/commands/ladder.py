@@ -34,13 +34,16 @@ class Command(BaseCommand):
                             help="a webhook bot's id (again for more)")
         parser.add_argument("--reference", action="append", default=[], metavar="NAME",
                             help="a reference bot's name (again for more)")
+        parser.add_argument("--seats", type=int, default=None,
+                            help="the ladder's table size (default: two seats where the game "
+                                 "allows them, else its smallest)")
         parser.add_argument("--limit", type=int, default=50, help="show: rows (default 50)")
 
     def handle(self, *args: Any, action: str, game: str, bot: list[str],
-               reference: list[str], limit: int, **options: Any) -> None:
+               reference: list[str], seats: int | None, limit: int, **options: Any) -> None:
         try:
             if action == "show":
-                self._show(game, limit)
+                self._show(game, seats, limit)
                 return
             bots = [(WEBHOOK, b) for b in bot] + [(REFERENCE, r) for r in reference]
             if not bots:
@@ -48,21 +51,22 @@ class Command(BaseCommand):
             for kind, name in bots:
                 if action == "join":
                     entry, changed = services.ladder_join(game=game, user=None, bot=name,
-                                                          kind=kind)
+                                                          kind=kind, seats=seats)
                     self.stdout.write(f"{kind} {name}: "
                                       + ("on the ladder" if changed else "on it already")
                                       + f" (entry {entry.pk})")
                 else:
-                    services.ladder_leave(game=game, user=None, bot=name, kind=kind)
+                    services.ladder_leave(game=game, user=None, bot=name, kind=kind,
+                                          seats=seats)
                     self.stdout.write(f"{kind} {name}: off the ladder")
         except DomainError as exc:
             raise CommandError(f"{exc.code}: {exc.detail}") from None
 
-    def _show(self, game: str, limit: int) -> None:
-        ladder = selectors.ladder_get(game=game)
+    def _show(self, game: str, seats: int | None, limit: int) -> None:
+        ladder = selectors.ladder_get(game=game, seats=seats)
         entries = selectors.ladder_entries(ladder=ladder)
         rows = selectors.standings_rows(entries=entries, page=list(entries[:limit]))
-        summary = selectors.ladder_summary(game=game, ladder=ladder)
+        summary = selectors.ladder_summary(game=game, ladder=ladder, seats=seats)
         self.stdout.write(f"{game} ladder: {counted(summary['entrants'], 'bot')}, "
                           f"{_matches(summary['matches'])} played, "
                           f"{summary['in_flight']} in flight")
