@@ -28,12 +28,20 @@
     }
     return null;
   }
+  // The move panel folded by the person stays folded when the seat is drawn again.
+  function folded() {
+    var panel = box.querySelector("details.move-panel");
+    return panel ? !panel.open : box.dataset.folded === "1";
+  }
   function redraw() {
     return fetch("?partial=1", { credentials: "same-origin", cache: "no-store" })
       .then(function (answer) { return answer.text(); })
       .then(function (html) {
         var selector = focused();
+        box.dataset.folded = folded() ? "1" : "";
         box.innerHTML = html;
+        var panel = box.querySelector("details.move-panel");
+        if (panel && box.dataset.folded) { panel.open = false; }
         var again = selector && box.querySelector(selector);
         if (again) { again.focus(); }
       });

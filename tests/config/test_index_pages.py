@@ -57,7 +57,7 @@ def test_the_match_list_names_filters_and_pages(client, alice, bob, dice_bot) ->
     assert "dice_bot (alice) · bob" in text(html) and "alice · heuristic (reference bot)" in \
         text(html)
     assert f'<a href="/bots/{dice_bot.pk}/">dice_bot (alice)</a>' in html, "linked to its page"
-    assert "<td class=\"wrap\">dice_bot (alice)</td>" in html, "the winner of a finished one"
+    assert "<td class=\"wrap\" data-label=\"won by\">dice_bot (alice)</td>" in html, "the winner of a finished one"
     assert 'href="?page=2" rel="next"' in html
     assert client.get("/matches/?page=2").content.decode().count('<td><a href="/matches/') == 6
     only = client.get("/matches/?game=dot").content.decode()
@@ -95,7 +95,8 @@ def test_a_game_page_links_its_rules_its_leaderboard_and_matches(client, alice, 
                    {"kind": "reference", "bot_name": "random"})
     html = client.get("/games/dice_cup/").content.decode()
     assert 'href="/games/dice_cup/rules/"' in html and "Leaderboard" in html
-    assert "<td>dice_bot (alice)</td>" in html and "<td>random (reference bot)</td>" in html
+    assert "<td class=\"name\">dice_bot (alice)</td>" in html and \
+        "<td class=\"name\">random (reference bot)</td>" in html
     assert "a label nobody sees here" not in html
     assert f'href="/matches/{match.pk}/"' in html and 'href="/matches/?game=dice_cup"' in html
     assert client.get("/games/chess/").status_code == 404

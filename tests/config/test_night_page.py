@@ -33,8 +33,8 @@ def test_a_night_page_shows_its_tables_and_hands_each_linked_to_its_replay(clien
     first = hands[0]
     winner = club.members.get(index=first.seats[first.finish.index(1)])
     row = html.split(f'id="table-1-hand-{first.number}"')[1].split("</tr>")[0]
-    assert f"<td>heuristic (reference bot) “{winner.name}”" in row or \
-        f"<td>random (reference bot) “{winner.name}”" in row, "finish order, first first"
+    assert f"data-label=\"finish\">heuristic (reference bot) “{winner.name}”" in row or \
+        f"data-label=\"finish\">random (reference bot) “{winner.name}”" in row, "finish order, first first"
     assert "Points tonight" in html and "515151515151" not in html
     assert client.get(f"/leagues/{club.pk}/nights/9/").status_code == 404
     assert client.get("/leagues/999999/nights/1/").status_code == 404

@@ -31,8 +31,8 @@ def test_the_tournament_list_shows_finished_ones_filtered_and_paged(client, site
     first = cup.matches.order_by("number").first()
     winner = first.seats[first.ranks.index(1)]
     label = cup.participants.get(index=winner).name
-    assert f"<td>finished</td><td>heuristic (reference bot) “{label}”</td>" in page or \
-        f"<td>finished</td><td>random (reference bot) “{label}”</td>" in page, "each match's result"
+    assert f"<td>finished</td><td class=\"wrap\" data-label=\"won by\">heuristic (reference bot) “{label}”</td>" in page or \
+        f"<td>finished</td><td class=\"wrap\" data-label=\"won by\">random (reference bot) “{label}”</td>" in page, "each match's result"
 
 
 def test_the_league_list_shows_each_weekly_night(client, site) -> None:
