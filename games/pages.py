@@ -26,13 +26,14 @@ from markdown_it import MarkdownIt
 
 from . import selectors
 from .action_builder import builder
-from .drawings import draw_view
+from .drawings import draw_face_up, draw_view
 from .drawings.words import action_fields, action_hint, action_label, entry_text
 from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .links import series_links
 from .models import Match
 from .names import seat_labels, seat_labels_of, seated
+from .numbering import seat_number
 
 
 def game_cards() -> list[dict[str, Any]]:
@@ -69,8 +70,9 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     (replay.js long-polls the public view API; ``?partial=1`` is the frame it swaps in,
     ``?partial=moves`` the move list). While a match is not disclosed (running, or a sealed
     duplicate deal) it shows only what a spectator saw at each turn (the public view, no
-    action, which may be a sealed choice); once over, every hand face up (each seat's view)
-    and every action."""
+    action, which may be a sealed choice); once over, one table with every hand face up (each
+    seat's place from its own view), each seat's own view folded under it, and every
+    action. ``?turn=N`` is a turn's shareable link; the scrubber and steps keep it."""
     try:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
@@ -103,14 +105,21 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         turn = match.version
     state, entries = selectors.match_state_at(match=match, turn=turn)
     entry = entries[-1] if entries else None
+    public = state.public_view()
+    # Every seat's view only once the match is disclosed (over and not a sealed deal): while
+    # it runs, a spectator's view alone, so no hidden card reaches the page.
+    views = [state.view(seat) for seat in range(match.players)] if disclosed else []
     context.update({
         "turn": turn, "disclosed": disclosed,
         "caption": entry_text(match.game, entry.kind, entry.seat,
                               entry.action if disclosed else None, names) if entry else "",
         "to_act": [names[seat] for seat in state.to_act()],
-        "public": draw_view(match.game, state.public_view(), match.players, names),
-        "views": [(names[seat], draw_view(match.game, state.view(seat), match.players, names))
-                  for seat in range(match.players)] if disclosed else [],
+        "public": draw_view(match.game, public, match.players, names),
+        "face_up": draw_face_up(match.game, public, views, match.players, names)
+        if disclosed else None,
+        "views": [(seat_number(seat), names[seat],
+                   draw_view(match.game, view, match.players, names))
+                  for seat, view in enumerate(views)],
         "previous": max(turn - 1, 0), "next": min(turn + 1, match.version),
     })
     if partial:

@@ -2,7 +2,8 @@
 // running match live. Keys (left/right arrows, Home, End), buttons, the turn box, the move list
 // and autoplay all set the turn wanted, absolutely: 20 quick presses of → go 20 turns on,
 // whatever frame is on screen meanwhile, and only the answer for the latest turn wanted is
-// drawn. The address keeps ?turn=N, so every turn has a deep link. A running match is followed
+// drawn. The address keeps ?turn=N, so every turn has a deep link; the scrubber (a range)
+// drags to any turn. A running match is followed
 // through the public view API's long poll (?wait= with the ETag, or after= the last version
 // known): a new version extends the log and the move list, a viewer at the last turn moves on
 // with it, and the end of the match redraws the head and the frame (every hand face up).
@@ -13,6 +14,7 @@
   if (!nav || !frame) { return; }
   var last = Number(nav.dataset.last);
   var box = nav.querySelector("input[name=turn]");
+  var scrub = nav.querySelector("input[data-scrub]");  // the turn scrubber: drag to any turn
   var moves = document.getElementById("moves");
   var api = "/api/matches/" + nav.dataset.match + "/view/";
   var wanted = Number(frame.querySelector(".frame").dataset.turn);
@@ -46,12 +48,29 @@
   function show(turn) {
     wanted = Math.max(0, Math.min(last, turn));
     box.value = wanted;
+    if (scrub) { scrub.value = wanted; }
     steps();
     window.history.replaceState(null, "", "?turn=" + wanted);
     var mine = ++asked;
     return get("?turn=" + wanted + "&partial=1").then(function (html) {
-      if (html !== null && mine === asked) { frame.innerHTML = html; }
+      if (html !== null && mine === asked) { swapFrame(html); }
     });
+  }
+  // A seat's own view unfolded stays unfolded from turn to turn.
+  function swapFrame(html) {
+    var open = Array.prototype.map.call(frame.querySelectorAll("details.seat-view[open]"),
+                                        function (d) { return d.dataset.seat; });
+    var spectator = frame.querySelector("details.spectator[open]");
+    frame.innerHTML = html;
+    open.forEach(function (seat) {
+      var d = frame.querySelector('details.seat-view[data-seat="' + seat + '"]');
+      if (d) { d.open = true; }
+    });
+    var again = spectator && frame.querySelector("details.spectator");
+    if (again) { again.open = true; }
+  }
+  if (scrub) {
+    scrub.addEventListener("input", function () { stop(); show(Number(scrub.value)); });
   }
   function target(step) {
     return { first: 0, back: wanted - 1, forward: wanted + 1, last: last }[step];
@@ -77,7 +96,7 @@
     });
   }
   document.addEventListener("keydown", function (event) {
-    if (event.target === box || event.target.tagName === "SELECT") { return; }
+    if (event.target === box || event.target === scrub || event.target.tagName === "SELECT") { return; }
     var keys = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "last" };
     if (event.key in keys) { event.preventDefault(); stop(); show(target(keys[event.key])); }
   });
@@ -129,6 +148,7 @@
     nav.dataset.last = last;
     nav.dataset.status = view.status;
     box.max = last;
+    if (scrub) { scrub.max = last; }
     nav.querySelector("span[data-last]").textContent = last;
     var done = [];
     if (moves && statusChanged) {  // now disclosed: every entry again, with its action

@@ -5,7 +5,10 @@ the seat may see is lost."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.html import format_html, format_html_join
@@ -28,12 +31,43 @@ def seat_order(view: dict[str, Any], players: int) -> tuple[list[int], list[int]
     return list(range(half)), list(range(players - 1, half - 1, -1))
 
 
+@dataclass(frozen=True)
+class Laid:
+    """What a drawing put on the table for one view, before it is drawn: each seat's place
+    and tags, the middle and the view keys placed (see :func:`laid_out`)."""
+
+    places: Sequence[SafeString]
+    middle: SafeString
+    used: frozenset[str]
+    seat_tags: Sequence[Sequence[SafeString]]
+
+
+_LAYING: ContextVar[list[Laid] | None] = ContextVar("laying", default=None)
+
+
+@contextmanager
+def laid_out() -> Iterator[list[Laid]]:
+    """Inside, :func:`draw_table` draws nothing and keeps what each drawing laid out, so a
+    finished match's table can take each seat's place from that seat's own view (every hand
+    face up, ``games.drawings.draw_face_up``) without a drawing knowing of it."""
+    laid: list[Laid] = []
+    token = _LAYING.set(laid)
+    try:
+        yield laid
+    finally:
+        _LAYING.reset(token)
+
+
 def draw_table(view: dict[str, Any], players: int, places: Sequence[SafeString],
                middle: SafeString, used: Iterable[str], *,
                seat_tags: Sequence[Sequence[SafeString]] = (),
                names: Sequence[str] | None = None) -> SafeString:
     """The whole table: ``places[s]`` is what lies in front of seat ``s``, ``middle`` what lies
     between them; ``used`` are the view keys these show (the rest go under the table)."""
+    laying = _LAYING.get()
+    if laying is not None:
+        laying.append(Laid(list(places), middle, frozenset(used), list(seat_tags)))
+        return SafeString("")
     top, bottom = seat_order(view, players)
 
     def row(seats: list[int], side: str) -> SafeString:

@@ -1,15 +1,16 @@
 """The replay page: it steps through a match's log with the engine, drawing the table after
 each entry; while the match is not disclosed it shows only the public view (no actions, no
-seat's view), once over every seat's view; a sealed duplicate deal shows nothing; deep links
+seat's view), once over one table with every hand face up and each seat's own view; a sealed duplicate deal shows nothing; deep links
 and the partial frames the viewer fetches."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from games import services
+from games import selectors, services
 from games.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,8 @@ def test_a_finished_match_shows_every_seats_view_and_the_action_at_each_turn(
     assert moves.count("<li>") == finished.version + 1 and "the deal" in moves
     assert '<a href="?turn=2" data-turn="2">random (reference bot) calls it a bluff</a>' in moves
     assert 'class="die pips-' in html, "dice drawn as dice"
-    assert html.count('class="game-table" data-game="dice_cup"') == 3, "the table and 2 seats"
+    assert html.count('class="game-table" data-game="dice_cup"') == 4, \
+        "the face-up table, the spectator's and each of the 2 seats'"
     first = client.get(f"/matches/{finished.pk}/?turn=0&partial=1").content.decode()
     assert first.startswith('<div class="frame" data-turn="0"') and "<html" not in first
     clamp = client.get(f"/matches/{finished.pk}/?turn=999999&partial=1").content.decode()
@@ -118,3 +120,60 @@ def test_a_finished_match_says_who_won_where_you_finished_and_who_forfeited(
         "Every seat forfeited: nobody won.")
     assert result_sentence(["a"] * 12, [11, *range(1, 11), 12], forfeited=[],
                            yours=[0]).endswith("You finished 11th of 12.")
+
+
+FACE = re.compile(r'class="pcard face[ "]')
+
+
+def hands(table: str) -> dict[int, int]:
+    """Each seat's face-up cards in its hand, on one drawn table."""
+    found = re.findall(r'<section class="place[^"]*" data-seat="(\d+)">(.*?)</section>', table,
+                       re.DOTALL)
+    shown = {}
+    for seat, place in found:
+        hand = re.search(r'data-area="hand">(.*?)</div>', place, re.DOTALL)
+        shown[int(seat)] = len(FACE.findall(hand.group(1))) if hand else 0
+    return shown
+
+
+def test_a_finished_multi_seat_match_shows_one_table_face_up_at_the_turn_linked(
+        client, alice) -> None:
+    """Issue 48: one spectator's table with every hand face up, a scrubber over the turns,
+    ?turn=N a link to that turn, and each seat's own view folded until asked for."""
+    match = services.match_create(game="great_dalmuti", created_by=alice, seed=8,
+                                  options={"hands": 1},
+                                  seats=[{"kind": "reference", "bot": "heuristic"}] * 5)
+    assert match.status == "finished" and match.version > 20
+    turn = 12
+    html = client.get(f"/matches/{match.pk}/?turn={turn}").content.decode()
+    assert f'<div class="frame" data-turn="{turn}"' in html
+    assert (f'type="range" min="0" max="{match.version}" value="{turn}" '
+            f'aria-label="turn, from the deal to the last" data-scrub>') in html
+    assert f'href="/matches/{match.pk}/?turn={turn}"' in html, "the turn's link, to share"
+    face_up = html.split("Every hand, face up</h2>")[1].split('class="seat-views-title"')[0]
+    assert face_up.count('class="game-table"') == 1, "one table"
+    state, _ = selectors.match_state_at(match=match, turn=turn)
+    sizes = state.public_view()["hand_sizes"]
+    assert hands(face_up) == dict(enumerate(sizes)) and sum(sizes) > 0, \
+        "every hand face up, as many cards as each holds at that turn"
+    assert "pcard back" not in "".join(re.findall(r'data-area="hand">(.*?)</div>', face_up,
+                                                  re.DOTALL))
+    seat_views = re.findall(r'<details class="card seat-view" data-seat="\d"( open)?>', html)
+    assert seat_views == [""] * 5, "each seat's own view, folded until asked for"
+    other = client.get(f"/matches/{match.pk}/?turn=3&partial=1").content.decode()
+    assert other.startswith('<div class="frame" data-turn="3"') and "?turn=3" in other
+
+
+def test_a_running_multi_seat_match_shows_no_hidden_card(client, alice) -> None:
+    """Until the match is over its replay is a spectator's: no hand face up at any turn."""
+    match = services.match_create(game="great_dalmuti", created_by=alice, seed=8, join=True,
+                                  seats=[{"kind": "player"}] + [
+                                      {"kind": "reference", "bot": "heuristic"}] * 4)
+    match.refresh_from_db()
+    assert match.status == "running"
+    for turn in range(match.version + 1):
+        html = client.get(f"/matches/{match.pk}/?turn={turn}").content.decode()
+        assert "Every hand" not in html and 'class="card seat-view"' not in html
+        shown = hands(html)
+        assert len(shown) == 5 and not any(shown.values()), f"turn {turn}: a hand face up"
+        assert "only what a spectator sees" in html
