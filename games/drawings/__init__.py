@@ -40,7 +40,9 @@ def draw_face_up(game: str, public: dict[str, Any], views: Sequence[dict[str, An
     """One spectator's table with every hand face up: the middle and the header from the
     public view, each seat's place (its hand, its sealed answer) from that seat's own view.
     Only for a disclosed match (the caller's rule: every seat's view may be shown). None for
-    a game without a drawing of its own (the page shows the seats' views instead)."""
+    a game without a drawing of its own (the page shows the seats' views instead). A card no
+    view holds stays a back: a Le Dutch slot nobody has looked at is unknown to its owner too,
+    and a drawing never reads the state."""
     drawing = DRAWINGS.get(game)
     if drawing is None:
         return None
