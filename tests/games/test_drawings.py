@@ -267,3 +267,23 @@ def test_everything_is_escaped_and_an_unknown_game_is_drawn_generically() -> Non
     view = {"game": "other", "players": 2, "seat": None, "stuff": "<i>x</i>"}
     assert draw_view("other", view, 2) == view_html(view, 2)
     assert "&lt;i&gt;x&lt;/i&gt;" in str(draw_view("other", view, 2))
+
+
+@pytest.mark.parametrize("game", sorted(DRAWINGS))
+def test_the_face_up_table_lays_each_seat_from_its_own_view(game: str) -> None:
+    """A finished match's one table (issue 48): each seat's place is exactly what that seat's
+    own drawing puts in front of it (bar the "you" tag), the middle is the spectator's, so it
+    shows what the views hold and nothing more."""
+    from games.drawings import draw_face_up
+
+    players = PLAYERS[game][-1]
+    you = '<span class="tag you">you</span>'
+    for state in frames(game, players, seed=5):
+        public = state.public_view()
+        views = [state.view(seat) for seat in range(players)]
+        face_up = str(draw_face_up(game, public, views, players))
+        spectator = str(draw_view(game, public, players))
+        assert middle(face_up) == middle(spectator)
+        for seat, view in enumerate(views):
+            own = place(str(draw_view(game, view, players)), seat)
+            assert place(face_up, seat) == own.replace(f" {you}", "").replace(you, "")
