@@ -82,7 +82,7 @@ def test_the_tournament_page_shows_progress_standings_with_intervals_and_matches
         winners = ", ".join(names[seat] for seat, rank in zip(row.seats, row.ranks) if rank == 1)
         table = html.split("<h2>Matches</h2>")[1]
         shown = table.split(f'<tr><td class="num">{row.number + 1}</td>')[1].split("</tr>")[0]
-        assert f"<td>finished</td><td>{winners}</td>" in shown, "each match's result"
+        assert f"<td>finished</td><td class=\"wrap\" data-label=\"won by\">{winners}</td>" in shown, "each match's result"
     assert "Won by" in html
     assert "424242424242" not in html, "no seed on a page"
     assert client.get("/tournaments/999999/").status_code == 404
