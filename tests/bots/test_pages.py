@@ -79,7 +79,7 @@ def test_a_bot_page_lists_its_matches_with_links_ranks_and_strikes(web, bot) -> 
     web.force_login(bot.owner)
     html = web.get(f"/bots/{bot.pk}/").content.decode()
     assert f'href="/matches/{match.pk}/"' in html and "timeout ×3" in html
-    assert '<td class="num">2</td>' in html, "its rank"
+    assert '<td class="num" data-label="rank">2</td>' in html, "its rank"
     assert "forfeited" not in html
     assert "0 matches played" in html, "none counted as played (no games seat rows here)"
 

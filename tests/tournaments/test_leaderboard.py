@@ -79,7 +79,7 @@ def test_the_board_is_read_in_the_same_queries_for_few_and_many_matches(alice, q
     played(alice, 12)
     assert queries() == few, "no match is read to draw the board"
     page = client.get("/games/dice_cup/").content.decode()
-    assert "Last played" in page and "<td><time datetime=" in page
+    assert "Last played" in page and "<td class=\"more\"><time datetime=" in page
 
 
 def test_rebuild_makes_the_same_board_from_the_recorded_results(alice, queued) -> None:
