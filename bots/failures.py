@@ -14,6 +14,12 @@ SHOWN_BODY_CHARS: Final = 200
 _SIGNATURE_WORDS: Final = ("signature", "secret", "hmac")
 SECRET_MISMATCH: Final = ("the secret the bot checks does not match this bot's secret (copy it "
                           "again from the bot's page, or rotate it and give the bot the new one)")
+#: Words of a refusal of the call's signed time (svix and the Standard Webhooks libraries say
+#: "Message timestamp too old" / "too new").
+_TIMESTAMP_WORDS: Final = ("timestamp", "too old", "too new")
+CLOCK_MISMATCH: Final = ("the bot refused the call's signed time: its host's clock is more than "
+                         "5 minutes from the platform's, which signs every call (set the bot "
+                         "host's clock right, e.g. with NTP)")
 REFUSED_HINT: Final = ("the bot refused the request; if it checks signatures, does it use this "
                        "bot's secret?")
 CONNECTION_REFUSED: Final = ("connection refused: nothing listens at that address and port (is "
@@ -23,7 +29,8 @@ CONNECTION_REFUSED: Final = ("connection refused: nothing listens at that addres
 def status_detail(status: int, body: bytes, location: str | None = None, *,
                   headers: Sequence[bytes] = ()) -> str:
     """A non-200 answer: its status, a redirect's target, the start of its body, and a hint
-    for a refusal (401, 403): the secret does not match when its body or a header (its name
+    for a refusal (401, 403): the bot's clock is wrong when its body says the timestamp is too
+    old or new; else the secret does not match when its body or a header (its name
     or value: ``WWW-Authenticate: Signature error="mismatch"``, ``X-Bad-Signature: 1``; the
     lines as curl hands them over) is about the signature; that header is shown too, as the
     body is (a bot may say it only there)."""
@@ -41,7 +48,10 @@ def status_detail(status: int, body: bytes, location: str | None = None, *,
             if header is not None:
                 about_signature = True
                 detail += f", header {_shown(header)}"
-        detail += f": {SECRET_MISMATCH if about_signature else REFUSED_HINT}"
+        if any(word in text.lower() for word in _TIMESTAMP_WORDS):
+            detail += f": {CLOCK_MISMATCH}"
+        else:
+            detail += f": {SECRET_MISMATCH if about_signature else REFUSED_HINT}"
     return detail
 
 

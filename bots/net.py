@@ -166,20 +166,22 @@ class BotClient:
     Every call returns a :class:`Reply` and never raises for anything the bot or network does.
 
     ``dns_clock`` times how long a host's checked addresses are reused
-    (``bots.resolver.DNS_CACHE_SECONDS``): seconds that never go back, by default
-    :func:`time.monotonic`.
+    (``bots.resolver.DNS_CACHE_SECONDS``): seconds that never go back (:func:`time.monotonic`);
+    ``wall_clock``, the time calls are signed with (the platform's, ``bots.clock``, pooled).
     """
 
     def __init__(self, *, allow_private: bool = False,
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                  max_connections: int = DEFAULT_MAX_CONNECTIONS,
-                 dns_clock: Callable[[], float] = time.monotonic) -> None:
+                 dns_clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.allow_private = allow_private
         self.max_response_bytes = max_response_bytes
         self.connect_timeout = connect_timeout
         self.max_connections = max_connections
         self.dns_clock = dns_clock
+        self.wall_clock = wall_clock
         self._handles = _Handles()
         #: Every thread's (multi, share, idle easy handles), for :meth:`close`.
         self._owned: list[tuple[pycurl.CurlMulti, pycurl.CurlShare, list[pycurl.Curl]]] = []
@@ -335,7 +337,8 @@ class BotClient:
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
             easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
             headers = signed_header_lines(call.secret, call.body,
-                                          previous_secret=call.previous_secret)
+                                          previous_secret=call.previous_secret,
+                                          timestamp=int(self.wall_clock()))
             if call.method == "POST":
                 easy.setopt(pycurl.HTTPHEADER, headers + _POST_HEADERS)
                 easy.setopt(pycurl.POSTFIELDS, call.body)
@@ -417,11 +420,15 @@ _POST_HEADERS: Final = [*_GET_HEADERS, b"content-type: application/json", b"expe
 
 
 def client_from_settings(**overrides: Any) -> BotClient:
-    """A :class:`BotClient` configured from the ``BOTS_*`` Django settings."""
+    """A :class:`BotClient` configured from the ``BOTS_*`` Django settings, signing with the
+    platform's clock (``bots.clock``)."""
     from django.conf import settings
 
+    from .clock import platform_clock
+
     kwargs: dict[str, Any] = {"allow_private": settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
-                              "max_response_bytes": settings.BOTS_MAX_RESPONSE_BYTES}
+                              "max_response_bytes": settings.BOTS_MAX_RESPONSE_BYTES,
+                              "wall_clock": platform_clock().now}
     kwargs.update(overrides)
     return BotClient(**kwargs)
 

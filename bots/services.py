@@ -21,6 +21,7 @@ from games.services import NewMatch, matches_create
 
 from . import protocol
 from .addresses import BadBotURL, check_url
+from .clock import platform_clock
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client
@@ -42,6 +43,7 @@ def bot_handshake(*, url: str, secret: str,
     :class:`HandshakeFailed` unless it is a valid protocol-v1 handshake naming at least one of
     our games (the ids it names that are not ours are in ``unknown_games``)."""
     _check_url(url)
+    platform_clock().refresh()  # the time the handshake is signed with
     reply = bot_client().call(Call(url=url, path="", body=protocol.handshake_body(),
                                    secret=secret, previous_secret=previous_secret, method="GET",
                                    timeout=settings.BOTS_HANDSHAKE_TIMEOUT_MS / 1000))

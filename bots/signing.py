@@ -54,10 +54,12 @@ def signed_header_pairs(secret: str, body: bytes, *, previous_secret: str = "",
             (SIGNATURE_HEADER, signatures)]
 
 
-def signed_header_lines(secret: str, body: bytes, *, previous_secret: str = "") -> list[bytes]:
+def signed_header_lines(secret: str, body: bytes, *, previous_secret: str = "",
+                        timestamp: int | None = None) -> list[bytes]:
     """:func:`sign_headers` as the ``name: value`` lines libcurl sends (``HTTPHEADER``), built
-    at once: every call to a bot makes them."""
-    msg, timestamp, signatures = _sign(secret, body, previous_secret, None, None)
+    at once: every call to a bot makes them. ``timestamp``: Unix seconds, this host's clock's by
+    default (a worker passes the platform's: ``bots.clock``)."""
+    msg, timestamp, signatures = _sign(secret, body, previous_secret, None, timestamp)
     return [ID_HEADER + b": " + msg, b"%s: %d" % (TIMESTAMP_HEADER, timestamp),
             SIGNATURE_HEADER + b": " + signatures]
 

@@ -32,6 +32,7 @@ from games.seats import SeatAnswer, SeatKind, SeatSession, Table
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
+from .clock import platform_clock
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client
 from .reachability import platform_reachability
@@ -155,6 +156,7 @@ class WebhookSession(SeatSession):
     def caller(self) -> WebhookCaller:
         """Built on first use (a batch that calls nobody costs no user query)."""
         if self._caller is None:
+            platform_clock().refresh()  # the time its calls are signed with
             self._info = match_info(self.table, self.bots)
             endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions,
                                      previous_secret=bot_previous_secret(bot=bot))

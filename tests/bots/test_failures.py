@@ -48,6 +48,8 @@ def call(url: str) -> protocol.Failure:
     (401, b'{"error": "bad signature"}', failures.SECRET_MISMATCH),
     (403, b"Invalid HMAC", failures.SECRET_MISMATCH),
     (401, b"", failures.REFUSED_HINT),
+    # The starter bots' and svix's words for a call signed more than 5 minutes off their clock.
+    (401, b'{"error": "bad signature: Message timestamp too old"}', failures.CLOCK_MISMATCH),
     (500, b"Traceback (most recent call last):\n  KeyError: 'seat'", "KeyError"),
 ])
 def test_a_refused_answer_shows_its_status_body_and_cause(status, body, says) -> None:
