@@ -58,7 +58,10 @@ def test_the_migration_names_existing_case_duplicates_then_adds_the_index() -> N
         migrate(BEFORE)
         assert not _index_exists(), "the migration reverses"
     finally:
-        get_user_model().objects.all().delete()
+        # By SQL: the models of today would also clear tables (a ladder entry's owner) that
+        # do not exist at the migration the test stopped at. Nothing else refers to its users.
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM auth_user")
         migrate_to_latest()
     assert _index_exists()
 
