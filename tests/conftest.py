@@ -15,16 +15,13 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import pytest
 
 #: Tests that start real Celery workers share the broker's queues, so they run one at a time
-#: per broker (a lock file shared by the xdist workers): otherwise one test's worker takes, or
-#: purges, another test's messages, and that test waits for work that never comes. On Redis
-#: each xdist worker has databases of its own (:func:`_own_redis_databases`), so the lock only
-#: ever makes tests on one RabbitMQ vhost take turns.
+#: (a lock file shared by the xdist workers): otherwise one test's worker takes, or purges,
+#: another test's messages, and that test waits for work that never comes.
 REAL_WORKERS = pytest.mark.usefixtures("one_broker_user_at_a_time")
 
 #: Fixtures every folder shares (tests/helpers), found by pytest rather than imported.
@@ -43,42 +40,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # the tests start (a worker, gunicorn) inherit it from the environment.
     settings.BOTS_ALLOW_PRIVATE_ADDRESSES = True
     os.environ["BOTS_ALLOW_PRIVATE_ADDRESSES"] = "1"
-    _own_redis_databases(settings)
-
-
-#: Redis databases 0 and 1 are the run's own (broker, results: .ci/run); xdist worker n takes
-#: 2 + 2n and 3 + 2n, of Redis's 16.
-_REDIS_DATABASES = 16
-
-
-def _own_redis_databases(settings: Any) -> None:
-    """Give this xdist worker a Redis broker and result database of its own: its real-worker
-    tests then run beside the other xdist workers' instead of waiting for them (the broker
-    lock is per URL). Processes the tests start inherit it from the environment."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if not worker.startswith("gw") or not settings.CELERY_BROKER_URL.startswith("redis://"):
-        return
-    broker_db = 2 + 2 * int(worker.removeprefix("gw"))
-    if broker_db + 1 >= _REDIS_DATABASES:
-        return  # more workers than databases: this one shares, behind the lock
-    from config.celery import app
-
-    urls = {"CELERY_BROKER_URL": _redis_database(settings.CELERY_BROKER_URL, broker_db)}
-    if settings.CELERY_RESULT_BACKEND.startswith("redis://"):
-        urls["CELERY_RESULT_BACKEND"] = _redis_database(settings.CELERY_RESULT_BACKEND,
-                                                        broker_db + 1)
-    for name, url in urls.items():
-        setattr(settings, name, url)
-        os.environ[name] = url
-    app.conf.broker_url = urls["CELERY_BROKER_URL"]
-    if "CELERY_RESULT_BACKEND" in urls:
-        app.conf.result_backend = urls["CELERY_RESULT_BACKEND"]
-
-
-def _redis_database(url: str, database: int) -> str:
-    """``url`` (redis://host:port[/db]) with its database number replaced."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 #: Where :func:`find_tool` looks besides PATH: Debian keeps PostgreSQL's server programs
