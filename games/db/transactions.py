@@ -52,9 +52,16 @@ def wait_for_locks_at_most(seconds: float) -> None:
                            [f"{max(1, round(seconds * 1000))}ms"])
 
 
+#: PostgreSQL's codes for a lock not taken: a wait cut short by ``lock_timeout``, and the
+#: transaction it rolled back to break a deadlock.
+_LOCK_NOT_TAKEN = {"55P03", "40P01"}
+
+
 def lock_not_available(error: BaseException) -> bool:
-    """Whether a database error is a lock wait that :func:`wait_for_locks_at_most` cut short."""
-    return getattr(error.__cause__, "sqlstate", None) == "55P03"
+    """Whether a database error is a lock this transaction did not get: a wait that
+    :func:`wait_for_locks_at_most` cut short, or a deadlock PostgreSQL broke by rolling this
+    transaction back (the other goes on)."""
+    return getattr(error.__cause__, "sqlstate", None) in _LOCK_NOT_TAKEN
 
 
 T = TypeVar("T")
@@ -64,8 +71,9 @@ def locks_waited_at_most(seconds: float, work: Callable[[], T], *, held: Callabl
                          bounded: bool = True) -> T:
     """``work()`` in a transaction that waits at most ``seconds`` for any lock (if
     ``bounded``: only a transaction of its own may set the bound, which lasts until it
-    ends); a lock held longer rolls it back and ``held()`` answers instead. So a worker never
-    waits for a transaction a silent host left open."""
+    ends); a lock held longer, or a deadlock PostgreSQL broke by picking this transaction,
+    rolls it back and ``held()`` answers instead. So a worker never waits for a transaction a
+    silent host left open, and a rare deadlock is a retry later, not an error."""
     try:
         with transaction.atomic():
             if bounded:

@@ -3,10 +3,12 @@ wait for the disk) read back exactly as bulk_create would have written them."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.db import connection, transaction
 
-from games.db import execute_unflushed, insert_rows
+from games.db import execute_unflushed, insert_rows, locks_waited_at_most
 from games.models import Match, MatchLogPage
 
 pytestmark = pytest.mark.django_db
@@ -314,3 +316,41 @@ def test_claim_unset_writes_rows_first_in_the_same_round_trip_all_or_nothing(
         claim(6, _pages(match)[:1])
     assert not Seat.objects.filter(match=match, number=6).exists(), "nothing of the claim"
     assert len(_read(match)) == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_deadlock_rolls_one_side_back_and_it_answers_held(django_user_model) -> None:
+    """Two transactions locking two rows in opposite orders: PostgreSQL breaks the deadlock
+    by failing one of them, which then answers ``held()`` (retried later) rather than
+    raising; the other goes on and commits."""
+    first, second = (django_user_model.objects.create_user(name, password="x")
+                     for name in ("first", "second"))
+    users = django_user_model.objects
+    both_hold, answers, errors = threading.Barrier(2, timeout=20), {}, []
+
+    def lock(mine, theirs, side: str) -> None:
+        def work() -> str:
+            users.select_for_update().get(pk=mine.pk)
+            both_hold.wait()
+            users.filter(pk=theirs.pk).update(first_name=side)
+            return "done"
+
+        try:
+            answers[side] = locks_waited_at_most(30, work, held=lambda: "held")
+        except BaseException as exc:  # noqa: BLE001 - raised in a thread
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=lock, args=(first, second, "a")),
+               threading.Thread(target=lock, args=(second, first, "b"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    assert sorted(answers.values()) == ["done", "held"]
+    winner = next(side for side, answer in answers.items() if answer == "done")
+    changed = users.filter(pk__in=[first.pk, second.pk]).exclude(first_name="")
+    assert list(changed.values_list("first_name", flat=True)) == [winner], "one side only"

@@ -120,6 +120,13 @@ class Format(ABC):
     #: :meth:`plan` may be asked while matches are in flight (it returns them again).
     plans_ahead: ClassVar[bool] = True
 
+    #: A key means one match whoever asks and whenever (a schedule fixed up front, a round
+    #: paired from finished rounds): two workers may plan at once, each storing the same rows.
+    #: False for a format that plans from what is in flight and the time (continuous, ladder):
+    #: two asking at different moments would store different matches under one key, so the
+    #: runner asks it only under the series row's lock.
+    keys_fixed: ClassVar[bool] = True
+
     @abstractmethod
     def plan(self, outcomes: Mapping[str, Outcome]) -> list[PlannedMatch]:
         """The matches that may be played now, given every outcome so far (keyed by match

@@ -30,6 +30,7 @@ from .base import Format, Outcome, Plan, PlannedMatch, SeriesState, register
 @register
 class Continuous(Format):
     name = "continuous"
+    keys_fixed = False  # numbered in the order planned, from what is in flight
 
     def __init__(self, *, participants: int, in_flight: int, ends_at: datetime, secret: str,
                  withdrawn: Collection[int] = (), **_: Any) -> None:

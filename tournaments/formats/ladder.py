@@ -29,6 +29,7 @@ from .base import Format, Outcome, Plan, PlannedMatch, SeriesState, register
 @register
 class Ladder(Format):
     name = "ladder"
+    keys_fixed = False  # numbered in the order planned, from what is in flight
 
     def __init__(self, *, entrants: Sequence[Entrant], policy: Policy, secret: str,
                  pair_counts_today: Mapping[frozenset[int], int] | None = None,

@@ -125,6 +125,19 @@ def plan_next(k: SeriesKind, loaded: Loaded, *, now: datetime,
     return 0
 
 
+def plan_lane(k: SeriesKind, loaded: Loaded, *, now: datetime, lanes: Collection[int]) -> int:
+    """Plan the next matches of the tables whose last match just ended, without the series
+    row's lock, where that is safe: tables that play apart (a league night's: a table's next
+    depends on that table alone) and formats whose keys are fixed (``Format.keys_fixed``),
+    so two planners store the same rows. A format planning from what is in flight (a
+    continuous one, a ladder) is left to :func:`settle`, under the lock, at the end of the
+    transaction: two planners reading it at different moments would store different matches
+    under one key, or deadlock inserting them. Returns how many it planned."""
+    if k.tables_apart or loaded.format.keys_fixed:
+        return plan_next(k, loaded, now=now, lanes=lanes)
+    return 0
+
+
 def settle(k: SeriesKind, series_id: int, *, now: datetime, wait: bool = False,
            queue: bool = True, loaded: Loaded | None = None) -> bool:
     """At the end of every transaction that closes matches: under the series row's lock, plan
@@ -254,7 +267,7 @@ def _chunk(k: SeriesKind, series_id: int, rows: list[Any], *, limit: int, now: d
             for row in rows:
                 row.status, row.attempts = RUNNING, 1
             continue
-        if not plan_next(k, loaded, now=now, lanes=lanes):
+        if not plan_lane(k, loaded, now=now, lanes=lanes):
             break
         chained = True
         rows = list(_open_rows(k, series_id).filter(**k.on_lanes(lanes))

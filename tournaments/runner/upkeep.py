@@ -16,7 +16,7 @@ from games.models import Match
 
 from . import kinds
 from .kinds import CANCELLED, OPEN, PENDING, RUNNING, get_kind
-from .loop import bounded, cancel_open, dispatch, plan_next, settle
+from .loop import bounded, cancel_open, dispatch, plan_lane, settle
 from .rows import after_close, close_row
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def record(*, kind: str, match_id: int, now: datetime | None = None) -> bool:
         close_row(k, row, loaded.format.score(plan, match.result, out), now=now)
         row.save(update_fields=["status", "finished_at", "lease_until", *k.result_fields])
         after_close(k, loaded, [row], now=now)
-        if plan_next(k, loaded, now=now, lanes={k.lane(row)}):  # its table's next, unlocked
+        if plan_lane(k, loaded, now=now, lanes={k.lane(row)}):  # its table's next
             transaction.on_commit(lambda: dispatch(kind=kind, series_id=loaded.series.pk))
         settle(k, loaded.series.pk, now=now, loaded=loaded)
         return True
