@@ -233,8 +233,10 @@ def _owned(request: HttpRequest, bot_id: int) -> Bot:
 
 
 def strikes_per_day(bot: Bot) -> dict[str, Any]:
-    """Strikes of the last ``STRIKE_DAYS`` days by reason: ``days`` (newest first), ``reasons``
-    and ``rows`` (per day, a count per reason)."""
+    """Strikes of the last ``STRIKE_DAYS`` days by reason: ``reasons`` (each its ``code`` and
+    its ``parts`` between underscores, where a narrow column's heading may break) and ``rows``
+    (per day, newest first, a cell per reason: its ``reason`` and count ``n``, the reason
+    labelling the count once a phone stacks the row)."""
     since = timezone.now() - timedelta(days=STRIKE_DAYS)
     counts = (BotCall.objects.filter(bot=bot, strike=True, created_at__gte=since)
               .annotate(day=TruncDate("created_at")).values("day", "reason")
@@ -243,8 +245,9 @@ def strikes_per_day(bot: Bot) -> dict[str, Any]:
     for row in counts:
         by_day.setdefault(row["day"], {})[row["reason"]] = row["n"]
     reasons = sorted({reason for day in by_day.values() for reason in day})
-    return {"reasons": reasons,
-            "rows": [{"day": day, "counts": [by_day[day].get(r, 0) for r in reasons]}
+    return {"reasons": [{"code": r, "parts": r.split("_")} for r in reasons],
+            "rows": [{"day": day, "cells": [{"reason": r, "n": by_day[day].get(r, 0)}
+                                            for r in reasons]}
                      for day in sorted(by_day, reverse=True)]}
 
 

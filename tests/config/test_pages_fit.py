@@ -1,5 +1,6 @@
 """Pages that fit (issue 48), in headless Chromium at a phone's 390 px and a laptop's 1366 px:
-no table on the standings, season table, league night and match list pages overflows its card
+no table on the standings, season table, league night, match list and bot pages (its strikes
+per day and last errors too) overflows its card
 (each table's container scrolls nothing sideways), the standings keep rank, name, points and
 rating on a phone, the header is one line, the move panel covers at most a quarter of the
 screen and folds; at 1366 px a night's replay links are in sight."""
@@ -31,12 +32,28 @@ def pages(site: dict[str, Any], alice: Any) -> list[str]:
     bot = Bot.objects.create(owner=alice, name="a_bot_with_a_rather_long_name",
                              url="http://127.0.0.1:9/", secret="whsec_" + "A" * 32,
                              games=["dice_cup"], handshake_ok=True)
+    failed_calls(bot)
     services.match_create(game="great_dalmuti", created_by=alice, seed=4, seats=[
         {"kind": "reference", "bot": "heuristic"}] * 6)
     club = site["club"]
     return [f"/tournaments/{site['cup'].pk}/", f"/leagues/{club.pk}/",
             f"/leagues/{club.pk}/nights/1/", "/matches/", "/me/", "/play/open/",
             f"/bots/{bot.pk}/", "/tournaments/", "/leagues/", "/games/dice_cup/", "/"]
+
+
+def failed_calls(bot: Bot) -> None:
+    """A strike of every reason the bot's fault can be, and a platform error, each with a long
+    detail and log line: the bot page's strikes per day and last errors tables at their widest."""
+    from bots import protocol
+    from bots.models import BotCall
+
+    BotCall.objects.bulk_create(
+        [BotCall(bot=bot, path=BotCall.Path.MOVE, turn=3, elapsed_ms=2000.0, status=500,
+                 reason=reason, strike=True, log="thinking about " + "a long plan " * 12,
+                 detail=f"HTTP 500, body \"Traceback (most recent call last): {reason}\"")
+         for reason in protocol.BOT_FAILURES]
+        + [BotCall(bot=bot, path=BotCall.Path.START, elapsed_ms=3.0,
+                   reason=protocol.PLATFORM_ERROR, detail="the platform failed: " + "x" * 80)])
 
 
 def test_no_table_overflows_its_card_on_a_phone_or_a_laptop(
@@ -46,11 +63,17 @@ def test_no_table_overflows_its_card_on_a_phone_or_a_laptop(
     paths = pages(site, alice)
     sign_in(browser, live_server.url, "alice")
     problems = []
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width in (390, 1366):
         browser.set_window_size(width, 900)
         for path in paths:
             browser.get(live_server.url + path)
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            if path.startswith("/bots/"):
+                tables = browser.execute_script("return document.querySelectorAll("
+                                                "'#strikes + .table-wrap, #errors + .table-wrap')")
+                assert len(tables) == 2, "the bot page shows its strikes and errors tables"
+                browser.execute_script("document.getElementById('strikes').scrollIntoView()")
+                browser.save_screenshot(str(SCREENSHOTS / f"fit-{width}-bot-strikes.png"))
             slug = path.strip("/").replace("/", "-") or "home"
             browser.save_screenshot(str(SCREENSHOTS / f"fit-{width}-{slug}.png"))
             wide = browser.execute_script(
