@@ -126,3 +126,41 @@ class BotCall(models.Model):
 
     def __str__(self) -> str:
         return f"bot {self.bot_id} {self.path} {self.reason or 'ok'} {self.elapsed_ms:.1f} ms"
+
+
+class BotVersion(models.Model):
+    """A new version of a bot: another URL (and the version string its handshake declared, if
+    any), played beside the live bot in a provisional run before it may replace it. The bot's
+    row is untouched until the version is promoted (its URL becomes the bot's), so the bot's
+    matches, rating and history stay one bot's; discarding changes nothing. A secret rotation
+    is never a version."""
+
+    class Status(models.TextChoices):
+        CANDIDATE = "candidate", "candidate (its provisional run plays, or is to be decided)"
+        PROMOTED = "promoted", "promoted (the bot plays at its URL)"
+        DISCARDED = "discarded", "discarded"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(help_text="2, 3 ... per bot (version 1: as registered).")
+    url = models.CharField(max_length=500)
+    declared_version = models.CharField(max_length=100, blank=True, default="",
+                                        help_text="The version string its handshake said.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
+    run = models.PositiveBigIntegerField(
+        null=True, blank=True,
+        help_text="The provisional run: a tournaments.Tournament id (bots never imports "
+                  "tournaments, so no foreign key).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="When it was promoted or discarded.")
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.UniqueConstraint(fields=["bot"], condition=models.Q(status="candidate"),
+                                    name="botversion_one_candidate"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} v{self.number} ({self.status})"

@@ -87,6 +87,8 @@ class Handshake:
     #: The bot reads ``legal_description`` when ``legal_actions`` is left out (long lists).
     compact_legal_actions: bool = False
     unknown_games: list[str] = field(default_factory=list)
+    #: The bot's own version string, if its handshake says one (recorded with a bot version).
+    version: str = ""
 
 
 @dataclass(frozen=True)
@@ -264,9 +266,13 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
     if not isinstance(compact, bool):
         return Failure(BAD_SHAPE, f'"compact_legal_actions" must be true or false, not '
                                   f"{compact!r}")
+    declared = data.get("version", "")
+    if not isinstance(declared, str):
+        return Failure(BAD_SHAPE, f'"version" must be a string, not {_describe_json(declared)}')
     return Handshake(name=name[:100], author=author[:100],
                      games=[g for g in games if g in ours], compact_legal_actions=compact,
-                     unknown_games=[g[:100] for g in games if g not in ours][:20])
+                     unknown_games=[g[:100] for g in games if g not in ours][:20],
+                     version=declared[:100])
 
 
 def _describe_json(value: Any) -> str:

@@ -45,6 +45,8 @@ class Tournament(models.Model):
         ROUND_ROBIN = "round_robin", "round robin (two seats), or rounds of tables (more)"
         SWISS = "swiss", "Swiss: rounds paired by score, each when the last is done"
         CONTINUOUS = "continuous", "continuous: matches kept in flight until ends_at"
+        BENCHMARK = "benchmark", ("benchmark: two challengers each play one field on the same "
+                                  "deals (a bot version's provisional run)")
 
     format = models.CharField(max_length=16, choices=Format.choices,
                               default=Format.ROUND_ROBIN, help_text="tournaments.formats.")
@@ -63,6 +65,9 @@ class Tournament(models.Model):
                              "when the one before is done: its rows come then).")
     duplicate = models.BooleanField(
         default=False, help_text="Each table's deal is played once per seat rotation.")
+    rated = models.BooleanField(
+        default=True, help_text="Its matches move the game's leaderboard (a bot version's "
+                                "provisional run does not).")
     strike_limit = models.PositiveSmallIntegerField(help_text="Per match; 0 = never forfeit.")
     move_time_limit = models.PositiveIntegerField(help_text="Seconds per move, per match.")
     seed = models.BigIntegerField(help_text="Seeds the schedule's search (tables of 3 or more) "

@@ -151,6 +151,9 @@ def _check(*, organiser: AbstractBaseUser, game: str,
 
     if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
         table_size = 2  # Swiss pairs
+    if format == Tournament.Format.BENCHMARK:
+        refuse("a benchmark tournament is a bot version's provisional run: register a version "
+               "of your bot (POST /api/bots/{id}/versions/)")
     count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
     size = None

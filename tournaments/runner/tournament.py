@@ -124,7 +124,8 @@ class TournamentKind(kinds.SeriesKind):
         loaded.format = tournament_format(loaded.series)  # a Swiss pairs them no more
 
     def closed(self, loaded: kinds.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
-        leaderboard.record(tournament_id=loaded.series.pk, rows=list(rows), played_at=now)
+        if loaded.series.rated:  # a bot version's provisional run never moves a rating
+            leaderboard.record(tournament_id=loaded.series.pk, rows=list(rows), played_at=now)
 
     def finish(self, loaded: kinds.Loaded, *, now: datetime) -> None:
         unseal_deals(loaded.series.pk)

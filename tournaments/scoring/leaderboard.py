@@ -122,11 +122,13 @@ def rebuild(apps: Any = installed_apps) -> int:
         entry.matches, entry.last_played_at = 0, None
     entries: dict[tuple[str, Key], Any] = dict(kept)
     timeline: list[tuple[tuple[str, Key], datetime, float]] = []
+    finished = match_model.objects.filter(status="finished")
+    if any(f.name == "rated" for f in apps.get_model("tournaments", "Tournament")._meta.fields):
+        finished = finished.filter(tournament__rated=True)  # (a migration's older models: all)
     rows = [(finished_at or created_at, 0, game, [people.get((tournament_id, seat))
                                                   for seat in seats], ranks, forfeited)
             for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in
-            match_model.objects.filter(status="finished")
-            .order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
+            finished.order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
             .values_list("tournament_id", "tournament__game", "seats", "ranks", "forfeited",
                          "finished_at", "tournament__created_at")]
     rows += _ladder_results(apps)
