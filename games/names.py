@@ -17,6 +17,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from .numbering import seat_word
 from .seats import PLAYER, REFERENCE, get_seat_kind
 
 OPEN_SEAT = "open seat"
@@ -87,6 +88,22 @@ def _label(seat: Sitter, usernames: dict[int, str], bot_names: dict[str, dict[st
     return f"{seat.kind} {seat.bot}".strip()
 
 
+def distinct_labels(labels: Sequence[str]) -> list[str]:
+    """The labels of one match's seats, in seat order, each naming one seat: a label two seats
+    share (two copies of a reference bot) gets its seat's number as people read it,
+    "random (reference bot, seat 2)", "bob (seat 3)", so a caption, a move or a result says
+    which; a label no other seat has is left as it is."""
+    repeated = {label for label in labels if labels.count(label) > 1}
+    return [_with_seat(label, seat) if label in repeated else label
+            for seat, label in enumerate(labels)]
+
+
+def _with_seat(label: str, seat: int) -> str:
+    if label.endswith(")"):
+        return f"{label[:-1]}, {seat_word(seat)})"
+    return f"{label} ({seat_word(seat)})"
+
+
 def seat_labels_of(groups: Iterable[Sequence[Any]]) -> list[list[str]]:
     """The labels of several matches' seats (a list page), each group's in its order, with
     the queries of one :func:`seat_labels` call for them all."""
@@ -118,6 +135,6 @@ def seat_label(seat: Any) -> str:
     return seat_labels([seat])[0]
 
 
-__all__ = ["OPEN_SEAT", "Sitter", "seat_label", "seat_labels", "seat_labels_of", "seat_url",
-           "seated", "sitter"]
+__all__ = ["OPEN_SEAT", "Sitter", "distinct_labels", "seat_label", "seat_labels",
+           "seat_labels_of", "seat_url", "seated", "sitter"]
 

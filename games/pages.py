@@ -32,7 +32,7 @@ from .engine import game_ids, get_game
 from .errors import MatchNotFound
 from .links import series_links
 from .models import Match
-from .names import seat_labels, seat_labels_of, seated
+from .names import distinct_labels, seat_labels, seat_labels_of, seated
 from .numbering import seat_number
 
 
@@ -77,7 +77,10 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = selectors.match_get(match_id=match_id)
     except MatchNotFound:
         raise Http404("no such match") from None
-    names = _seat_names(match)
+    # Each seat's place in a drawing says its number; every sentence names its seat by a
+    # label of its own (two copies of one reference bot are told apart).
+    labels = _seat_names(match)
+    names = distinct_labels(labels)
     disclosed = match.disclosed
     context: dict[str, Any] = {
         "match": match, "seats": names, "last": match.version,
@@ -114,11 +117,11 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "caption": entry_text(match.game, entry.kind, entry.seat,
                               entry.action if disclosed else None, names) if entry else "",
         "to_act": [names[seat] for seat in state.to_act()],
-        "public": draw_view(match.game, public, match.players, names),
-        "face_up": draw_face_up(match.game, public, views, match.players, names)
+        "public": draw_view(match.game, public, match.players, labels),
+        "face_up": draw_face_up(match.game, public, views, match.players, labels)
         if disclosed else None,
-        "views": [(seat_number(seat), names[seat],
-                   draw_view(match.game, view, match.players, names))
+        "views": [(seat_number(seat), labels[seat],
+                   draw_view(match.game, view, match.players, labels))
                   for seat, view in enumerate(views)],
         "previous": max(turn - 1, 0), "next": min(turn + 1, match.version),
     })
@@ -175,7 +178,8 @@ def match_list_page(request: HttpRequest) -> HttpResponse:
 
 
 def _seat_names(match: Any) -> list[str]:
-    """Who sits at each seat, in seat order, as every page names them (``games.names``)."""
+    """Who sits at each seat, in seat order, as every page names them (``games.names``); two
+    seats may share a label (``distinct_labels`` tells them apart)."""
     return seat_labels(sorted(match.seats.all(), key=lambda s: s.number))
 
 
@@ -190,7 +194,8 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
     except MatchNotFound:
         raise Http404("no such match") from None
     seat = next((s for s in match.seats.all() if s.user_id == request.user.pk), None)
-    names = _seat_names(match)
+    labels = _seat_names(match)
+    names = distinct_labels(labels)  # the seats' list; a builder says each seat's number
     context: dict[str, Any] = {"match": match, "seats": names, "seat": seat,
                                "open_seat": any(s.is_open for s in match.seats.all())}
     if seat is not None and match.status != Match.Status.OPEN:
@@ -202,11 +207,11 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
             n > BUILD_FROM for n in Counter(a.get("type") for a in legal).values())
         context.update({
             "answer": answer, "view": draw_view(match.game, answer["view"], match.players,
-                                                names),
+                                                labels),
             "actions": [] if grouped else [
                 {"label": action_label(a, match.game), "hint": action_hint(a, match.game),
                  "json": json.dumps(a)} for a in legal],
-            "action_groups": action_groups(legal, names, match.game) if grouped else [],
+            "action_groups": action_groups(legal, labels, match.game) if grouped else [],
         })
     template = "games/_seat.html" if request.GET.get("partial") else "games/play.html"
     return render(request, template, context)

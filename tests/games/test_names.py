@@ -81,3 +81,15 @@ def test_the_match_api_names_each_seat_in_few_queries(alice, bob, dice_bot, alic
     one = alice_api.get(f"/api/matches/{match.pk}/").json()
     assert [s["name"] for s in one["seats"]] == ["dice_bot (alice)", "bob"]
     assert alice_api.get("/api/matches/?bot=heuristic").json()["count"] == 0
+
+
+def test_labels_two_seats_share_say_their_seats_number() -> None:
+    """A replay's captions tell two copies of one bot apart; seats are numbered from 1."""
+    from games.names import distinct_labels
+
+    assert distinct_labels(["random (reference bot)", "bob", "random (reference bot)", "bob",
+                            "alice"]) == [
+        "random (reference bot, seat 1)", "bob (seat 2)", "random (reference bot, seat 3)",
+        "bob (seat 4)", "alice"]
+    assert distinct_labels(["dice_bot (alice)", "heuristic (reference bot)"]) == [
+        "dice_bot (alice)", "heuristic (reference bot)"], "unique labels as they are"

@@ -177,3 +177,28 @@ def test_a_running_multi_seat_match_shows_no_hidden_card(client, alice) -> None:
         shown = hands(html)
         assert len(shown) == 5 and not any(shown.values()), f"turn {turn}: a hand face up"
         assert "only what a spectator sees" in html
+
+
+def test_seats_of_one_name_are_told_apart_in_every_caption(client, alice) -> None:
+    """Issue 48: two copies of one reference bot read as two seats, "random (reference bot,
+    seat 2)", in the seats, the ranks, the result, each turn's caption and the move list (each
+    drawn place already says its seat's number); a name no other seat has stays as it is."""
+    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                  seats=[{"kind": "reference", "bot": "random"},
+                                         {"kind": "reference", "bot": "random"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    assert match.status == "finished"
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    head = html.split('<div id="match-head">')[1].split("</div>")[0]
+    for seat in (1, 2):
+        assert f'<span class="who">random (reference bot, seat {seat})</span>' in head
+        assert f"random (reference bot, seat {seat}) " in head.split("ranks:")[1]
+    assert '<span class="who">heuristic (reference bot)</span>' in head
+    said = [html.split('<ol class="move-list"')[1].split("</ol>")[0], head]
+    for turn in range(match.version + 1):
+        frame = client.get(f"/matches/{match.pk}/?turn={turn}&partial=1").content.decode()
+        said.append(frame.split('<p class="caption">')[1].split("</p>")[0])
+    assert all("random (reference bot)" not in text for text in said), \
+        "every sentence says which random seat"
+    assert sum("random (reference bot, seat 2)" in text for text in said) > 2
+    assert "heuristic (reference bot," not in "".join(said)
