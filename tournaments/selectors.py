@@ -36,8 +36,8 @@ from .models import (
     Tournament,
     TournamentMatch,
 )
+from .scoring import leaderboard
 from .scoring.confidence import certainty
-from .scoring.ratings import Rating, ratings
 from .scoring.standings import MatchResult, standings
 from .web.filters import LeagueFilter, TournamentFilter, TournamentMatchFilter
 
@@ -129,7 +129,8 @@ def tournament_results(*, tournament: Tournament) -> list[MatchResult]:
 
 def tournament_standings(*, tournament: Tournament) -> list[JSON]:
     """Places with the documented tie-breaks, each with its bootstrap interval, the probability
-    that it is really ahead of the next row, and its OpenSkill rating in this tournament."""
+    that it is really ahead of the next row, and its rating: the game's one rating of that
+    entrant (the leaderboard's, now), not one of this tournament alone."""
     people = list(tournament_participants(tournament=tournament))
     names = entrant_labels(people)
     count = len(people)
@@ -139,7 +140,7 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
                      byes=_swiss_byes(tournament, count, withdrawn))
     sure = {c.participant: c for c in certainty(results, [r.participant for r in rows],
                                                 seed=tournament.seed)}
-    rated = {r.participant: r for r in ratings(results, count)}
+    rated = leaderboard.ratings_of(game=tournament.game, entrants=people)
     out = []
     for row in rows:
         person = people[row.participant]
@@ -155,7 +156,8 @@ def tournament_standings(*, tournament: Tournament) -> list[JSON]:
             "withdrawn": row.withdrawn, "withdrawn_reason": person.withdrawn_reason or None,
             "interval": None if cert.low is None else [cert.low, cert.high],
             "ahead_of_next": cert.ahead_of_next,
-            "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal},
+            "rating": {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal,
+                       "matches": rating.matches},
         })
     return out
 
@@ -267,17 +269,14 @@ def league_history(*, league_id: int) -> JSON:
             "positions": positions}
 
 
-def league_ratings(*, league_id: int) -> dict[int, Rating]:
-    """Each member's OpenSkill rating (PlackettLuce, as tournaments rate) from every recorded
-    hand in play order (night, hand, table), its finishing places as the ranks."""
-    hands = list(_counted_hands(league_id=league_id)
-                 .order_by("night__number", "number", "table").values_list("seats", "finish"))
-    members = list(Member.objects.filter(league_id=league_id).values_list("index", flat=True))
-    count = max([*members, *(m for seats, _ in hands for m in seats)], default=-1) + 1
-    results = [MatchResult(seats=tuple(seats), ranks=tuple(finish), scores=None)
-               for seats, finish in hands]
-    return {rating.participant: rating for rating in ratings(results, count)
-            if rating.participant in set(members)}
+def league_ratings(*, league_id: int) -> dict[int, LeaderboardEntry]:
+    """Each member's rating, by member index: the game's one rating of that entrant (the
+    leaderboard's, which rates every hand as it is recorded), as a tournament's standings
+    show it."""
+    league = League.objects.get(pk=league_id)
+    members = list(league.members.all())
+    return dict(zip((m.index for m in members),
+                    leaderboard.ratings_of(game=league.game, entrants=members)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -197,8 +197,9 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
                                               "random (reference bot)"}
     assert all(1 <= row["average_finish"] <= 4 for row in table)
     assert sorted(row["position"] for row in table) == list(range(8))
-    assert all(set(row["rating"]) == {"mu", "sigma", "ordinal"} for row in table)
-    assert all(row["rating"]["sigma"] < 25 / 3 for row in table), "rated from its hands"
+    assert all(set(row["rating"]) == {"mu", "sigma", "ordinal", "matches"} for row in table)
+    assert {row["rating"]["matches"] for row in table} == {0}, (
+        "the game's one rating: a table where one reference bot sits twice is not rated")
 
     detail = anon_api.get(f"{URL}{league_id}/").json()
     assert detail["live_night"] is None and sorted(detail["order"]) == list(range(8))

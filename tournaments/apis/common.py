@@ -36,9 +36,14 @@ def entrant_label_field() -> serializers.CharField:
 
 
 class TournamentRatingSerializer(serializers.Serializer):
+    """An entrant's one rating on its game's leaderboard (docs/tournaments.md, "Ratings")."""
+
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the cautious estimate.")
+    matches = serializers.IntegerField(
+        help_text="Rated matches it rests on, in every series of the game (0: the starting "
+                  "rating).")
 
 
 class EntrantKindField(serializers.ChoiceField):

@@ -170,7 +170,8 @@ class LeagueDetailSerializer(LeagueSerializer):
 
 
 def _rating(rating: Any) -> dict[str, float]:
-    return {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}
+    return {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal,
+            "matches": rating.matches}
 
 
 def _league_data(league: League, member_count: int) -> dict[str, Any]:
@@ -349,7 +350,9 @@ class LeagueTableApi(APIView):
             allow_null=True, help_text="Positions gained since the previous order (positive = "
                                        "up); null if not in it.")
         rating = TournamentRatingSerializer(
-            help_text="OpenSkill rating over the season's hands (finishing places as ranks).")
+            help_text="The member's rating on the game's leaderboard, which rates every hand "
+                      "(finishing places as ranks) as every series' matches: one number per "
+                      "entrant per game.")
 
     @extend_schema(
         tags=["leagues"], operation_id="leagues_table",

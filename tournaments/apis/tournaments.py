@@ -367,7 +367,9 @@ class TournamentStandingsApi(APIView):
         ahead_of_next = serializers.FloatField(
             allow_null=True, help_text="Probability this row is really ahead of the next one; "
                                        "null for the last row.")
-        rating = TournamentRatingSerializer(help_text="OpenSkill rating in this tournament.")
+        rating = TournamentRatingSerializer(
+            help_text="The entrant's rating on the game's leaderboard now (every series' "
+                      "rated matches, this one's included): one number per entrant per game.")
 
     @extend_schema(
         tags=["tournaments"], operation_id="tournaments_standings",

@@ -7,7 +7,7 @@ are in docs/leagues.md."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -19,6 +19,7 @@ from ..formats import Outcome, PlannedMatch, get_format
 from ..formats.league_night import LeagueNight, hand_key
 from ..models import Hand, League, Night
 from ..runner import kinds
+from ..scoring import leaderboard
 from . import rules
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,14 @@ class NightKind(kinds.SeriesKind):
             loaded.withdrawn |= left
             loaded.format = night_format(loaded.series, left=left,
                                          first_of_season=loaded.format.first_of_season)
+
+    def closed(self, loaded: kinds.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
+        """Hands rated on the game's leaderboard, as any series' matches are (the one
+        rating): finishing places as ranks; a hand with a forfeit is not rated."""
+        members = loaded.entrants
+        leaderboard.record_results(game=loaded.game, played_at=now, results=[
+            ([leaderboard.entrant_key(members[i]) for i in row.seats], row.finish,
+             row.forfeited) for row in rows if row.status == kinds.FINISHED])
 
     def lane(self, row: Any) -> int:
         return row.table

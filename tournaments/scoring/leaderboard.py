@@ -1,16 +1,19 @@
-"""Each game's rating leaderboard across its tournaments and its ladder, kept as a table
-(``LeaderboardEntry``, with a ``RatingPoint`` per rated match for the rating over time).
+"""Each game's one rating of every entrant: the rating leaderboard across its tournaments, its
+ladder and its league nights, kept as a table (``LeaderboardEntry``, with a ``RatingPoint``
+per rated match for the rating over time). A tournament's standings and a league's table show
+this number too (:func:`ratings_of`): one number per entrant per game wherever it is shown.
 
 A result is rated in the transaction that records it (the series runner's), the entrants' rows
 locked in one order, so the board is never recomputed from every match on a request and two
 workers recording at once cannot lose an update. An entrant is a webhook bot, a person or one
 reference bot, whatever its label in each series: entering someone's bot under another label
-renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, as a
-tournament's own, ``tournaments.scoring.ratings``), each match applied in the order its result
-was recorded, whatever series it is of (a tournament, a ladder: :func:`record_results`). Not
-rated, as in a tournament's ratings: forfeits, and a table where one reference bot sits twice
-(it says nothing of its skill). :func:`rebuild` replays every recorded result (the migration
-that made the table runs it; so can an operator).
+renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, default
+parameters, each seat a one-player team, the engine's ranks as they are), each match applied
+in the order its result was recorded, whatever series it is of (:func:`record_results`). Not
+rated: forfeits (the match was not played), a table where one reference bot sits twice (it
+says nothing of its skill), and a tournament made unrated (a version's provisional run).
+:func:`rebuild` replays every recorded result (the migrations that changed what is rated run
+it; so can an operator).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from django.apps import apps as installed_apps
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from openskill.models import PlackettLuce
 
 from ..models import LeaderboardEntry, Participant, RatingPoint, Tournament, TournamentMatch
@@ -77,19 +80,35 @@ def _counts(ranks: Sequence[int] | None, forfeited: Sequence[int] | None,
     return ranks is not None and not forfeited and len(set(keys)) == len(keys)
 
 
-def _locked(game: str, keys: Sequence[Key]) -> dict[Key, LeaderboardEntry]:
-    """The entrants' rows, made if new, locked in (kind, ref) order (no deadlock between
-    two recordings)."""
-    start = MODEL.rating()
-    LeaderboardEntry.objects.bulk_create(
-        [LeaderboardEntry(game=game, kind=kind, ref=ref, mu=start.mu, sigma=start.sigma,
-                          ordinal=start.ordinal()) for kind, ref in keys],
-        ignore_conflicts=True)
+def ratings_of(*, game: str, entrants: Iterable[Any]) -> list[LeaderboardEntry]:
+    """The one rating on ``game``'s board of each of ``entrants`` (a tournament's participants,
+    a league's members), in their order: its row, or the starting rating (unsaved, no
+    matches) for one never rated. One query."""
+    keys = [entrant_key(entrant) for entrant in entrants]
+    found = {(entry.kind, entry.ref): entry
+             for entry in _entries(game, keys)} if keys else {}
+    return [found.get(key) or _new_entry(game, key) for key in keys]
+
+
+def _entries(game: str, keys: Iterable[Key]) -> QuerySet[LeaderboardEntry]:
     wanted = Q()
     for kind, ref in keys:
         wanted |= Q(kind=kind, ref=ref)
-    found = (LeaderboardEntry.objects.select_for_update().filter(wanted, game=game)
-             .order_by("kind", "ref"))
+    return LeaderboardEntry.objects.filter(wanted, game=game)
+
+
+def _new_entry(game: str, key: Key) -> LeaderboardEntry:
+    start = MODEL.rating()
+    return LeaderboardEntry(game=game, kind=key[0], ref=key[1], mu=start.mu, sigma=start.sigma,
+                            ordinal=start.ordinal())
+
+
+def _locked(game: str, keys: Sequence[Key]) -> dict[Key, LeaderboardEntry]:
+    """The entrants' rows, made if new, locked in (kind, ref) order (no deadlock between
+    two recordings)."""
+    LeaderboardEntry.objects.bulk_create([_new_entry(game, key) for key in keys],
+                                         ignore_conflicts=True)
+    found = _entries(game, keys).select_for_update().order_by("kind", "ref")
     return {(entry.kind, entry.ref): entry for entry in found}
 
 
@@ -131,9 +150,9 @@ def rebuild(apps: Any = installed_apps) -> int:
             finished.order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
             .values_list("tournament_id", "tournament__game", "seats", "ranks", "forfeited",
                          "finished_at", "tournament__created_at")]
-    rows += _ladder_results(apps)
-    # Tournaments' and ladders' results interleaved as they were recorded (stable: each
-    # source keeps its own order among results of one moment).
+    rows += _ladder_results(apps) + _league_results(apps)
+    # Tournaments', ladders' and league nights' results interleaved as they were recorded
+    # (stable: each source keeps its own order among results of one moment).
     rows.sort(key=lambda row: (row[0], row[1]))
     rated = 0
     for played_at, _, game, keys, ranks, forfeited in rows:
@@ -173,3 +192,23 @@ def _ladder_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None
             .order_by(F("finished_at").asc(nulls_first=True), "ladder_id", "number")
             .values_list("ladder__game", "seats", "ranks", "forfeited", "finished_at",
                          "created_at")]
+
+
+def _league_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None], Any, Any]]:
+    """Every finished hand of a league night as :func:`rebuild` replays it (a migration's
+    older models may not have a hand's forfeits or finish time yet: none forfeited then, and
+    the night's start stands for the time)."""
+    hand_model = apps.get_model("tournaments", "Hand")
+    fields = {field.name for field in hand_model._meta.fields}
+    if not {"finish", "status"} <= fields:
+        return []
+    members = {(m.league_id, m.index): entrant_key(m)
+               for m in apps.get_model("tournaments", "Member").objects.all()}
+    at = "finished_at" if "finished_at" in fields else "night__starts_at"
+    out = "forfeited" if "forfeited" in fields else "finish"
+    return [(finished_at, 2, game, [members.get((league_id, i)) for i in seats], finish,
+             forfeited if out == "forfeited" else [])
+            for league_id, game, seats, finish, forfeited, finished_at in
+            hand_model.objects.filter(status="finished")
+            .order_by(F(at).asc(nulls_first=True), "night_id", "number", "table")
+            .values_list("night__league_id", "night__league__game", "seats", "finish", out, at)]
