@@ -112,13 +112,16 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     # Every seat's view only once the match is disclosed (over and not a sealed deal): while
     # it runs, a spectator's view alone, so no hidden card reaches the page.
     views = [state.view(seat) for seat in range(match.players)] if disclosed else []
+    # The face-up table: each seat's place with all it holds, even a card it never saw (a
+    # Le Dutch slot), since the match is over; each seat's own view stays as it saw it.
+    face_up = [state.face_up_view(seat) for seat in range(match.players)] if disclosed else []
     context.update({
         "turn": turn, "disclosed": disclosed,
         "caption": entry_text(match.game, entry.kind, entry.seat,
                               entry.action if disclosed else None, names) if entry else "",
         "to_act": [names[seat] for seat in state.to_act()],
         "public": draw_view(match.game, public, match.players, labels),
-        "face_up": draw_face_up(match.game, public, views, match.players, labels)
+        "face_up": draw_face_up(match.game, public, face_up, match.players, labels)
         if disclosed else None,
         "views": [(seat_number(seat), labels[seat],
                    draw_view(match.game, view, match.players, labels))

@@ -2,8 +2,9 @@
 pools, tokens), for the replay page and the play page. A drawing takes only a view dict (a
 seat's or the public one, exactly as the engine gives it, never the state), so it can show
 nothing that seat may not see; a game without a drawing falls back to the generic one. Once a
-match is over, :func:`draw_face_up` lays one table from every seat's view (each seat's place
-from its own), which shows what those views held and nothing more."""
+match is over, :func:`draw_face_up` lays one table from every seat's face-up view (each seat's
+place from its own: ``State.face_up_view``), which shows what those views hold and nothing
+more."""
 
 from __future__ import annotations
 
@@ -38,11 +39,11 @@ def draw_view(game: str, view: dict[str, Any], players: int,
 def draw_face_up(game: str, public: dict[str, Any], views: Sequence[dict[str, Any]],
                  players: int, names: Sequence[str] | None = None) -> SafeString | None:
     """One spectator's table with every hand face up: the middle and the header from the
-    public view, each seat's place (its hand, its sealed answer) from that seat's own view.
-    Only for a disclosed match (the caller's rule: every seat's view may be shown). None for
-    a game without a drawing of its own (the page shows the seats' views instead). A card no
-    view holds stays a back: a Le Dutch slot nobody has looked at is unknown to its owner too,
-    and a drawing never reads the state."""
+    public view, each seat's place (its hand, its sealed answer) from that seat's view in
+    ``views``: its ``face_up_view`` (every card it holds named, a Le Dutch slot nobody has
+    looked at too), as a drawing never reads the state. Only for a disclosed match (the
+    caller's rule: every seat's view may be shown). None for a game without a drawing of its
+    own (the page shows the seats' views instead). A card no view names stays a back."""
     drawing = DRAWINGS.get(game)
     if drawing is None:
         return None

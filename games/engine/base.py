@@ -403,6 +403,19 @@ class State:
     def public_view(self) -> JSON:
         return self.view(None)
 
+    def face_up_view(self, seat: int) -> JSON:
+        """``seat``'s view with everything in front of it face up, the same shape as
+        ``view(seat)``: for the replay of a match that is over (at any of its turns), where
+        hiding is over too. Never what a seat or a spectator is sent while the match runs.
+        In most games a seat already sees all it holds (the default: its view); a game where
+        a seat's own cards can be hidden from it (Le Dutch's slots) shows them here."""
+        return self._face_up(self.view(seat), seat)
+
+    def _face_up(self, view: JSON, seat: int) -> JSON:
+        """Hook of :meth:`face_up_view`: ``view`` (``seat``'s own) with what ``seat`` holds
+        but does not see turned face up. Default: nothing is hidden from a seat's own place."""
+        return view
+
     def to_json(self, events: bool = True) -> JSON:
         """The whole state as plain JSON. With ``events=False`` the event log is left out (only
         its length is kept), for callers that store events themselves; the loaded state then

@@ -751,6 +751,14 @@ class DutchState(State):
             out["power_card"] = NAME[self.snap_card]
         return out
 
+    def _face_up(self, view: JSON, seat: int) -> JSON:
+        """Every slot of ``seat`` named, looked at or not (its ``known_by`` still says who
+        had): a slot nobody has looked at is hidden from its owner too, so only a replay of
+        a match that is over shows it (``State.face_up_view``)."""
+        for shown, card in zip(view["hands"][seat]["slots"], self.cd[seat]):
+            shown["card"] = NAME[card]
+        return view
+
     # ---- saving ---------------------------------------------------------------------------
 
     def dump(self) -> JSON:

@@ -216,3 +216,40 @@ def test_player_counts_read_as_words() -> None:
     assert (players_range(2, 2), players_range(4, 8)) == ("2 players", "4 to 8 players")
     assert (counted(1, "participant"), counted(0, "participant")) == (
         "1 participant", "0 participants")
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_face_up_view_is_a_seats_view_with_its_own_place_face_up(game_id: str) -> None:
+    """Issue 48: the replay of a match that is over lays each seat's place from
+    ``face_up_view(seat)``: the same keys as ``view(seat)``, and the same values but for the
+    cards a seat holds without seeing them (Le Dutch's slots, all named); asking for it
+    changes neither the state nor any view a running match sends."""
+    from games.engine.dutch import NAME
+
+    _, state, rng = new_random_match(game_id, 11)
+    hidden_own = 0
+    while not state.is_over:
+        saved = state.to_json()
+        for seat in range(state.players):
+            view = state.view(seat)
+            face_up = state.face_up_view(seat)
+            assert json.loads(json.dumps(face_up)) == face_up and face_up.keys() == view.keys()
+            assert state.view(seat) == view and state.to_json() == saved, "nothing changed"
+            if game_id != "dutch":
+                assert face_up == view, "a seat already sees all it holds"
+                continue
+            own, seen = face_up["hands"][seat]["slots"], view["hands"][seat]["slots"]
+            assert [slot["card"] for slot in own] == [NAME[card] for card in state.cd[seat]], \
+                "every slot of its own named, as it lies"
+            assert [{**slot, "card": None} for slot in own] == [
+                {**slot, "card": None} for slot in seen], "slots and who knows them unchanged"
+            assert all(a["card"] == b["card"] for a, b in zip(own, seen) if b["card"])
+            hidden_own += sum(slot["card"] is None for slot in seen)
+            assert {**face_up, "hands": None} == {**view, "hands": None}
+            assert all(face_up["hands"][other] == hand for other, hand in
+                       enumerate(view["hands"]) if other != seat), "nobody else's card turned"
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        state.apply(seat, legal[rng.below(len(legal))])
+    if game_id == "dutch":
+        assert hidden_own, "some slot was hidden from its owner, then turned face up"

@@ -202,3 +202,54 @@ def test_seats_of_one_name_are_told_apart_in_every_caption(client, alice) -> Non
         "every sentence says which random seat"
     assert sum("random (reference bot, seat 2)" in text for text in said) > 2
     assert "heuristic (reference bot," not in "".join(said)
+
+
+def test_a_finished_dutch_match_shows_every_slot_face_up_at_every_turn(client, alice) -> None:
+    """Issue 48: once a Le Dutch match is over its face-up table names every card in every
+    slot, even one no seat ever looked at (hidden from its owner too while the match ran),
+    each as it lay at that turn; each seat's own view still shows what it saw."""
+    from games.engine.dutch import NAME
+
+    match = services.match_create(game="dutch", created_by=alice, seed=6,
+                                  options={"rounds": 3},
+                                  seats=[{"kind": "reference", "bot": "heuristic"},
+                                         {"kind": "reference", "bot": "random"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    assert match.status == "finished"
+    unseen = 0
+    for turn in range(0, match.version + 1, 3):
+        html = client.get(f"/matches/{match.pk}/?turn={turn}&partial=1").content.decode()
+        face_up = html.split("Every hand, face up</h2>")[1].split('class="seat-views-title"')[0]
+        state, _ = selectors.match_state_at(match=match, turn=turn)
+        assert hands(face_up) == {s: len(state.cd[s]) for s in range(3)}, f"turn {turn}"
+        titles = re.findall(r'<span class="slot" title="slot \d+, known by [^"]*">'
+                            r'<span class="pcard face[^"]*" title="([^"]+)"', face_up)
+        assert titles == [NAME[c] for s in range(3) for c in state.cd[s]], "as they lie"
+        own = [state.view(s)["hands"][s]["slots"] for s in range(3)]
+        hidden = sum(slot["card"] is None for slots in own for slot in slots)
+        views = html.split('class="seat-views-title"')[1]
+        assert views.count('<span class="pcard back">') >= hidden, "own views as they saw"
+        unseen += hidden
+    assert unseen, "some slot no seat had looked at, shown face up all the same"
+
+
+def test_a_running_dutch_match_hides_every_slot_a_spectator_does_not_see(
+        client, alice) -> None:
+    """While a Le Dutch match runs its replay shows only what a spectator saw, and a seat's
+    view (what the API sends it) still hides the slots it has not looked at."""
+    match = services.match_create(game="dutch", created_by=alice, seed=6, join=True,
+                                  options={"rounds": 2},
+                                  seats=[{"kind": "player"},
+                                         {"kind": "reference", "bot": "heuristic"}])
+    match.refresh_from_db()
+    assert match.status == "running"
+    for turn in range(match.version + 1):
+        html = client.get(f"/matches/{match.pk}/?turn={turn}").content.decode()
+        assert "Every hand" not in html and 'class="card seat-view"' not in html
+        state, _ = selectors.match_state_at(match=match, turn=turn)
+        public = state.public_view()["hands"]
+        assert hands(html) == {h["seat"]: sum(s["card"] is not None for s in h["slots"])
+                               for h in public}
+    view = state.view(0)["hands"][0]["slots"]
+    assert all((slot["card"] is None) == (0 not in slot["known_by"]) for slot in view)
+    assert any(slot["card"] is None for slot in view), "its unseen slots stay hidden from it"
