@@ -29,7 +29,71 @@ def test_play_prints_the_events_and_the_result(game_id: str) -> None:
     lines = output.splitlines()
     assert lines[0].split()[0] == "0"  # the first event, numbered
     assert any(line.startswith("result: ") for line in lines)
-    assert f"seat {game.default_players - 1} (random)" in output
+    assert "seat 1 (heuristic)" in output and f"seat {game.default_players} (random)" in output
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_play_numbers_seats_from_one_as_people_read_them(game_id: str) -> None:
+    """Issue 48: what a person reads says seat 1 for the engine's seat 0 (games.numbering):
+    every event's seats, the result's order and the summary; --json stays the engine's events,
+    seats from 0 as in the API and the log."""
+    import json
+    import re
+
+    from games.engine.play import play_bots
+
+    game = get_game(game_id)
+    players = game.max_players
+    bots = ["heuristic"] + ["random"] * (players - 1)
+    events = play_bots(game_id, bots, seed=3).events_since(0)
+    lines = _play(game_id, "--seed", "3", "--bots", ",".join(bots)).splitlines()
+    described = lines[:len(events)]
+    for event, line in zip(events, described, strict=True):
+        assert line.split()[:2] == [str(event["n"]), event["type"]]
+        for key in ("seat", "target", "first", "first_player", "to", "giver", "leader"):
+            if isinstance(event.get(key), int):
+                assert f" {key}={event[key] + 1}" in line, (key, event, line)
+        for key in ("order", "out_order"):
+            if key in event:
+                assert f" {key}={json.dumps([s + 1 for s in event[key]], separators=(',', ':'))}" \
+                    in line, (key, event, line)
+    said = "\n".join(lines)
+    assert not re.search(r"\b(seat|target|first|first_player|to|from|challenger|giver|taker|"
+                         r"winner|leader|with_seat|pool)=0\b", said), "no seat 0"
+    assert not re.search(r"\bseat 0\b", said)
+    result = play_bots(game_id, bots, seed=3).result()
+    shown = json.loads(lines[len(events)].removeprefix("result: "))
+    if "order" in result:
+        assert shown["order"] == [seat + 1 for seat in result["order"]]
+    assert lines[len(events) + 1:] == [
+        f"  seat {seat + 1} ({bot}): score {result['scores'][seat]}, rank {result['ranks'][seat]}"
+        for seat, bot in enumerate(bots)]
+    raw = _play(game_id, "--seed", "3", "--bots", ",".join(bots), "--json").splitlines()
+    assert [json.loads(line) for line in raw[:len(events)]] == events, \
+        "--json: the engine's events as they are"
+
+
+def test_play_numbers_the_seats_inside_events_from_one() -> None:
+    """Seats inside an event too: a Dalmuti exchange's from and to, its order draw's pairs."""
+    from games.numbering import numbered_for_people
+
+    assert numbered_for_people({"n": 0, "type": "taxation", "exchanges": [
+        {"from": 5, "to": 0, "count": 2}]})["exchanges"] == [{"from": 6, "to": 1, "count": 2}]
+    assert numbered_for_people({"draws": [[0, "6"], [3, "jester"]], "hand_sizes": [0, 3],
+                                "order": [2, 0, 1], "slot": {"seat": 0, "slot": 0}}) == {
+        "draws": [[1, "6"], [4, "jester"]], "hand_sizes": [0, 3], "order": [3, 1, 2],
+        "slot": {"seat": 1, "slot": 0}}
+
+
+def test_the_readmes_play_output_is_what_it_prints() -> None:
+    """README shows `manage.py play`'s output (seats from 1): the lines it shows are printed,
+    in that order."""
+    readme = (ROOT / "README.md").read_text()
+    command = readme.split(".venv/bin/python manage.py play ")[1].split("\n")[0].split()
+    shown = readme.split("as in the API):\n\n```text\n")[1].split("```")[0].splitlines()
+    cut = shown.index("...")
+    printed = _play(*command).splitlines()
+    assert printed[:cut] == shown[:cut] and printed[cut - len(shown) + 1:] == shown[cut + 1:]
 
 
 def test_play_is_reproducible_from_its_seed() -> None:

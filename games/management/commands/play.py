@@ -1,6 +1,10 @@
 """``manage.py play GAME``: play one match between reference bots and print it.
 
     python manage.py play dtc --players 4 --seed 7 --bots heuristic,random,random,random
+
+A person reads it, so seats are numbered from 1 as on every page (``seat=1`` is the first
+seat, ``games.numbering``); ``--json`` prints the engine's events as they are, seats from 0 as
+in the API and the log.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.engine import EngineError, game_ids, get_game
 from games.engine.play import play_bots
+from games.numbering import numbered_for_people, seat_number
 
 
 class Command(BaseCommand):
-    help = "Play a match between the engine's reference bots and print its events and result."
+    help = ("Play a match between the engine's reference bots and print its events and result, "
+            "seats numbered from 1 (--json: the engine's events, seats from 0).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("game", choices=game_ids())
@@ -25,7 +31,9 @@ class Command(BaseCommand):
                                  "(default: all random; a single name is used for every seat)")
         parser.add_argument("--options", default="{}", help='match options as JSON, e.g. \'{"hands": 3}\'')
         parser.add_argument("--quiet", action="store_true", help="print only the result")
-        parser.add_argument("--json", action="store_true", help="print events as JSON lines")
+        parser.add_argument("--json", action="store_true",
+                            help="print events as JSON lines, as the engine gives them (seats "
+                                 "from 0, as the API)")
 
     def handle(self, *args, game: str, players: int | None, seed: int, bots: str, options: str,
                quiet: bool, **kwargs) -> None:
@@ -44,12 +52,13 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if not quiet:
             for event in state.events_since(0):
-                self.stdout.write(_dumps(event) if kwargs["json"] else _describe(event))
+                self.stdout.write(_dumps(event) if kwargs["json"]
+                                  else _describe(numbered_for_people(event)))
         result = state.result()
-        self.stdout.write(f"result: {_dumps(result)}")
+        self.stdout.write(f"result: {_dumps(numbered_for_people(result))}")
         for seat, name in enumerate(names):
-            self.stdout.write(f"  seat {seat} ({name}): score {result['scores'][seat]}, "
-                              f"rank {result['ranks'][seat]}")
+            self.stdout.write(f"  seat {seat_number(seat)} ({name}): score "
+                              f"{result['scores'][seat]}, rank {result['ranks'][seat]}")
 
 
 def _loads(text: str) -> dict:
