@@ -30,3 +30,21 @@ class HandshakeFailed(DomainError):
     def __init__(self, detail: str | None = None, *, reason: str) -> None:
         super().__init__(detail, reason=reason)
         self.reason = reason
+
+
+class VersionNotFound(DomainError):
+    code, status, default_detail = "version_not_found", 404, "No such version of this bot."
+
+
+class BadVersion(DomainError):
+    """A version that cannot be one: the bot's own URL (a secret rotation or a redeploy at the
+    same URL is not a version), a game the bot does not play."""
+
+    code, status, default_detail = "bad_version", 400, "This cannot be a new version."
+
+
+class VersionPending(DomainError):
+    """The bot has a candidate already (one at a time), or the version's run still plays, or it
+    was decided already."""
+
+    code, status, default_detail = "version_pending", 409, "A version of this bot is pending."

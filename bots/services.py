@@ -30,7 +30,8 @@ from .signing import new_secret
 
 log = logging.getLogger(__name__)
 
-def _check_url(url: str) -> str:
+def check_bot_url(url: str) -> str:
+    """The URL as a bot's base URL (``bad_url`` if it cannot be one)."""
     try:
         return str(check_url(url))
     except BadBotURL as exc:
@@ -42,7 +43,7 @@ def bot_handshake(*, url: str, secret: str,
     """``GET {url}/`` signed with ``secret`` (and ``previous_secret``, if any); raise
     :class:`HandshakeFailed` unless it is a valid protocol-v1 handshake naming at least one of
     our games (the ids it names that are not ours are in ``unknown_games``)."""
-    _check_url(url)
+    check_bot_url(url)
     platform_clock().refresh()  # the time the handshake is signed with
     reply = bot_client().call(Call(url=url, path="", body=protocol.handshake_body(),
                                    secret=secret, previous_secret=previous_secret, method="GET",
@@ -75,7 +76,7 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
                  public: bool = True) -> tuple[Bot, str]:
     """Register a bot; its handshake (signed with its new secret) must pass. Returns the bot and
     its secret, which is never shown again."""
-    url = _check_url(url)
+    url = check_bot_url(url)
     if Bot.objects.filter(owner=owner, name=name).exists():
         raise BotNameTaken(f"you already have a bot named {name!r}")
     secret = new_secret()
@@ -98,7 +99,7 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
     fields: dict[str, Any] = {} if public is None else {"public": public}
     reply = None
     if name is not None or url is not None:
-        new_url = _check_url(url) if url is not None else bot.url
+        new_url = check_bot_url(url) if url is not None else bot.url
         new_name = name if name is not None else bot.name
         if new_name != bot.name and Bot.objects.filter(owner=bot.owner, name=new_name).exists():
             raise BotNameTaken(f"you already have a bot named {new_name!r}")

@@ -127,10 +127,15 @@ class WebhookSession(SeatSession):
     deleted meanwhile is noticed at the next batch), call records kept until the moves they
     are about are stored."""
 
+    #: The seat kind whose seats it asks; a seat's ``bot`` is an id :meth:`_load` reads.
+    kind = WEBHOOK
+    #: :meth:`started` may read the bots with its claim (seat ``bot`` values are Bot ids).
+    bots_read_with_claim = True
+
     def __init__(self, table: Table) -> None:
         self.table = table
         ids: dict[int, int] = {}
-        for number in table.notified_seats(WEBHOOK):
+        for number in table.notified_seats(self.kind):
             try:
                 ids[number] = int(table.seats[number].bot)
             except ValueError:
@@ -146,8 +151,12 @@ class WebhookSession(SeatSession):
         request body cost no statement: ``match_info``): read on first use, or with the /start
         claim (:meth:`started`)."""
         if self._bots is None:
-            self._found(Bot.objects.select_related("owner").in_bulk(set(self._bot_ids.values())))
+            self._found(self._load(set(self._bot_ids.values())))
         return self._bots
+
+    def _load(self, ids: set[int]) -> dict[int, Bot]:
+        """The bots the seats name, by the id a seat gives, with their owners."""
+        return Bot.objects.select_related("owner").in_bulk(ids)
 
     def _found(self, bots: dict[int, Bot]) -> None:
         self._bots = {n: bots.get(bot_id) for n, bot_id in self._bot_ids.items()}
@@ -185,7 +194,7 @@ class WebhookSession(SeatSession):
         return self.caller.ask_one(state, seat)
 
     def started(self, state: State) -> None:
-        if self._bots is None:  # the bots read with the claim, in one statement
+        if self._bots is None and self.bots_read_with_claim:  # read with the claim: one statement
             claimed, found = claim_unset(
                 BotSeat, self._claim_rows(self.table.match_id, self._bot_ids),
                 unique=("match_id", "number"), field="started_at", value=timezone.now(),

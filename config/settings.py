@@ -357,6 +357,11 @@ LADDER_STARVE_SECONDS = env_int("LADDER_STARVE_SECONDS", 3600, minimum=1)
 LADDER_BURST = env_int("LADDER_BURST", 10, minimum=0)
 # The ladder reads this many of its latest results for the withdrawal rule (forfeits in a row).
 LADDER_RECENT_RESULTS = env_int("LADDER_RECENT_RESULTS", 500, minimum=10)
+# A bot version's provisional run (docs/ladder.md, "Versions"): the field is the game's
+# reference bots and this many of the top of its ladder; each table's deal is played this many
+# times over (each once per seat rotation, by the candidate and by the bot as it plays now).
+BOT_VERSION_BENCHMARK_TOP = env_int("BOT_VERSION_BENCHMARK_TOP", 3, minimum=0)
+BOT_VERSION_MEETINGS = env_int("BOT_VERSION_MEETINGS", 2, minimum=1)
 
 # ---- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -16,6 +16,7 @@ from games.pages import match_list_page, match_page, play_page, rules
 from tournaments.web import ladder_pages, organise_pages
 from tournaments.web import pages as tournament_pages
 
+from . import versions_api
 from .exceptions import api_not_found
 from .health import healthz
 from .pages import game_page, home
@@ -77,6 +78,12 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("bots.urls")),
     path("api/", include("tournaments.urls")),
+    path("api/bots/<id:bot_id>/versions/", versions_api.BotVersionsApi.as_view(),
+         name="bot-versions"),
+    path("api/bots/<id:bot_id>/versions/<id:number>/promote/",
+         versions_api.BotVersionPromoteApi.as_view(), name="bot-version-promote"),
+    path("api/bots/<id:bot_id>/versions/<id:number>/discard/",
+         versions_api.BotVersionDiscardApi.as_view(), name="bot-version-discard"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -112,6 +112,24 @@ def bot_standings(kind: str, bot: str, games: Sequence[str], owner: bool) -> lis
             for found in standings(kind, bot, games, owner)]
 
 
+#: Given the ids of series runs (a bot version's provisional runs), what each found says of
+#: them (its comparison), by id.
+RunComparisons = Callable[[Sequence[int]], dict[int, dict[str, Any]]]
+_RUN_COMPARISONS: list[RunComparisons] = []
+
+
+def register_run_comparisons(comparisons: RunComparisons) -> None:
+    """Read a bot version's provisional runs for the bot's page (the app that plays them);
+    registering again replaces it."""
+    _RUN_COMPARISONS[:] = [comparisons]
+
+
+def run_comparisons(run_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Each run's comparison, if an app that plays them is installed (else none)."""
+    return _RUN_COMPARISONS[0](run_ids) if _RUN_COMPARISONS and run_ids else {}
+
+
 __all__ = ["BotStanding", "SeriesLink", "bot_standings", "rating_history",
            "register_bot_standings", "register_person_series", "register_rating_history",
-           "register_series_links", "series_links", "series_of"]
+           "register_run_comparisons", "register_series_links", "run_comparisons",
+           "series_links", "series_of"]

@@ -174,6 +174,10 @@ class SeatKind:
     bot_owners: Callable[[set[str]], dict[str, Any]] | None = None
     #: What a seat of this kind is called ("webhook bot"); "" reads as its name.
     label: str = ""
+    #: An organiser may enter one of its bots in a series by its spec (a tournament, a
+    #: league). False: only the app that registers the kind seats it (a bot version's
+    #: candidate, in its provisional run).
+    enterable: bool = True
 
     @property
     def out_of_process(self) -> bool:

@@ -23,10 +23,12 @@ class TournamentsConfig(AppConfig):
             register_bot_standings,
             register_person_series,
             register_rating_history,
+            register_run_comparisons,
             register_series_links,
         )
 
         from . import selectors
+        from .ladders import versions
         from .web import ladder_pages, pages
 
         register_series_links(tournament.SERIES, pages.tournament_match_links)
@@ -39,3 +41,5 @@ class TournamentsConfig(AppConfig):
         # A bot's page draws its leaderboard rating over time.
         register_rating_history("tournaments", lambda kind, bot: selectors.rating_history(
             kind=kind, ref=bot))
+        # A bot's page compares each of its versions with the bot in the version's run.
+        register_run_comparisons(versions.run_comparisons)

@@ -19,19 +19,22 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 
-def entrant_kinds() -> list[tuple[str, str]]:
+def entrant_kinds(*, every: bool = False) -> list[tuple[str, str]]:
     """The seat kinds an entrant may be, as ``(name, label)``, from the seat-kind registry
     (``games.seats``): a person (``player``) and every kind whose seats name a bot it checks
-    (``SeatKind.check_bot``: reference bots, webhook bots, any kind an app registers)."""
+    (``SeatKind.check_bot``: reference bots, webhook bots, any kind an app registers) that an
+    organiser may enter (``SeatKind.enterable``), or with ``every`` any such kind (a bot
+    version's candidate, in its provisional run)."""
     kinds = [get_seat_kind(name) for name in seat_kinds()]
     return [(kind.name, kind.label or kind.name) for kind in kinds
-            if kind.name == PLAYER or kind.check_bot is not None]
+            if kind.name == PLAYER or (kind.check_bot is not None and
+                                       (kind.enterable or every))]
 
 
 def entrant_kind_label(kind: str) -> str:
     """What an entrant of ``kind`` is called ("webhook bot"): its seat kind's label, or the
     name itself for a kind no app registers (any more)."""
-    return dict(entrant_kinds()).get(kind, kind)
+    return dict(entrant_kinds(every=True)).get(kind, kind)
 
 
 def unknown_kind(kind: object) -> str:
@@ -43,16 +46,18 @@ def unknown_kind(kind: object) -> str:
 def validate_entrant_kind(kind: str) -> None:
     """The models' validator of ``kind`` (``full_clean``, the admin): one of
     :func:`entrant_kinds`, checked when called, so a kind an app registers is one too."""
-    if kind not in dict(entrant_kinds()):
+    if kind not in dict(entrant_kinds(every=True)):
         raise ValidationError(unknown_kind(kind), code="unknown_entrant_kind")
 
 
-def entrant_fields(game: str, spec: Mapping[str, Any],
-                   organiser: AbstractBaseUser) -> dict[str, Any]:
+def entrant_fields(game: str, spec: Mapping[str, Any], organiser: AbstractBaseUser, *,
+                   provisional: bool = False) -> dict[str, Any]:
     """``kind``, ``bot``, ``user`` and ``name`` of a tournament participant or league member
     from its spec (``{"kind": "webhook", "bot": <id>}``, ``{"kind": "reference", "bot":
     "heuristic"}`` or ``{"kind": "player", "user": "<username>"}``, optional ``name``).
-    Raises ``ValueError`` with the reason a spec cannot take part (the bot's own check)."""
+    Raises ``ValueError`` with the reason a spec cannot take part (the bot's own check).
+    ``provisional``: a bot version's provisional run, whose candidate is of a kind nobody
+    enters (``entrant_kinds(every=True)``)."""
     kind = spec.get("kind")
     if kind == PLAYER:
         username = spec.get("user")
@@ -62,7 +67,7 @@ def entrant_fields(game: str, spec: Mapping[str, Any],
             raise ValueError(f"no user {username!r}")
         return {"kind": kind, "bot": "", "user": user,
                 "name": spec.get("name") or user.get_username()}
-    if kind not in dict(entrant_kinds()):
+    if kind not in dict(entrant_kinds(every=provisional)):
         raise ValueError(unknown_kind(kind))
     bot = str(spec.get("bot") or "")
     try:

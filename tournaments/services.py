@@ -46,7 +46,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       ends_at: datetime | None = None,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
                       starts_at: datetime | None = None, seed: int | None = None,
-                      open_entries: bool = False, entry_cap: int | None = None) -> Tournament:
+                      open_entries: bool = False, entry_cap: int | None = None,
+                      provisional: bool = False) -> Tournament:
     """Check everything, plan the first matches and make their rows; start at once unless
     ``starts_at`` is in the future (then ``tournaments.start_due`` starts it). Raises the
     first of :func:`tournament_problems` (a form shows them all).
@@ -64,12 +65,16 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     are the organiser's own entries, any number up to the cap. Its schedule is made when it
     starts (:func:`tournament_start`), for those entered then; its table size, unless given,
     is the game's smallest (any number of entrants fills it).
+
+    ``provisional``: a bot version's provisional run (``tournaments.ladders.versions``): of the
+    ``benchmark`` format (no other tournament may be), its candidate a seat kind nobody enters
+    (``candidate``), unrated (its matches never move the leaderboard).
     """
     checked = _check(organiser=organiser, game=game, participants=participants,
                      options=options, table_size=table_size, meetings=meetings,
                      duplicate=duplicate, format=format, rounds=rounds, in_flight=in_flight,
                      ends_at=ends_at, starts_at=starts_at, open_entries=open_entries,
-                     entry_cap=entry_cap)
+                     entry_cap=entry_cap, provisional=provisional)
     if checked.problems:
         raise checked.problems[0]
     size, count, rounds, in_flight = checked.size, len(participants), checked.rounds, \
@@ -79,6 +84,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     fields = {"name": name, "game": game, "options": checked.options, "organiser": organiser,
               "table_size": size, "format": format, "meetings": meetings, "rounds": rounds,
               "in_flight": in_flight, "ends_at": ends_at, "duplicate": duplicate,
+              "rated": not provisional,
               "seed": seed, "deal_secret": secret, "starts_at": starts_at,
               "strike_limit": settings.BLUFF_MAX_STRIKES if strike_limit is None
               else strike_limit,
@@ -140,7 +146,7 @@ def _check(*, organiser: AbstractBaseUser, game: str,
            format: str = Tournament.Format.ROUND_ROBIN, rounds: int | None = None,
            in_flight: int | None = None, ends_at: datetime | None = None,
            starts_at: datetime | None = None, open_entries: bool = False,
-           entry_cap: int | None = None) -> _Checked:
+           entry_cap: int | None = None, provisional: bool = False) -> _Checked:
     """Each check on its own, every failure kept (a check that needs the table size is
     skipped when the game refused it)."""
     checked = _Checked(rounds=rounds, in_flight=in_flight)
@@ -151,9 +157,10 @@ def _check(*, organiser: AbstractBaseUser, game: str,
 
     if format in (Tournament.Format.SWISS, Tournament.Format.CONTINUOUS) and table_size is None:
         table_size = 2  # Swiss pairs
-    if format == Tournament.Format.BENCHMARK:
+    if (format == Tournament.Format.BENCHMARK) != provisional:
         refuse("a benchmark tournament is a bot version's provisional run: register a version "
-               "of your bot (POST /api/bots/{id}/versions/)")
+               "of your bot (POST /api/bots/{id}/versions/)" if not provisional
+               else "a provisional run is of the benchmark format")
     count = len(participants)
     most = settings.TOURNAMENT_MAX_PARTICIPANTS
     size = None
@@ -221,7 +228,7 @@ def _check(*, organiser: AbstractBaseUser, game: str,
     for index, spec in enumerate(participants):
         try:
             checked.entrants.append(Participant(
-                index=index, **entrant_fields(game, spec, organiser)))
+                index=index, **entrant_fields(game, spec, organiser, provisional=provisional)))
         except ValueError as exc:
             refuse(f"participant {index}: {exc}")
     if (twice := entered_twice(checked.entrants)) is not None:

@@ -2,7 +2,7 @@
 Python, no Django: the ground floor of ``tournaments`` (as ``engine`` is of ``games``).
 Importing the package registers every format."""
 
-from . import continuous, ladder, league_night, round_robin, swiss
+from . import benchmark, continuous, ladder, league_night, round_robin, swiss
 from .base import (
     Format,
     Outcome,
@@ -15,6 +15,6 @@ from .base import (
     withdrawn_after,
 )
 
-__all__ = ["Format", "Outcome", "Plan", "PlannedMatch", "SeriesState", "continuous",
+__all__ = ["Format", "Outcome", "Plan", "PlannedMatch", "SeriesState", "benchmark", "continuous",
            "format_names", "get_format", "ladder", "league_night", "places_with_forfeits",
            "round_robin", "swiss", "withdrawn_after"]

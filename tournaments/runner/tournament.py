@@ -47,6 +47,9 @@ def format_named(name: str, *, participants: int, table_size: int, meetings: int
         return get_format("continuous", participants=participants, secret=secret,
                           in_flight=in_flight or participants // 2, ends_at=ends_at,
                           withdrawn=withdrawn)
+    if name == Tournament.Format.BENCHMARK:
+        return get_format("benchmark", participants=participants, seats=table_size,
+                          secret=secret, meetings=meetings)
     if name == Tournament.Format.SWISS:
         return get_format("swiss", participants=participants, rounds=rounds, secret=secret,
                           withdrawn=withdrawn)

@@ -1,0 +1,171 @@
+"""Versions of a bot (docs/ladder.md, "Versions"): a new URL registered as a candidate, played
+beside the live bot before it may replace it, then promoted (the bot's URL becomes it) or
+discarded. This module is the bots' half: the candidate row, its handshake, the ``candidate``
+seat kind that seats it (the bot's secret, the version's URL), and promoting or discarding it.
+The provisional run and its comparison are ``tournaments.ladders.versions`` (bots never
+imports tournaments).
+
+A secret rotation is never a version: it changes how calls are signed, not what plays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.urls import reverse
+from django.utils import timezone
+
+from games.seats import SeatKind, register_seat_kind
+
+from . import protocol, services
+from .errors import BadVersion, VersionNotFound, VersionPending
+from .models import Bot, BotVersion
+from .selectors import bot_previous_secret
+from .webhook import WebhookSession, bot_label
+
+#: The seat kind of a candidate version: ``{"kind": "candidate", "bot": <version id>}``.
+CANDIDATE = "candidate"
+
+
+def version_check(*, bot: Bot, url: str, game: str) -> protocol.Handshake:
+    """The new URL's handshake, signed with the bot's secret (network I/O: before any
+    transaction). Raises ``bad_url``, ``bad_version`` (the bot's own URL; a handshake that does
+    not list ``game``) or ``handshake_failed``."""
+    url = services.check_bot_url(url)
+    if url == bot.url:
+        raise BadVersion(f"{url} is the bot's URL already: a version is a new URL, played beside "
+                         f"the bot before it replaces it (a secret rotation is not a version)")
+    handshake, _ = services.bot_handshake(url=url, secret=bot.secret,
+                                          previous_secret=bot_previous_secret(bot=bot))
+    if game not in handshake.games:
+        raise BadVersion(f"the handshake at {url} does not list {game} (it lists "
+                         f"{', '.join(handshake.games)}): the provisional run plays {game}")
+    return handshake
+
+
+def version_create(*, bot: Bot, url: str, handshake: protocol.Handshake) -> BotVersion:
+    """The candidate row (call inside the transaction that makes its run): numbered after the
+    bot's last (the bot as registered is version 1). ``version_pending`` if it has one."""
+    if BotVersion.objects.filter(bot=bot, status=BotVersion.Status.CANDIDATE).exists():
+        raise VersionPending(pending_detail(bot))
+    last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"] or 1
+    try:
+        with transaction.atomic():
+            return BotVersion.objects.create(bot=bot, number=last + 1, url=services.check_bot_url(url),
+                                             declared_version=handshake.version)
+    except IntegrityError:  # another registration won the race
+        raise VersionPending(pending_detail(bot)) from None
+
+
+def pending_detail(bot: Bot) -> str:
+    return (f"bot {bot.pk} has a candidate version already: promote or discard it before "
+            f"registering another")
+
+
+def version_get(*, bot: Bot, number: int) -> BotVersion:
+    version = BotVersion.objects.filter(bot=bot, number=number).first()
+    if version is None:
+        raise VersionNotFound(f"bot {bot.pk} has no version {number}")
+    return version
+
+
+def _undecided(version: BotVersion) -> None:
+    if version.status != BotVersion.Status.CANDIDATE:
+        raise VersionPending(f"version {version.number} was {version.status} already")
+
+
+def version_promote(*, version: BotVersion, user: AbstractBaseUser) -> Bot:
+    """The bot plays at the version's URL from now on (its handshake runs again and must pass:
+    ``bot_update``); the bot keeps its id, matches, rating and history. The caller checks the
+    run is over."""
+    _undecided(version)
+    bot = services.bot_update(bot_id=version.bot_id, user=user, url=version.url)
+    _decide(version, BotVersion.Status.PROMOTED)
+    return bot
+
+
+def version_discard(*, version: BotVersion) -> BotVersion:
+    """The candidate is set aside; nothing of the bot changes."""
+    _undecided(version)
+    return _decide(version, BotVersion.Status.DISCARDED)
+
+
+def _decide(version: BotVersion, status: str) -> BotVersion:
+    done = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.CANDIDATE).update(
+        status=status, decided_at=timezone.now())
+    if not done:
+        raise VersionPending(f"version {version.number} was decided meanwhile")
+    version.refresh_from_db()
+    return version
+
+
+def current_version(bot: Bot) -> int:
+    """The number of the version the bot plays now: its last promoted one, else 1."""
+    return (BotVersion.objects.filter(bot=bot, status=BotVersion.Status.PROMOTED)
+            .aggregate(last=Max("number"))["last"] or 1)
+
+
+# ---- the candidate seat kind ---------------------------------------------------------------
+
+def _versions(ids: set[str]) -> dict[str, BotVersion]:
+    wanted = {int(i) for i in ids if str(i).isdigit()}
+    return {str(v.pk): v for v in
+            BotVersion.objects.filter(pk__in=wanted).select_related("bot__owner")}
+
+
+def check_candidate(game_id: str, version: str, user: Any = None) -> None:
+    """A candidate seats only in its owner's matches (its provisional run), while undecided,
+    its bot enabled and playing the game."""
+    found = _versions({str(version)}).get(str(version))
+    if found is None:
+        raise ValueError(f"no bot version {version!r}")
+    if user is None or user.pk != found.bot.owner_id:
+        raise ValueError(f"bot version {version} is a candidate: only its owner may seat it")
+    if found.status != BotVersion.Status.CANDIDATE:
+        raise ValueError(f"bot version {version} was {found.status}")
+    if not found.bot.enabled:
+        raise ValueError(f"bot {found.bot_id} is disabled")
+    if game_id not in found.bot.games:
+        raise ValueError(f"bot {found.bot_id} does not play {game_id}")
+
+
+def candidate_names(ids: set[str]) -> dict[str, str]:
+    """"ada (alice) v2 candidate"."""
+    return {pk: f"{bot_label(v.bot.name, v.bot.owner.get_username())} v{v.number} candidate"
+            for pk, v in _versions(ids).items()}
+
+
+def candidate_url(version: str) -> str | None:
+    found = _versions({version}).get(version)
+    return reverse("bot-page", args=[found.bot_id]) if found else None
+
+
+class CandidateSession(WebhookSession):
+    """Webhook seats played by a candidate: its bot (secret, settings, call log, seats) at the
+    version's URL."""
+
+    kind = CANDIDATE
+    bots_read_with_claim = False  # seats name versions, not bots
+
+    def _load(self, ids: set[int]) -> dict[int, Bot]:
+        found = {}
+        for pk, version in _versions({str(i) for i in ids}).items():
+            bot = version.bot
+            bot.url = version.url  # never saved: the live bot keeps its URL
+            found[int(pk)] = bot
+        return found
+
+
+class CandidateSeatKind:
+    def session(self, table: Any) -> CandidateSession:
+        return CandidateSession(table)
+
+
+def register() -> None:
+    register_seat_kind(SeatKind(name=CANDIDATE, automatic=CandidateSeatKind(), inline=False,
+                                check_bot=check_candidate, bot_is_id=True,
+                                bot_names=candidate_names, bot_url=candidate_url,
+                                label="bot version candidate", enterable=False))

@@ -1,0 +1,193 @@
+"""The REST API of a bot's versions (docs/ladder.md, "Versions"): register one (its provisional
+run starts), list them with their comparisons, promote or discard one. Owner only, as every
+bot endpoint: 401 anonymous, 403 ``not_your_bot``, 404 ``bot_not_found`` and
+``version_not_found``. Thin views over ``config.versions``; errors mapped by
+``config.exceptions``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.apis import BOT_ID, E403, E404, E422, BotPagination, BotUrlField
+from bots.models import BotVersion
+from lib.api import E401, E429, error_response, name_nested_serializers, page_response
+
+from . import versions
+
+NUMBER = OpenApiParameter("number", int, OpenApiParameter.PATH,
+                          description="The version's number (2, 3 ...; 1 is the bot as "
+                                      "registered).")
+E400 = error_response(
+    "Malformed request, or not a new version.",
+    ("invalid", "url: This field is required.", None),
+    ("bad_url", "a bot URL must be http:// or https://, not ftp", None),
+    ("bad_version", ("https://ada.example.com/bot is the bot's URL already: a version is a new "
+                    "URL, played beside the bot before it replaces it (a secret rotation is "
+                    "not a version)"), None))
+E404V = error_response("No such bot, or no such version of it.",
+                       ("bot_not_found", "No such bot.", None),
+                       ("version_not_found", "bot 3 has no version 9", None))
+E409 = error_response(
+    "A version is pending: one candidate at a time; its run still plays; decided already.",
+    ("version_pending", ("bot 3 has a candidate version already: promote or discard it before "
+                        "registering another"), None),
+    ("version_pending", ("version 2's provisional run is still playing (running): promote it "
+                        "once it is over, or discard it"), None))
+E429V = error_response(
+    "Too many requests, or too many of your matches queued (the run is a tournament of yours).",
+    ("throttled", "Request was throttled. Expected available in 5 seconds.", {"retry_after": 5}),
+    ("tournament_limit", "you already have 5 scheduled or running tournaments (at most 5)",
+     None))
+
+
+class SideSerializer(serializers.Serializer):
+    matches = serializers.IntegerField(help_text="Matches played (forfeits included).")
+    wins = serializers.IntegerField(help_text="Matches it placed first in (ties included).")
+    forfeits = serializers.IntegerField()
+    points = serializers.FloatField(help_text="1 a match for first to 0 for last, summed.")
+    mean_points = serializers.FloatField(allow_null=True)
+    mu = serializers.FloatField(help_text="Its OpenSkill rating over the run (from 25).")
+    sigma = serializers.FloatField()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """The candidate beside the bot as it plays now, in the version's provisional run, as far
+    as it is played (docs/ladder.md, "The comparison")."""
+
+    run = serializers.IntegerField(help_text="The run: /api/tournaments/{run}/.")
+    run_status = serializers.CharField(help_text="scheduled, running, finished or cancelled.")
+    matches_total = serializers.IntegerField()
+    matches_played = serializers.IntegerField()
+    candidate = SideSerializer()
+    current = SideSerializer()
+    rating_difference = serializers.FloatField(help_text="Candidate mu less current mu.")
+    rating_interval = serializers.ListField(
+        child=serializers.FloatField(), help_text="Its 95% interval: ± 1.96 times the two "
+                                                  "sigmas combined.")
+    paired_places = serializers.IntegerField(
+        help_text="Places (deal, seat, field) both have played.")
+    score_difference = serializers.FloatField(
+        allow_null=True, help_text="Mean over those places of the candidate's points less the "
+                                   "current's (-1 to 1).")
+    score_interval = serializers.ListField(
+        child=serializers.FloatField(), allow_null=True,
+        help_text="Its 95% interval (± 1.96 standard errors); null below two places.")
+
+
+class VersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    url = serializers.CharField()
+    declared_version = serializers.CharField(help_text='What its handshake says ("version"), '
+                                                       'or "".')
+    status = serializers.ChoiceField(choices=BotVersion.Status.values)
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    run = serializers.IntegerField(allow_null=True, help_text="Its provisional run's "
+                                                              "tournament id.")
+    comparison = ComparisonSerializer(allow_null=True)
+
+
+def _rendered(rows: list[BotVersion]) -> Any:
+    compared = versions.version_comparisons(rows)
+    return VersionSerializer([{
+        "number": v.number, "url": v.url, "declared_version": v.declared_version,
+        "status": v.status, "created_at": v.created_at, "decided_at": v.decided_at,
+        "run": v.run, "comparison": compared[v.pk]} for v in rows], many=True).data
+
+
+def _one(version: BotVersion, code: int = status.HTTP_200_OK) -> Response:
+    return Response(_rendered([version])[0], status=code)
+
+
+REGISTERED = OpenApiExample("registered", response_only=True, status_codes=["201"], value={
+    "number": 2, "url": "https://ada.example.com/bot-v2", "declared_version": "2.0.0",
+    "status": "candidate", "created_at": "2025-01-01T12:00:00Z", "decided_at": None,
+    "run": 41, "comparison": {
+        "run": 41, "run_status": "running", "matches_total": 40, "matches_played": 0,
+        "candidate": {"matches": 0, "wins": 0, "forfeits": 0, "points": 0.0,
+                      "mean_points": None, "mu": 25.0, "sigma": 8.333},
+        "current": {"matches": 0, "wins": 0, "forfeits": 0, "points": 0.0,
+                    "mean_points": None, "mu": 25.0, "sigma": 8.333},
+        "rating_difference": 0.0, "rating_interval": [-23.1, 23.1], "paired_places": 0,
+        "score_difference": None, "score_interval": None}})
+
+
+class BotVersionsApi(APIView):
+    permission_classes = [IsAuthenticated]
+    pagination_class = BotPagination
+
+    class InputSerializer(serializers.Serializer):
+        url = BotUrlField(max_length=500, help_text="The new version's base URL: not the "
+                                                    "bot's own.")
+        game = serializers.CharField(required=False, max_length=32,
+                                     help_text="The game its run plays (default: the bot's "
+                                               "first).")
+
+    @extend_schema(tags=["bots"], operation_id="bots_versions_list",
+                   summary="Your bot's versions, newest first, each with its comparison",
+                   parameters=[BOT_ID],
+                   responses={200: VersionSerializer(many=True), 400: E400, 401: E401,
+                              403: E403, 404: E404, 429: E429})
+    def get(self, request: Request, bot_id: int) -> Response:
+        rows = versions.version_list(bot_id=bot_id, user=request.user)
+        return page_response(self, request, rows, lambda page: _rendered(list(page)))
+
+    @extend_schema(
+        tags=["bots"], operation_id="bots_versions_register",
+        summary="Register a new version of your bot: its provisional run starts",
+        description="The platform calls `GET {url}/` signed with the bot's secret (the "
+                    "handshake must pass and list the game; its `version`, if any, is "
+                    "recorded). The version, a candidate, then plays a provisional run beside "
+                    "the bot as it plays now: both meet the game's reference bots and the top "
+                    "of its ladder on the same deals (an unrated tournament). Nothing of the "
+                    "bot changes until you promote it. A secret rotation is not a version.",
+        parameters=[BOT_ID], request=InputSerializer,
+        responses={201: VersionSerializer, 400: E400, 401: E401, 403: E403, 404: E404,
+                   409: E409, 422: E422, 429: E429V},
+        examples=[OpenApiExample("register", request_only=True,
+                                 value={"url": "https://ada.example.com/bot-v2"}), REGISTERED])
+    def post(self, request: Request, bot_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = versions.version_register(bot_id=bot_id, user=request.user,
+                                            **data.validated_data)
+        return _one(version, status.HTTP_201_CREATED)
+
+
+class BotVersionPromoteApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(tags=["bots"], operation_id="bots_versions_promote",
+                   summary="Promote a version once its run is over: the bot plays at its URL",
+                   description="The bot's URL becomes the version's (the handshake runs "
+                               "again and must pass); its id, matches, rating and history "
+                               "stay; on each ladder it is on it plays the burst of a changed "
+                               "bot. 409 while the run still plays, or once decided.",
+                   parameters=[BOT_ID, NUMBER], request=None,
+                   responses={200: VersionSerializer, 401: E401, 403: E403, 404: E404V,
+                              409: E409, 422: E422, 429: E429})
+    def post(self, request: Request, bot_id: int, number: int) -> Response:
+        return _one(versions.version_promote(bot_id=bot_id, user=request.user, number=number))
+
+
+class BotVersionDiscardApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(tags=["bots"], operation_id="bots_versions_discard",
+                   summary="Discard a candidate version (its run is stopped if it plays)",
+                   description="Nothing of the bot changes. 409 once decided.",
+                   parameters=[BOT_ID, NUMBER], request=None,
+                   responses={200: VersionSerializer, 401: E401, 403: E403, 404: E404V,
+                              409: E409, 429: E429})
+    def post(self, request: Request, bot_id: int, number: int) -> Response:
+        return _one(versions.version_discard(bot_id=bot_id, user=request.user, number=number))
+
+
+name_nested_serializers(globals())

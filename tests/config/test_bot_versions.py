@@ -1,0 +1,286 @@
+"""Versions of a bot (docs/ladder.md, "Versions"): a new URL registered as a candidate plays a
+provisional run (an unrated benchmark tournament, played here in process against the reference
+bots over real HTTP) beside the bot as it plays now, on the same deals; its comparison; promote
+and discard; what is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bots import services as bot_services
+from bots.errors import BadBotUrl, BadVersion, NotYourBot, VersionNotFound, VersionPending
+from bots.models import Bot, BotSeat, BotVersion
+from bots.refserver import RefBotServer
+from config import versions
+from games.models import Match
+from tests.helpers.tasks import run_tasks
+from tournaments.formats.benchmark import CHALLENGERS
+from tournaments.ladders import services as ladders
+from tournaments.ladders.models import LadderEntry
+from tournaments.models import LeaderboardEntry, Participant, Tournament, TournamentMatch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def served() -> Iterator[RefBotServer]:
+    """The reference bots over HTTP (signatures not checked: each bot has its own secret)."""
+    server = RefBotServer(("127.0.0.1", 0))
+    server.serve_in_thread()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def short_runs(settings: Any) -> None:
+    settings.BOT_VERSION_MEETINGS = 1
+    settings.BOT_VERSION_BENCHMARK_TOP = 1
+
+
+@pytest.fixture
+def played(monkeypatch: Any, django_capture_on_commit_callbacks: Any) -> Any:
+    """Every task (the runner's and the webhook seats') runs in this process, once the
+    transaction that queued it commits (a registration's: as if it did, the test's own never
+    does): what :func:`register` commits with."""
+    run_tasks(monkeypatch, "")
+    return django_capture_on_commit_callbacks
+
+
+@pytest.fixture
+def bot(alice: Any, served: RefBotServer) -> Bot:
+    made, _ = bot_services.bot_register(owner=alice, name="ada",
+                                        url=f"{served.base_url}/dice_cup/random")
+    return made
+
+
+def register(bot: Bot, served: RefBotServer, route: str = "dice_cup/heuristic",
+             played: Any = None) -> BotVersion:
+    """Register a version at ``route``; with ``played``, its run is played out in process."""
+    if played is None:
+        return versions.version_register(bot_id=bot.pk, user=bot.owner,
+                                         url=f"{served.base_url}/{route}", game="dice_cup")
+    with played(execute=True):
+        return register(bot, served, route)
+
+
+def test_a_version_plays_its_provisional_run_beside_the_bot_on_the_same_deals(
+        bot, served, short_runs, played) -> None:
+    version = register(bot, served, played=played)
+    assert (version.number, version.status) == (2, BotVersion.Status.CANDIDATE)
+    bot.refresh_from_db()
+    assert bot.url.endswith("/dice_cup/random")  # nothing of the bot changed
+    run = Tournament.objects.get(pk=version.run)
+    assert (run.format, run.rated, run.status) == ("benchmark", False, "finished")
+    entrants = list(Participant.objects.filter(tournament=run).order_by("index")
+                    .values_list("kind", "bot"))
+    assert entrants == [("candidate", str(version.pk)), ("webhook", str(bot.pk)),
+                        ("reference", "random"), ("reference", "heuristic")]
+    rows = list(TournamentMatch.objects.filter(tournament=run).order_by("number"))
+    assert len(rows) == 2 * 2 * 2 == run.match_total  # 2 challengers x 2 tables x 2 seatings
+    candidate, current = CHALLENGERS
+    for first, second in zip(rows[::2], rows[1::2]):  # the same deal, seat for seat
+        assert first.seed == second.seed and first.deal == second.deal
+        assert [current if s == candidate else s for s in first.seats] == second.seats
+    # The candidate was asked at its own URL with the bot's secret; its seats are the bot's.
+    seats = BotSeat.objects.filter(match__in=[r.match_id for r in rows], bot=bot)
+    assert seats.count() == len(rows)
+    assert all(Match.objects.get(pk=r.match_id).status == "finished" for r in rows)
+
+
+def test_a_provisional_run_moves_no_rating(bot, served, short_runs, played) -> None:
+    register(bot, served, played=played)
+    assert not LeaderboardEntry.objects.filter(game="dice_cup").exists()
+
+
+def test_the_comparison_reads_wins_points_and_the_differences_with_intervals(
+        bot, served, short_runs, played) -> None:
+    version = register(bot, served, played=played)
+    found = versions.version_comparisons([version])[version.pk]
+    run = Tournament.objects.get(pk=version.run)
+    rows = TournamentMatch.objects.filter(tournament=run)
+    for index, side in ((0, "candidate"), (1, "current")):
+        mine = [r for r in rows if index in r.seats]
+        wins = sum(1 for r in mine if r.ranks[r.seats.index(index)] == 1)
+        points = sum(1.0 if r.ranks[r.seats.index(index)] == 1 else 0.0 for r in mine
+                     if r.ranks.count(1) == 1) + sum(0.5 for r in mine if r.ranks.count(1) == 2)
+        assert found[side]["matches"] == len(mine) == 4
+        assert found[side]["wins"] == wins
+        assert found[side]["points"] == pytest.approx(points)
+    assert found["matches_played"] == found["matches_total"] == 8
+    assert found["paired_places"] == 4
+    low, high = found["rating_interval"]
+    assert low < found["rating_difference"] < high
+    expected = (found["candidate"]["points"] - found["current"]["points"]) / 4
+    assert found["score_difference"] == pytest.approx(expected)
+    if found["score_interval"] is not None:
+        low, high = found["score_interval"]
+        assert low <= expected <= high
+
+
+def test_promote_moves_the_bot_keeps_its_history_and_gives_it_the_ladder_burst(
+        bot, served, short_runs, played, settings) -> None:
+    entry, _ = ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk))
+    LadderEntry.objects.filter(pk=entry.pk).update(burst_left=0)
+    version = register(bot, served, played=played)
+    old_seats = BotSeat.objects.filter(bot=bot).count()
+    promoted = versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
+    assert promoted.status == BotVersion.Status.PROMOTED and promoted.decided_at is not None
+    bot.refresh_from_db()
+    assert bot.url == version.url
+    assert BotSeat.objects.filter(bot=bot).count() == old_seats  # its history stays
+    entry.refresh_from_db()
+    assert entry.burst_left == entry.ladder.burst == settings.LADDER_BURST > 0
+    again = register(bot, served, "dice_cup/random")  # the next version, numbered on
+    assert again.number == 3
+    assert f"{bot.name} v2 (current)" in Participant.objects.filter(
+        tournament_id=again.run).values_list("name", flat=True)
+
+
+def test_discard_changes_nothing_of_the_bot(bot, served, short_runs, played) -> None:
+    version = register(bot, served, played=played)
+    before = Bot.objects.values().get(pk=bot.pk)
+    discarded = versions.version_discard(bot_id=bot.pk, user=bot.owner, number=version.number)
+    assert discarded.status == BotVersion.Status.DISCARDED
+    assert Bot.objects.values().get(pk=bot.pk) == before
+    with pytest.raises(VersionPending):  # decided once
+        versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
+
+
+def test_discarding_a_candidate_whose_run_plays_cancels_the_run(bot, served, short_runs,
+                                                                monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)  # no worker: the run stays running
+    version = register(bot, served)
+    assert Tournament.objects.get(pk=version.run).status == "running"
+    with pytest.raises(VersionPending, match="still playing"):
+        versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
+    versions.version_discard(bot_id=bot.pk, user=bot.owner, number=version.number)
+    assert Tournament.objects.get(pk=version.run).status == "cancelled"
+
+
+def test_a_secret_rotation_is_not_a_version(bot) -> None:
+    bot_services.bot_rotate_secret(bot_id=bot.pk, user=bot.owner)
+    assert not BotVersion.objects.exists()
+
+
+def test_what_is_refused(bot, served, bob, short_runs, monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    with pytest.raises(BadVersion, match="URL already"):  # the bot's own URL
+        versions.version_register(bot_id=bot.pk, user=bot.owner, url=bot.url)
+    with pytest.raises(BadBotUrl):
+        versions.version_register(bot_id=bot.pk, user=bot.owner, url="ftp://x")
+    with pytest.raises(BadVersion, match="does not list dice_cup"):  # a game it does not play
+        register(bot, served, "dot/heuristic")
+    with pytest.raises(BadVersion, match="does not play 'chess'"):
+        versions.version_register(bot_id=bot.pk, user=bot.owner, url=f"{served.base_url}/x",
+                                  game="chess")
+    with pytest.raises(NotYourBot):
+        versions.version_register(bot_id=bot.pk, user=bob, url=f"{served.base_url}/heuristic")
+    register(bot, served)
+    with pytest.raises(VersionPending, match="candidate version already"):
+        register(bot, served, "heuristic")
+    with pytest.raises(VersionNotFound):
+        versions.version_promote(bot_id=bot.pk, user=bot.owner, number=9)
+    assert BotVersion.objects.count() == 1
+
+
+def test_the_declared_version_is_recorded(bot, served, short_runs, monkeypatch) -> None:
+    from bots import protocol
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    real = protocol.parse_handshake
+    monkeypatch.setattr(protocol, "parse_handshake", lambda raw: dataclasses.replace(
+        real(raw), version="2.1.0"))  # the reference server declares none
+    assert register(bot, served).declared_version == "2.1.0"
+    assert real(b'{"apiversion": "1", "games": ["dot"], "version": "7"}').version == "7"
+    assert real(b'{"apiversion": "1", "games": [], "version": 2}').reason == "bad_shape"
+
+
+# ---- the API --------------------------------------------------------------------------------
+
+def api_url(bot: Bot, tail: str = "") -> str:
+    return f"/api/bots/{bot.pk}/versions/{tail}"
+
+
+def test_the_api_registers_lists_and_promotes(bot, served, alice_api, short_runs,
+                                             played) -> None:
+    with played(execute=True):
+        made = alice_api.post(api_url(bot), {"url": f"{served.base_url}/dice_cup/heuristic"},
+                              format="json")
+    assert made.status_code == 201, made.json()
+    body = made.json()
+    assert (body["number"], body["status"]) == (2, "candidate")
+    assert body["comparison"]["run_status"] == "running"  # played once registered
+    assert body["comparison"]["matches_played"] == 0
+    listed = alice_api.get(api_url(bot)).json()
+    assert listed["count"] == 1 and listed["results"][0]["number"] == 2
+    compared = listed["results"][0]["comparison"]
+    assert compared["run_status"] == "finished" and compared["candidate"]["matches"] == 4
+    promoted = alice_api.post(api_url(bot, "2/promote/"))
+    assert promoted.status_code == 200 and promoted.json()["status"] == "promoted"
+    again = alice_api.post(api_url(bot, "2/discard/"))
+    assert (again.status_code, again.json()["code"]) == (409, "version_pending")
+
+
+def test_the_api_s_errors(bot, served, alice_api, bob_api, anon_api, monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    url = f"{served.base_url}/dice_cup/heuristic"
+    assert anon_api.get(api_url(bot)).status_code == 401
+    assert bob_api.get(api_url(bot)).json()["code"] == "not_your_bot"
+    assert bob_api.post(api_url(bot), {"url": url}, format="json").status_code == 403
+    assert alice_api.get("/api/bots/999999/versions/").status_code == 404
+    missing = alice_api.post(api_url(bot), {}, format="json")
+    assert (missing.status_code, missing.json()["code"]) == (400, "invalid")
+    same = alice_api.post(api_url(bot), {"url": bot.url}, format="json")
+    assert (same.status_code, same.json()["code"]) == (400, "bad_version")
+    assert alice_api.post(api_url(bot), {"url": url}, format="json").status_code == 201
+    twice = alice_api.post(api_url(bot), {"url": url + "x"}, format="json")
+    assert (twice.status_code, twice.json()["code"]) == (409, "version_pending")
+    playing = alice_api.post(api_url(bot, "2/promote/"))
+    assert (playing.status_code, playing.json()["code"]) == (409, "version_pending")
+    assert "still playing" in playing.json()["detail"]
+    gone = alice_api.post(api_url(bot, "7/promote/"))
+    assert (gone.status_code, gone.json()["code"]) == (404, "version_not_found")
+    assert bob_api.post(api_url(bot, "2/discard/")).status_code == 403
+    assert alice_api.post(api_url(bot, "2/discard/")).json()["status"] == "discarded"
+
+
+def test_the_schema_documents_the_version_endpoints(anon_api) -> None:
+    schema = anon_api.get("/api/schema/", {"format": "json"}).json()
+    versions_path = schema["paths"]["/api/bots/{bot_id}/versions/"]
+    assert set(versions_path["post"]["responses"]) >= {"201", "400", "401", "403", "404",
+                                                       "409", "422"}
+    assert {p["name"] for p in versions_path["get"]["parameters"]} >= {"bot_id", "limit"}
+    for action in ("promote", "discard"):
+        answers = schema["paths"][f"/api/bots/{{bot_id}}/versions/{{number}}/{action}/"][
+            "post"]["responses"]
+        assert set(answers) >= {"200", "403", "404", "409"}
+    assert "version_pending" in schema["components"]["schemas"]["CodeEnum"]["enum"]
+
+
+def test_no_organiser_makes_a_benchmark_or_enters_a_candidate(bot, served, alice,
+                                                             monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+    from tournaments.errors import BadTournament
+    from tournaments.services import tournament_create
+
+    hold_tasks(monkeypatch)
+    version = register(bot, served)
+    refs = [{"kind": "reference", "bot": "random"}, {"kind": "reference", "bot": "heuristic"}]
+    with pytest.raises(BadTournament, match="provisional run"):
+        tournament_create(organiser=alice, name="x", game="dice_cup", format="benchmark",
+                          participants=[*refs, *refs])
+    with pytest.raises(BadTournament, match="unknown entrant kind 'candidate'"):
+        tournament_create(organiser=alice, name="x", game="dice_cup", participants=[
+            {"kind": "candidate", "bot": str(version.pk)}, *refs])

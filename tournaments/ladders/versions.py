@@ -1,0 +1,165 @@
+"""A bot version's provisional run on the ladder (docs/ladder.md, "Versions"): an ordinary
+unrated tournament the one runner plays, in the ``benchmark`` format: the candidate (the
+bot's secret at its new URL: the ``candidate`` seat kind, ``bots.versions``) and the bot as it
+plays now each meet the same fixed field, the game's reference bots and the top of its ladder,
+on the same deals; and its comparison, read side by side. Promoting a version gives the bot the
+ladder's burst of a changed bot (:func:`bot_changed`). Bots are named as seats name them (a
+kind and a ``bot`` string): tournaments never imports bots; ``config.versions`` joins the two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+
+from games.engine import get_game
+from games.errors import BadSeats
+from games.seats import REFERENCE, get_seat_kind
+
+from ..formats.benchmark import CHALLENGERS
+from ..models import LadderEntry, Tournament
+from ..runner import kinds
+from ..scoring.ratings import ratings
+from ..scoring.standings import match_points, standings
+from ..selectors import tournament_results
+from ..services import tournament_cancel, tournament_create
+from .kind import SERIES
+from .selectors import INTERVAL_SIGMAS, ladder_entries, ladder_get
+from .services import ladder_seats
+
+JSON = dict[str, Any]
+
+
+def benchmark_field(*, game: str, kind: str, bot: str) -> list[dict[str, str]]:
+    """The fixed field of a provisional run of ``game``, as entrant specs: the game's reference
+    bots, then the best ``BOT_VERSION_BENCHMARK_TOP`` bots of its first ladder that may be
+    seated now (never the bot itself: ``kind``, ``bot``), then reference bots again while a
+    table of the ladder's size is not filled (a reference bot may be entered more than once)."""
+    field = [{"kind": REFERENCE, "bot": name} for name in get_game(game).bots]
+    top: list[dict[str, str]] = []
+    for entry in ladder_entries(ladder=ladder_get(game=game)).filter(paused=False):
+        if len(top) >= settings.BOT_VERSION_BENCHMARK_TOP:
+            break
+        spec = {"kind": entry.kind, "bot": entry.bot}
+        if spec in field or (entry.kind, entry.bot) == (kind, bot):
+            continue
+        try:
+            get_seat_kind(entry.kind).check_bot(game, entry.bot, None)
+        except (KeyError, ValueError, BadSeats):
+            continue
+        top.append(spec)
+    field += top
+    references = [spec for spec in field if spec["kind"] == REFERENCE]
+    while len(field) < ladder_seats(game) - 1:
+        field.append(references[len(field) % len(references)])
+    return field
+
+
+def provisional_run_create(*, organiser: AbstractBaseUser, name: str, game: str,
+                           candidate: Mapping[str, str], current: Mapping[str, str]
+                           ) -> Tournament:
+    """Start the run (call in the transaction that records the version): ``candidate`` and
+    ``current`` (entrant specs, named) against :func:`benchmark_field` at the game's ladder
+    table, ``BOT_VERSION_MEETINGS`` deals per table, each played once per seat rotation by
+    each. Unrated: it never moves the leaderboard. The organiser's limits apply."""
+    return tournament_create(
+        organiser=organiser, name=name, game=game,
+        participants=[dict(candidate), dict(current),
+                      *benchmark_field(game=game, kind=current["kind"], bot=current["bot"])],
+        format=Tournament.Format.BENCHMARK, table_size=ladder_seats(game),
+        meetings=settings.BOT_VERSION_MEETINGS, duplicate=True, provisional=True)
+
+
+def run_playing(run_id: int | None) -> str | None:
+    """The run's status while it is still to play (scheduled, running), else None."""
+    return Tournament.objects.filter(
+        pk=run_id, status__in=[Tournament.Status.SCHEDULED, Tournament.Status.RUNNING]
+    ).values_list("status", flat=True).first()
+
+
+def run_cancel(*, run_id: int, user: AbstractBaseUser) -> None:
+    """Stop a run still playing (its candidate was discarded)."""
+    if run_playing(run_id):
+        tournament_cancel(tournament_id=run_id, user=user)
+
+
+def bot_changed(*, kind: str, bot: str) -> int:
+    """A bot plays new code: on each ladder it is on it plays the burst of a new or changed bot
+    (``Ladder.burst`` matches first, the matchmaker's priority), asked for at once. Returns
+    how many ladders."""
+    entries = list(LadderEntry.objects.filter(kind=kind, bot=bot, left_at__isnull=True)
+                   .select_related("ladder"))
+    for entry in entries:
+        LadderEntry.objects.filter(pk=entry.pk).update(burst_left=entry.ladder.burst)
+        kinds.enqueue("advance", SERIES, entry.ladder_id)
+    return len(entries)
+
+
+# ---- the comparison -----------------------------------------------------------------------
+
+def run_comparisons(run_ids: Sequence[int]) -> dict[int, JSON]:
+    """The comparison of each run found (:func:`comparison`), by run id."""
+    return {pk: comparison(run) for pk, run in Tournament.objects.in_bulk(list(run_ids)).items()}
+
+
+def comparison(run: Tournament) -> JSON:
+    """Candidate and current side by side in their provisional run, as far as it is played:
+    matches, first places (wins), points (1 first to 0 last a match, ``match_points``), their
+    OpenSkill ratings over the run; the rating difference (candidate - current, mu) with its
+    95% interval (1.96 times the two sigmas combined); and the paired score difference: the
+    mean, over the places both have played (one deal, one seat, one field), of the candidate's
+    points less the current's, with its 95% interval (1.96 standard errors)."""
+    results = tournament_results(tournament=run)
+    count = run.participants.count()
+    rows = {row.participant: row for row in standings(results, count)}
+    rated = {r.participant: r for r in ratings(results, count)}
+    candidate, current = CHALLENGERS
+
+    def side(index: int) -> JSON:
+        row, rating = rows[index], rated[index]
+        return {"matches": row.matches, "wins": row.firsts, "forfeits": row.forfeits,
+                "points": float(row.points * row.matches) if row.points is not None else 0.0,
+                "mean_points": row.points, "mu": rating.mu, "sigma": rating.sigma}
+
+    difference = rated[candidate].mu - rated[current].mu
+    spread = INTERVAL_SIGMAS * math.hypot(rated[candidate].sigma, rated[current].sigma)
+    paired = _paired_differences(results)
+    mean, half = _mean_interval(paired)
+    return {
+        "run": run.pk, "run_status": run.status, "matches_total": run.match_total,
+        "matches_played": len(results), "candidate": side(candidate), "current": side(current),
+        "rating_difference": difference,
+        "rating_interval": [difference - spread, difference + spread],
+        "paired_places": len(paired), "score_difference": mean,
+        "score_interval": None if half is None else [mean - half, mean + half],
+    }
+
+
+def _paired_differences(results: Sequence[Any]) -> list[float]:
+    """Per place both challengers played (one deal, the same field in the same seats), the
+    candidate's match points less the current's."""
+    candidate, current = CHALLENGERS
+    by_place: dict[tuple[Any, ...], dict[int, float]] = {}
+    for result in results:
+        for challenger in CHALLENGERS:
+            if challenger in result.seats:
+                place = (result.deal, tuple(-1 if s == challenger else s for s in result.seats))
+                points = match_points(result.ranks)[result.seats.index(challenger)]
+                by_place.setdefault(place, {})[challenger] = float(points)
+    return [both[candidate] - both[current] for both in by_place.values() if len(both) == 2]
+
+
+def _mean_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The mean and the half-width of its 95% interval (None below two values)."""
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, INTERVAL_SIGMAS * math.sqrt(variance / len(values))
+
