@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from games.forms import show_refusal
-from games.links import SeriesLink, bot_standings, rating_history
+from games.links import SeriesLink, bot_standings, rating_history, run_comparisons
 from games.models import Seat
 from games.pages import match_rows
 from lib.charts import line_chart
@@ -35,12 +35,14 @@ from lib.live import live_part
 
 from . import selectors, services
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
-from .models import Bot, BotCall
+from .models import Bot, BotCall, BotVersion
 
 #: Days of strikes shown per reason, move calls drawn in the latency chart, matches listed.
 STRIKE_DAYS = 14
 LATENCY_CALLS = 200
 MATCHES_SHOWN = 20
+#: Versions listed on the owner's page (every one: ``GET /api/bots/{id}/versions/``).
+VERSIONS_SHOWN = 10
 CHART_W, CHART_H = 600, 120
 
 
@@ -94,7 +96,8 @@ def bot_new(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
-             registered: bool = False, settings_form: BotForm | None = None) -> HttpResponse:
+             registered: bool = False, settings_form: BotForm | None = None,
+             version_form: VersionForm | None = None) -> HttpResponse:
     """A bot's public page: its name, owner, games, latest matches (with their replays) and
     latency; its owner also sees what the API shows only them: the URL and settings, strikes
     per day and by reason, the last errors, and the forms that change the bot (``new_secret``
@@ -126,6 +129,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
             "settings_form": settings_form or BotForm(
                 initial={"name": bot.name, "url": bot.url, "public": bot.public}),
             "test_form": TestForm(bot), "tests": selectors.bot_test_runs(bot=bot),
+            "versions": version_rows(bot), "version_form": version_form or VersionForm(bot),
             "live_seconds": TESTS_REFRESH_SECONDS,  # while tests are played
         })
     return render(request, "bots/bot.html", context)
@@ -161,6 +165,28 @@ def bot_enable(request: HttpRequest, bot_id: int, enabled: bool) -> HttpResponse
     messages.success(request, "Enabled: it can be seated again." if enabled else
                      "Disabled: no new seat; in running matches it plays default actions.")
     return redirect("bot-page", bot.pk)
+
+
+class VersionForm(forms.Form):
+    """A new version: its URL and the game its provisional run plays (the API's fields,
+    ``POST /api/bots/{id}/versions/``)."""
+
+    url = forms.CharField(label="New URL", max_length=500, widget=forms.URLInput,
+                          help_text="Where the new version answers, beside the bot's own URL; "
+                                    "its handshake is signed with the bot's secret.")
+
+    def __init__(self, bot: Bot, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"] = forms.ChoiceField(choices=[(g, g) for g in bot.games],
+                                                help_text="The game its provisional run plays.")
+
+
+def version_rows(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's latest versions, each with its comparison in its provisional run (the app
+    that plays runs reads them: ``games.links.run_comparisons``)."""
+    versions = list(BotVersion.objects.filter(bot=bot)[:VERSIONS_SHOWN])
+    compared = run_comparisons([v.run for v in versions if v.run is not None])
+    return [{"version": v, "comparison": compared.get(v.run)} for v in versions]
 
 
 class TestForm(forms.Form):

@@ -16,7 +16,7 @@ from games.pages import match_list_page, match_page, play_page, rules
 from tournaments.web import ladder_pages, organise_pages
 from tournaments.web import pages as tournament_pages
 
-from . import versions_api
+from . import versions_api, versions_pages
 from .exceptions import api_not_found
 from .health import healthz
 from .pages import game_page, home
@@ -73,6 +73,11 @@ urlpatterns = [
     path("bots/<id:bot_id>/check/", bot_pages.bot_check, name="bot-check"),
     path("bots/<id:bot_id>/test/", bot_pages.bot_test, name="bot-test"),
     path("bots/<id:bot_id>/rotate-secret/", bot_pages.rotate_secret, name="bot-rotate-secret"),
+    path("bots/<id:bot_id>/versions/", versions_pages.version_new, name="bot-version-new-page"),
+    path("bots/<id:bot_id>/versions/<id:number>/promote/", versions_pages.version_decide,
+         {"promote": True}, name="bot-version-promote-page"),
+    path("bots/<id:bot_id>/versions/<id:number>/discard/", versions_pages.version_decide,
+         {"promote": False}, name="bot-version-discard-page"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("games.urls")),

@@ -284,3 +284,36 @@ def test_no_organiser_makes_a_benchmark_or_enters_a_candidate(bot, served, alice
     with pytest.raises(BadTournament, match="unknown entrant kind 'candidate'"):
         tournament_create(organiser=alice, name="x", game="dice_cup", participants=[
             {"kind": "candidate", "bot": str(version.pk)}, *refs])
+
+
+# ---- the bot page ---------------------------------------------------------------------------
+
+def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob, short_runs,
+                                                                played) -> None:
+    from django.test import Client
+
+    web = Client()
+    web.force_login(bot.owner)
+    page = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert 'id="versions"' in page and "Register and start its run" in page
+    refused = web.post(f"/bots/{bot.pk}/versions/", {"url": bot.url, "game": "dice_cup"})
+    assert "URL already" in refused.content.decode() and not BotVersion.objects.exists()
+    with played(execute=True):
+        made = web.post(f"/bots/{bot.pk}/versions/", {
+            "url": f"{served.base_url}/dice_cup/heuristic", "game": "dice_cup"})
+    assert made.status_code == 302 and made["Location"].endswith("#versions")
+    page = web.get(f"/bots/{bot.pk}/").content.decode()
+    version = BotVersion.objects.get()
+    found = versions.version_comparisons([version])[version.pk]
+    assert f'href="/tournaments/{version.run}/"' in page and "8/8 finished" in page
+    assert f"{found['candidate']['wins']} won of 4" in page
+    assert 'data-label="rating difference"' in page and "Promote</button>" in page
+    other = Client()
+    other.force_login(bob)
+    assert 'id="versions"' not in other.get(f"/bots/{bot.pk}/").content.decode()
+    assert other.post(f"/bots/{bot.pk}/versions/2/promote/").status_code == 404
+    assert web.post(f"/bots/{bot.pk}/versions/2/promote/").status_code == 302
+    bot.refresh_from_db()
+    assert bot.url == version.url
+    page = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Promote</button>" not in page and "promoted" in page
