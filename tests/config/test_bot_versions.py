@@ -306,8 +306,10 @@ def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob
     version = BotVersion.objects.get()
     found = versions.version_comparisons([version])[version.pk]
     assert f'href="/tournaments/{version.run}/"' in page and "8/8 finished" in page
-    assert f"{found['candidate']['wins']} won of 4" in page
-    assert 'data-label="rating difference"' in page and "Promote</button>" in page
+    run_page = web.get(f"/tournaments/{version.run}/").content.decode()
+    assert "ada v2 (candidate)" in run_page and "ada v1 (current)" in run_page
+    assert f"candidate: {found['candidate']['wins']} won of 4" in page
+    assert 'data-label="differences">rating ' in page and "Promote</button>" in page
     other = Client()
     other.force_login(bob)
     assert 'id="versions"' not in other.get(f"/bots/{bot.pk}/").content.decode()
@@ -317,3 +319,47 @@ def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob
     assert bot.url == version.url
     page = web.get(f"/bots/{bot.pk}/").content.decode()
     assert "Promote</button>" not in page and "promoted" in page
+
+
+def test_the_field_is_the_reference_bots_and_the_ladder_s_top_but_never_the_bot(
+        bot, served, bob, settings) -> None:
+    from tournaments.ladders.versions import benchmark_field
+
+    settings.BOT_VERSION_BENCHMARK_TOP = 2
+    others = [bot_services.bot_register(owner=bob, name=f"b{i}",
+                                        url=f"{served.base_url}/dice_cup/heuristic?n={i}")[0]
+              for i in range(3)]
+    for joined in (bot, *others):
+        ladders.ladder_join(game="dice_cup", user=joined.owner, bot=str(joined.pk))
+    ladders.ladder_join(game="dice_cup", user=None, bot="random", kind="reference")
+    ratings = {bot.pk: 40, others[0].pk: 10, others[1].pk: 30, others[2].pk: 20}
+    for pk, ordinal in ratings.items():
+        LeaderboardEntry.objects.filter(kind="webhook", ref=str(pk)).update(ordinal=ordinal)
+    field = benchmark_field(game="dice_cup", kind="webhook", bot=str(bot.pk))
+    assert field == [{"kind": "reference", "bot": "random"},
+                     {"kind": "reference", "bot": "heuristic"},  # the game's, then the top 2
+                     {"kind": "webhook", "bot": str(others[1].pk)},
+                     {"kind": "webhook", "bot": str(others[2].pk)}]
+    # Tables of four take three of the field: the reference bots fill them.
+    assert benchmark_field(game="great_dalmuti", kind="webhook", bot=str(bot.pk)) == [
+        {"kind": "reference", "bot": "random"}, {"kind": "reference", "bot": "heuristic"},
+        {"kind": "reference", "bot": "random"}]
+
+
+def test_the_benchmark_format_seats_both_challengers_on_each_deal_of_each_table() -> None:
+    from tournaments.formats import get_format
+
+    plan = get_format("benchmark", participants=5, seats=3, secret="ab" * 32, meetings=2)
+    assert plan.match_count() == 2 * 3 * 3 * 2  # challengers x tables x rotations x meetings
+    by_deal: dict[int, list[Any]] = {}
+    for match in plan.matches:
+        by_deal.setdefault(match.deal, []).append(match)
+    assert len(by_deal) == 3 * 2 and len({m.seed for m in plan.matches}) == 6
+    for matches in by_deal.values():
+        tables = {tuple(sorted(s for s in m.seats if s > 1)) for m in matches}
+        assert len(tables) == 1  # one field table per deal
+        for challenger in CHALLENGERS:  # each challenger in every seat of it once
+            assert sorted(m.seats.index(challenger) for m in matches
+                          if challenger in m.seats) == [0, 1, 2]
+    with pytest.raises(ValueError, match="at least 3 benchmark"):
+        get_format("benchmark", participants=4, seats=4, secret="ab" * 32)
