@@ -145,6 +145,9 @@ class BotVersion(models.Model):
     url = models.CharField(max_length=500)
     declared_version = models.CharField(max_length=100, blank=True, default="",
                                         help_text="The version string its handshake said.")
+    compact_legal_actions = models.BooleanField(
+        default=False, help_text="From its handshake: what its seats are sent, whatever the "
+                                 "bot's own handshake says.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     run = models.PositiveBigIntegerField(
         null=True, blank=True,

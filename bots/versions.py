@@ -54,8 +54,10 @@ def version_create(*, bot: Bot, url: str, handshake: protocol.Handshake) -> BotV
     last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"] or 1
     try:
         with transaction.atomic():
-            return BotVersion.objects.create(bot=bot, number=last + 1, url=services.check_bot_url(url),
-                                             declared_version=handshake.version)
+            return BotVersion.objects.create(
+                bot=bot, number=last + 1, url=services.check_bot_url(url),
+                declared_version=handshake.version,
+                compact_legal_actions=handshake.compact_legal_actions)
     except IntegrityError:  # another registration won the race
         raise VersionPending(pending_detail(bot)) from None
 
@@ -154,7 +156,8 @@ class CandidateSession(WebhookSession):
         found = {}
         for pk, version in _versions({str(i) for i in ids}).items():
             bot = version.bot
-            bot.url = version.url  # never saved: the live bot keeps its URL
+            # Never saved: the live bot keeps its URL and what its own handshake said.
+            bot.url, bot.compact_legal_actions = version.url, version.compact_legal_actions
             found[int(pk)] = bot
         return found
 

@@ -199,8 +199,20 @@ def test_the_declared_version_is_recorded(bot, served, short_runs, monkeypatch) 
     hold_tasks(monkeypatch)
     real = protocol.parse_handshake
     monkeypatch.setattr(protocol, "parse_handshake", lambda raw: dataclasses.replace(
-        real(raw), version="2.1.0"))  # the reference server declares none
-    assert register(bot, served).declared_version == "2.1.0"
+        real(raw), version="2.1.0", compact_legal_actions=False))  # the server: none, true
+    version = register(bot, served)
+    assert (version.declared_version, version.compact_legal_actions) == ("2.1.0", False)
+    # Its seats are sent what its own handshake said, the live bot what its said.
+    from bots.versions import CandidateSession
+    from games.seats import Table, TableSeat
+
+    table = Table(match_id="1", game="dice_cup", options={}, seed=1, move_time_limit=60,
+                  strike_limit=3, seats=(TableSeat(0, "candidate", str(version.pk)),
+                                         TableSeat(1, "webhook", str(bot.pk))))
+    seated = CandidateSession(table).bots[0]
+    assert (seated.pk, seated.url, seated.compact_legal_actions) == (bot.pk, version.url, False)
+    bot.refresh_from_db()
+    assert bot.compact_legal_actions and bot.url != version.url
     assert real(b'{"apiversion": "1", "games": ["dot"], "version": "7"}').version == "7"
     assert real(b'{"apiversion": "1", "games": [], "version": 2}').reason == "bad_shape"
 
