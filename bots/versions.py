@@ -49,8 +49,7 @@ def version_check(*, bot: Bot, url: str, game: str) -> protocol.Handshake:
 def version_create(*, bot: Bot, url: str, handshake: protocol.Handshake) -> BotVersion:
     """The candidate row (call inside the transaction that makes its run): numbered after the
     bot's last (the bot as registered is version 1). ``version_pending`` if it has one."""
-    if BotVersion.objects.filter(bot=bot, status=BotVersion.Status.CANDIDATE).exists():
-        raise VersionPending(pending_detail(bot))
+    check_no_candidate(bot)
     last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"] or 1
     try:
         with transaction.atomic():
@@ -59,12 +58,15 @@ def version_create(*, bot: Bot, url: str, handshake: protocol.Handshake) -> BotV
                 declared_version=handshake.version,
                 compact_legal_actions=handshake.compact_legal_actions)
     except IntegrityError:  # another registration won the race
-        raise VersionPending(pending_detail(bot)) from None
+        check_no_candidate(bot)
+        raise
 
 
-def pending_detail(bot: Bot) -> str:
-    return (f"bot {bot.pk} has a candidate version already: promote or discard it before "
-            f"registering another")
+def check_no_candidate(bot: Bot) -> None:
+    """``version_pending`` if the bot has a candidate (one at a time)."""
+    if BotVersion.objects.filter(bot=bot, status=BotVersion.Status.CANDIDATE).exists():
+        raise VersionPending(f"bot {bot.pk} has a candidate version already: promote or "
+                             f"discard it before registering another")
 
 
 def version_get(*, bot: Bot, number: int) -> BotVersion:

@@ -30,8 +30,7 @@ def version_register(*, bot_id: int, user: AbstractBaseUser, url: str,
     if game not in bot.games:
         raise BadVersion(f"bot {bot.pk} does not play {game!r} (its handshake lists "
                          f"{', '.join(bot.games) or 'nothing'})")
-    if BotVersion.objects.filter(bot=bot, status=BotVersion.Status.CANDIDATE).exists():
-        raise VersionPending(bot_versions.pending_detail(bot))  # before calling the bot
+    bot_versions.check_no_candidate(bot)  # before calling the bot
     handshake = bot_versions.version_check(bot=bot, url=url, game=game)
     with transaction.atomic():
         version = bot_versions.version_create(bot=bot, url=url, handshake=handshake)
