@@ -110,6 +110,11 @@ class Tournament(models.Model):
         return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
 
 
+#: The formats an organiser chooses from (a benchmark is a bot version's provisional run only).
+ORGANISER_FORMATS = [(value, label) for value, label in Tournament.Format.choices
+                     if value != Tournament.Format.BENCHMARK]
+
+
 class Participant(models.Model):
     """One entrant: a person polling the API or a bot of any seat kind that names one (a
     webhook bot, a reference bot, ...: ``entrants.entrant_kinds``)."""

@@ -33,6 +33,8 @@ SERIES: dict[str, tuple[str, Callable[[int], Format]]] = {
     "continuous": ("dice_cup", lambda seed: get_format(
         "continuous", participants=5, in_flight=2, secret=secret_from_seed(seed),
         ends_at=START + timedelta(minutes=10))),
+    "benchmark": ("dice_cup", lambda seed: get_format(
+        "benchmark", participants=5, seats=3, secret=secret_from_seed(seed), meetings=2)),
     "league_night": ("great_dalmuti", lambda seed: get_format(
         "league_night", game="great_dalmuti", tables=[[3, 1, 4, 0, 2], [5, 9, 6, 8]],
         hands=3, secret=secret_from_seed(seed), first_of_season=True)),

@@ -34,7 +34,7 @@ from lib.api import (
 )
 
 from .. import selectors, services
-from ..models import Tournament, TournamentMatch
+from ..models import ORGANISER_FORMATS, Tournament, TournamentMatch
 from .common import (
     MAX_MOVE_TIME_LIMIT,
     MAX_SEED,
@@ -194,7 +194,7 @@ class TournamentListCreateApi(APIView):
         name = serializers.CharField(max_length=100)
         game = schema.GameIdField(max_length=32, help_text="Engine game id.")
         format = serializers.ChoiceField(
-            choices=Tournament.Format.choices, required=False,
+            choices=ORGANISER_FORMATS, required=False,
             default=Tournament.Format.ROUND_ROBIN,
             help_text="round_robin: the whole schedule now (two seats: every pair meets "
                       "`meetings` times; more: `meetings` rounds of balanced tables). swiss: "

@@ -20,7 +20,7 @@ from lib.dates import validate_date_range
 from lib.errors import DomainError
 
 from ..entrants import entrant_kinds
-from ..models import Tournament
+from ..models import ORGANISER_FORMATS, Tournament
 
 #: People entered by username, separated by commas or spaces.
 USERNAMES = re.compile(r"[\s,]+")
@@ -139,7 +139,7 @@ class TournamentForm(SeriesForm):
         engine = get_game(game)
         extra: dict[str, forms.Field] = {
             "format": forms.ChoiceField(
-                choices=Tournament.Format.choices, initial=Tournament.Format.ROUND_ROBIN,
+                choices=ORGANISER_FORMATS, initial=Tournament.Format.ROUND_ROBIN,
                 help_text="Round robin: the whole schedule now. Swiss: two seats, each round "
                           "paired by score when the one before is done."),
             "table_size": forms.IntegerField(
