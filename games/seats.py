@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .engine import State, get_game
+from .errors import BadSeats
 
 JSON = dict[str, Any]
 
@@ -172,6 +173,10 @@ class SeatKind:
     #: who may enter one of this kind's bots in a tournament open for entries. ``None``: the
     #: kind's bots belong to nobody (only an organiser enters them).
     bot_owners: Callable[[set[str]], dict[str, Any]] | None = None
+    #: Why each of a set of ``bot`` values cannot be seated in ``game`` by ``user`` (None:
+    #: the platform) now, in one query: ``{bot: reason}``, those absent can be
+    #: (:func:`unseatable`). ``None``: :attr:`check_bot` is asked bot by bot.
+    unseatable: Callable[[str, set[str], Any], dict[str, str]] | None = None
     #: What a seat of this kind is called ("webhook bot"); "" reads as its name.
     label: str = ""
     #: An organiser may enter one of its bots in a series by its spec (a tournament, a
@@ -243,6 +248,27 @@ def unregister_seat_kind(name: str) -> None:
 def get_seat_kind(name: str) -> SeatKind:
     """The registered kind; ``KeyError`` if there is none by that name."""
     return _KINDS[name]
+
+
+def unseatable(kind: str, game: str, bots: set[str], user: Any = None) -> dict[str, str]:
+    """Why each of ``bots`` of seat kind ``kind`` cannot be seated in ``game`` by ``user``
+    (None: the platform) now, as ``check_bot`` would say it: ``{bot: reason}``; the bots
+    absent may be seated. In one query where the kind can (:attr:`SeatKind.unseatable`), so a
+    ladder of a thousand bots looks at them all on each ask. An unknown kind: every bot."""
+    try:
+        found = get_seat_kind(kind)
+    except KeyError:
+        return dict.fromkeys(bots, f"no seat kind {kind!r}")
+    if found.unseatable is not None:
+        return found.unseatable(game, set(bots), user)
+    reasons = {}
+    for bot in sorted(bots):
+        try:
+            if found.check_bot is not None:
+                found.check_bot(game, bot, user)
+        except (ValueError, BadSeats) as exc:
+            reasons[bot] = str(exc)
+    return reasons
 
 
 def bot_reference(kind: str, bot: str) -> int | str | None:

@@ -20,8 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from games.errors import BadSeats
-from games.seats import get_seat_kind
+from games.seats import unseatable
 
 from ..formats import Outcome, PlannedMatch, get_format
 from ..models import Ladder, LadderEntry, LadderMatch
@@ -69,20 +68,34 @@ def out_of_play(entries: Mapping[int, LadderEntry]) -> set[int]:
     return {pk for pk, e in entries.items() if e.paused or e.left_at is not None}
 
 
-def resume_seatable(ladder: Ladder, entries: Mapping[int, LadderEntry]) -> None:
-    """Entries paused because their bot could not be seated, whose bot can be again (enabled,
-    handshake passed): back on the ladder ("resumes when it answers again")."""
-    for entry in entries.values():
-        if not (entry.paused and entry.left_at is None
-                and entry.paused_reason.startswith(UNSEATABLE)):
-            continue
-        try:
-            get_seat_kind(entry.kind).check_bot(ladder.game, entry.bot, None)
-        except (KeyError, ValueError, BadSeats):
-            continue
-        if LadderEntry.objects.filter(pk=entry.pk, paused=True).update(
-                paused=False, paused_reason="", paused_at=None):
-            entry.paused, entry.paused_reason, entry.paused_at = False, "", None
+def follow_seatability(ladder: Ladder, entries: Mapping[int, LadderEntry]) -> None:
+    """Look at every present entry's bot as the runner would seat it, on each ask: one that
+    cannot be seated now (disabled, its handshake or the periodic health check failed, no
+    longer public or playing the game) is paused with the reason its owner sees, before any
+    match seats it (none is forfeited for it); one paused so whose bot can be seated again is
+    back on ("resumes when it answers again"). One query a seat kind where it can
+    (``games.seats.unseatable``)."""
+    watched = [e for e in entries.values() if e.left_at is None
+               and (not e.paused or e.paused_reason.startswith(UNSEATABLE))]
+    reasons: dict[int, str] = {}
+    for kind in {e.kind for e in watched}:
+        mine = {e.bot: e.pk for e in watched if e.kind == kind}
+        reasons.update((mine[bot], reason) for bot, reason in
+                       unseatable(kind, ladder.game, set(mine)).items())
+    now = timezone.now()
+    for entry in watched:
+        reason = reasons.get(entry.pk)
+        if entry.paused and reason is None:
+            changed = LadderEntry.objects.filter(pk=entry.pk, paused=True).update(
+                paused=False, paused_reason="", paused_at=None)
+            if changed:
+                entry.paused, entry.paused_reason, entry.paused_at = False, "", None
+        elif not entry.paused and reason is not None:
+            reason = f"{UNSEATABLE}: {reason}"[:200]
+            changed = LadderEntry.objects.filter(pk=entry.pk, paused=False).update(
+                paused=True, paused_reason=reason, paused_at=now)
+            if changed:
+                entry.paused, entry.paused_reason, entry.paused_at = True, reason, now
 
 
 class LadderKind(kinds.SeriesKind):
@@ -98,7 +111,7 @@ class LadderKind(kinds.SeriesKind):
         ladder = Ladder.objects.get(pk=row.pk)
         entries = {e.pk: e for e in LadderEntry.objects.filter(ladder=ladder)
                    .select_related("rating")}
-        resume_seatable(ladder, entries)
+        follow_seatability(ladder, entries)
         return kinds.Loaded(
             kind=SERIES, series=ladder, format=self._format(ladder, entries),
             entrants=entries, withdrawn=out_of_play(entries), game=ladder.game,
