@@ -33,12 +33,12 @@ ladder: $(STAMP)
 ## Set up, lint (ruff, and import-linter's layers: [tool.ruff] and [tool.importlinter] in
 ## pyproject.toml), and run the whole test suite. Tests keep their files (broker queue, results)
 ## apart from the platform's, in a folder emptied first, so no test message reaches `make run`'s
-## worker.
+## worker. The 30 slowest tests are listed at the end (where the suite's time goes).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	rm -rf var/test
-	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
+	BLUFF_VAR_DIR=var/test $(BIN)/python -m pytest -n auto --durations=30 $(PYTEST_ARGS)
 
 ## Engine speed figures.
 bench: $(STAMP)
