@@ -229,11 +229,3 @@ def refused_url() -> str:
 # ---- registered bots in real matches (users and API clients: tests.helpers.accounts) ----------
 
 
-@pytest.fixture
-def open_ref_server() -> Iterator[RefBotServer]:
-    """The reference bots over HTTP, not checking signatures (registration makes new secrets)."""
-    server = RefBotServer(("127.0.0.1", 0))
-    server.serve_in_thread()
-    yield server
-    server.shutdown()
-    server.server_close()

@@ -6,7 +6,6 @@ and discard; what is refused."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,16 +26,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def served() -> Iterator[RefBotServer]:
-    """The reference bots over HTTP (signatures not checked: each bot has its own secret)."""
-    server = RefBotServer(("127.0.0.1", 0))
-    server.serve_in_thread()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
 def short_runs(settings: Any) -> None:
     settings.BOT_VERSION_MEETINGS = 1
     settings.BOT_VERSION_BENCHMARK_TOP = 1
@@ -52,25 +41,25 @@ def played(monkeypatch: Any, django_capture_on_commit_callbacks: Any) -> Any:
 
 
 @pytest.fixture
-def bot(alice: Any, served: RefBotServer) -> Bot:
+def bot(alice: Any, open_ref_server: RefBotServer) -> Bot:
     made, _ = bot_services.bot_register(owner=alice, name="ada",
-                                        url=f"{served.base_url}/dice_cup/random")
+                                        url=f"{open_ref_server.base_url}/dice_cup/random")
     return made
 
 
-def register(bot: Bot, served: RefBotServer, route: str = "dice_cup/heuristic",
+def register(bot: Bot, open_ref_server: RefBotServer, route: str = "dice_cup/heuristic",
              played: Any = None) -> BotVersion:
     """Register a version at ``route``; with ``played``, its run is played out in process."""
     if played is None:
         return versions.version_register(bot_id=bot.pk, user=bot.owner,
-                                         url=f"{served.base_url}/{route}", game="dice_cup")
+                                         url=f"{open_ref_server.base_url}/{route}", game="dice_cup")
     with played(execute=True):
-        return register(bot, served, route)
+        return register(bot, open_ref_server, route)
 
 
 def test_a_version_plays_its_provisional_run_beside_the_bot_on_the_same_deals(
-        bot, served, short_runs, played) -> None:
-    version = register(bot, served, played=played)
+        bot, open_ref_server, short_runs, played) -> None:
+    version = register(bot, open_ref_server, played=played)
     assert (version.number, version.status) == (2, BotVersion.Status.CANDIDATE)
     bot.refresh_from_db()
     assert bot.url.endswith("/dice_cup/random")  # nothing of the bot changed
@@ -92,14 +81,14 @@ def test_a_version_plays_its_provisional_run_beside_the_bot_on_the_same_deals(
     assert all(Match.objects.get(pk=r.match_id).status == "finished" for r in rows)
 
 
-def test_a_provisional_run_moves_no_rating(bot, served, short_runs, played) -> None:
-    register(bot, served, played=played)
+def test_a_provisional_run_moves_no_rating(bot, open_ref_server, short_runs, played) -> None:
+    register(bot, open_ref_server, played=played)
     assert not LeaderboardEntry.objects.filter(game="dice_cup").exists()
 
 
 def test_the_comparison_reads_wins_points_and_the_differences_with_intervals(
-        bot, served, short_runs, played) -> None:
-    version = register(bot, served, played=played)
+        bot, open_ref_server, short_runs, played) -> None:
+    version = register(bot, open_ref_server, played=played)
     found = versions.version_comparisons([version])[version.pk]
     run = Tournament.objects.get(pk=version.run)
     rows = TournamentMatch.objects.filter(tournament=run)
@@ -123,10 +112,10 @@ def test_the_comparison_reads_wins_points_and_the_differences_with_intervals(
 
 
 def test_promote_moves_the_bot_keeps_its_history_and_gives_it_the_ladder_burst(
-        bot, served, short_runs, played, settings) -> None:
+        bot, open_ref_server, short_runs, played, settings) -> None:
     entry, _ = ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk))
     LadderEntry.objects.filter(pk=entry.pk).update(burst_left=0)
-    version = register(bot, served, played=played)
+    version = register(bot, open_ref_server, played=played)
     old_seats = BotSeat.objects.filter(bot=bot).count()
     promoted = versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
     assert promoted.status == BotVersion.Status.PROMOTED and promoted.decided_at is not None
@@ -135,14 +124,14 @@ def test_promote_moves_the_bot_keeps_its_history_and_gives_it_the_ladder_burst(
     assert BotSeat.objects.filter(bot=bot).count() == old_seats  # its history stays
     entry.refresh_from_db()
     assert entry.burst_left == entry.ladder.burst == settings.LADDER_BURST > 0
-    again = register(bot, served, "dice_cup/random")  # the next version, numbered on
+    again = register(bot, open_ref_server, "dice_cup/random")  # the next version, numbered on
     assert again.number == 3
     assert f"{bot.name} v2 (current)" in Participant.objects.filter(
         tournament_id=again.run).values_list("name", flat=True)
 
 
-def test_discard_changes_nothing_of_the_bot(bot, served, short_runs, played) -> None:
-    version = register(bot, served, played=played)
+def test_discard_changes_nothing_of_the_bot(bot, open_ref_server, short_runs, played) -> None:
+    version = register(bot, open_ref_server, played=played)
     before = Bot.objects.values().get(pk=bot.pk)
     discarded = versions.version_discard(bot_id=bot.pk, user=bot.owner, number=version.number)
     assert discarded.status == BotVersion.Status.DISCARDED
@@ -151,12 +140,12 @@ def test_discard_changes_nothing_of_the_bot(bot, served, short_runs, played) -> 
         versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
 
 
-def test_discarding_a_candidate_whose_run_plays_cancels_the_run(bot, served, short_runs,
+def test_discarding_a_candidate_whose_run_plays_cancels_the_run(bot, open_ref_server, short_runs,
                                                                 monkeypatch) -> None:
     from tests.helpers.tasks import hold_tasks
 
     hold_tasks(monkeypatch)  # no worker: the run stays running
-    version = register(bot, served)
+    version = register(bot, open_ref_server)
     assert Tournament.objects.get(pk=version.run).status == "running"
     with pytest.raises(VersionPending, match="still playing"):
         versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
@@ -169,7 +158,7 @@ def test_a_secret_rotation_is_not_a_version(bot) -> None:
     assert not BotVersion.objects.exists()
 
 
-def test_what_is_refused(bot, served, bob, short_runs, monkeypatch) -> None:
+def test_what_is_refused(bot, open_ref_server, bob, short_runs, monkeypatch) -> None:
     from tests.helpers.tasks import hold_tasks
 
     hold_tasks(monkeypatch)
@@ -178,21 +167,21 @@ def test_what_is_refused(bot, served, bob, short_runs, monkeypatch) -> None:
     with pytest.raises(BadBotUrl):
         versions.version_register(bot_id=bot.pk, user=bot.owner, url="ftp://x")
     with pytest.raises(BadVersion, match="does not list dice_cup"):  # a game it does not play
-        register(bot, served, "dot/heuristic")
+        register(bot, open_ref_server, "dot/heuristic")
     with pytest.raises(BadVersion, match="does not play 'chess'"):
-        versions.version_register(bot_id=bot.pk, user=bot.owner, url=f"{served.base_url}/x",
+        versions.version_register(bot_id=bot.pk, user=bot.owner, url=f"{open_ref_server.base_url}/x",
                                   game="chess")
     with pytest.raises(NotYourBot):
-        versions.version_register(bot_id=bot.pk, user=bob, url=f"{served.base_url}/heuristic")
-    register(bot, served)
+        versions.version_register(bot_id=bot.pk, user=bob, url=f"{open_ref_server.base_url}/heuristic")
+    register(bot, open_ref_server)
     with pytest.raises(VersionPending, match="candidate version already"):
-        register(bot, served, "heuristic")
+        register(bot, open_ref_server, "heuristic")
     with pytest.raises(VersionNotFound):
         versions.version_promote(bot_id=bot.pk, user=bot.owner, number=9)
     assert BotVersion.objects.count() == 1
 
 
-def test_the_declared_version_is_recorded(bot, served, short_runs, monkeypatch) -> None:
+def test_the_declared_version_is_recorded(bot, open_ref_server, short_runs, monkeypatch) -> None:
     from bots import protocol
     from tests.helpers.tasks import hold_tasks
 
@@ -200,7 +189,7 @@ def test_the_declared_version_is_recorded(bot, served, short_runs, monkeypatch) 
     real = protocol.parse_handshake
     monkeypatch.setattr(protocol, "parse_handshake", lambda raw: dataclasses.replace(
         real(raw), version="2.1.0", compact_legal_actions=False))  # the server: none, true
-    version = register(bot, served)
+    version = register(bot, open_ref_server)
     assert (version.declared_version, version.compact_legal_actions) == ("2.1.0", False)
     # Its seats are sent what its own handshake said, the live bot what its said.
     from bots.versions import CandidateSession
@@ -223,10 +212,10 @@ def api_url(bot: Bot, tail: str = "") -> str:
     return f"/api/bots/{bot.pk}/versions/{tail}"
 
 
-def test_the_api_registers_lists_and_promotes(bot, served, alice_api, short_runs,
+def test_the_api_registers_lists_and_promotes(bot, open_ref_server, alice_api, short_runs,
                                              played) -> None:
     with played(execute=True):
-        made = alice_api.post(api_url(bot), {"url": f"{served.base_url}/dice_cup/heuristic"},
+        made = alice_api.post(api_url(bot), {"url": f"{open_ref_server.base_url}/dice_cup/heuristic"},
                               format="json")
     assert made.status_code == 201, made.json()
     body = made.json()
@@ -243,11 +232,11 @@ def test_the_api_registers_lists_and_promotes(bot, served, alice_api, short_runs
     assert (again.status_code, again.json()["code"]) == (409, "version_pending")
 
 
-def test_the_api_s_errors(bot, served, alice_api, bob_api, anon_api, monkeypatch) -> None:
+def test_the_api_s_errors(bot, open_ref_server, alice_api, bob_api, anon_api, monkeypatch) -> None:
     from tests.helpers.tasks import hold_tasks
 
     hold_tasks(monkeypatch)
-    url = f"{served.base_url}/dice_cup/heuristic"
+    url = f"{open_ref_server.base_url}/dice_cup/heuristic"
     assert anon_api.get(api_url(bot)).status_code == 401
     assert bob_api.get(api_url(bot)).json()["code"] == "not_your_bot"
     assert bob_api.post(api_url(bot), {"url": url}, format="json").status_code == 403
@@ -281,14 +270,14 @@ def test_the_schema_documents_the_version_endpoints(anon_api) -> None:
     assert "version_pending" in schema["components"]["schemas"]["CodeEnum"]["enum"]
 
 
-def test_no_organiser_makes_a_benchmark_or_enters_a_candidate(bot, served, alice,
+def test_no_organiser_makes_a_benchmark_or_enters_a_candidate(bot, open_ref_server, alice,
                                                              monkeypatch) -> None:
     from tests.helpers.tasks import hold_tasks
     from tournaments.errors import BadTournament
     from tournaments.services import tournament_create
 
     hold_tasks(monkeypatch)
-    version = register(bot, served)
+    version = register(bot, open_ref_server)
     refs = [{"kind": "reference", "bot": "random"}, {"kind": "reference", "bot": "heuristic"}]
     with pytest.raises(BadTournament, match="provisional run"):
         tournament_create(organiser=alice, name="x", game="dice_cup", format="benchmark",
@@ -300,7 +289,7 @@ def test_no_organiser_makes_a_benchmark_or_enters_a_candidate(bot, served, alice
 
 # ---- the bot page ---------------------------------------------------------------------------
 
-def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob, short_runs,
+def test_the_bot_page_registers_compares_and_promotes_a_version(bot, open_ref_server, bob, short_runs,
                                                                 played) -> None:
     from django.test import Client
 
@@ -312,7 +301,7 @@ def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob
     assert "URL already" in refused.content.decode() and not BotVersion.objects.exists()
     with played(execute=True):
         made = web.post(f"/bots/{bot.pk}/versions/", {
-            "url": f"{served.base_url}/dice_cup/heuristic", "game": "dice_cup"})
+            "url": f"{open_ref_server.base_url}/dice_cup/heuristic", "game": "dice_cup"})
     assert made.status_code == 302 and made["Location"].endswith("#versions")
     page = web.get(f"/bots/{bot.pk}/").content.decode()
     version = BotVersion.objects.get()
@@ -334,12 +323,12 @@ def test_the_bot_page_registers_compares_and_promotes_a_version(bot, served, bob
 
 
 def test_the_field_is_the_reference_bots_and_the_ladder_s_top_but_never_the_bot(
-        bot, served, bob, settings) -> None:
+        bot, open_ref_server, bob, settings) -> None:
     from tournaments.ladders.versions import benchmark_field
 
     settings.BOT_VERSION_BENCHMARK_TOP = 2
     others = [bot_services.bot_register(owner=bob, name=f"b{i}",
-                                        url=f"{served.base_url}/dice_cup/heuristic?n={i}")[0]
+                                        url=f"{open_ref_server.base_url}/dice_cup/heuristic?n={i}")[0]
               for i in range(3)]
     for joined in (bot, *others):
         ladders.ladder_join(game="dice_cup", user=joined.owner, bot=str(joined.pk))

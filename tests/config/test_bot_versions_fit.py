@@ -4,12 +4,9 @@ another a candidate whose run still plays (its buttons), no table wider than its
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bots import services as bot_services
-from bots.refserver import RefBotServer
 from config import versions
 from tests.browser import PASSWORD, SCREENSHOTS, console_errors, sign_in
 from tests.config.test_pages_fit import OVERFLOWING
@@ -18,30 +15,21 @@ from tests.helpers.tasks import hold_tasks, run_tasks
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def served() -> Iterator[RefBotServer]:
-    server = RefBotServer(("127.0.0.1", 0))
-    server.serve_in_thread()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def test_the_versions_section_fits_a_phone_and_a_laptop(live_server, browser, served, alice,
+def test_the_versions_section_fits_a_phone_and_a_laptop(live_server, browser, open_ref_server, alice,
                                                       settings, monkeypatch) -> None:
     settings.BOT_VERSION_MEETINGS, settings.BOT_VERSION_BENCHMARK_TOP = 1, 0
     alice.set_password(PASSWORD)
     alice.save()
     bot, _ = bot_services.bot_register(owner=alice, name="a_bot_with_a_rather_long_name",
-                                       url=f"{served.base_url}/dice_cup/random")
+                                       url=f"{open_ref_server.base_url}/dice_cup/random")
     long_path = "dice_cup/heuristic?" + "&".join(f"k{i}=v" for i in range(12))
     run_tasks(monkeypatch, "")  # played as each transaction commits
     first = versions.version_register(bot_id=bot.pk, user=alice,
-                                      url=f"{served.base_url}/{long_path}")
+                                      url=f"{open_ref_server.base_url}/{long_path}")
     versions.version_discard(bot_id=bot.pk, user=alice, number=first.number)
     hold_tasks(monkeypatch)  # the next one's run stays running
     versions.version_register(bot_id=bot.pk, user=alice,
-                              url=f"{served.base_url}/dice_cup/heuristic")
+                              url=f"{open_ref_server.base_url}/dice_cup/heuristic")
     sign_in(browser, live_server.url, "alice")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     problems = []

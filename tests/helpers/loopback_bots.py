@@ -36,3 +36,16 @@ def bots(alice: Any) -> Iterator[Callable[..., list[int]]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def open_ref_server() -> Iterator[Any]:
+    """The reference bots over HTTP (bots.refserver), not checking signatures: a bot registered
+    in a test gets a new secret, and a bot version calls with the bot's own."""
+    from bots.refserver import RefBotServer
+
+    server = RefBotServer(("127.0.0.1", 0))
+    server.serve_in_thread()
+    yield server
+    server.shutdown()
+    server.server_close()
