@@ -11,13 +11,8 @@ from tests.helpers.tasks import run_tasks
 
 @pytest.fixture
 def inline_tasks(monkeypatch: Any) -> list[tuple[str, int]]:
-    """Tournament tasks run at once in this process, recorded."""
-    return run_tasks(monkeypatch, "tournaments.")
-
-
-@pytest.fixture
-def inline_nights(monkeypatch: Any) -> list[tuple[str, int]]:
-    """League tasks run at once in this process, recorded."""
+    """The series runner's tasks (tournaments, league nights, ladders) run at once in this
+    process, recorded."""
     return run_tasks(monkeypatch, "tournaments.")
 
 

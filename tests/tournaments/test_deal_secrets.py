@@ -192,7 +192,7 @@ def test_the_same_seed_gives_the_same_secret_and_deals_and_none_gives_a_fresh_on
 
 
 def test_a_league_night_deals_from_a_secret_published_when_it_is_over(alice_api,
-                                                                      inline_nights) -> None:
+                                                                      inline_tasks) -> None:
     league_id = create(alice_api).json()["id"]
     schedule_now(alice_api, league_id)
     listed = alice_api.get(f"{LEAGUES}{league_id}/nights/").json()["results"][0]

@@ -96,7 +96,7 @@ def test_a_registered_kind_plays_a_tournament_and_is_on_the_leaderboard(
 
 
 def test_a_registered_kind_plays_a_league_night_and_joins_a_league(
-        house, alice_api, anon_api, inline_nights) -> None:
+        house, alice_api, anon_api, inline_tasks) -> None:
     members = [{"kind": "house", "bot": "croupier", "name": "the house"}, *leagues.refs(4)]
     created = leagues.create(alice_api, members=members)
     assert created.status_code == 201, created.json()

@@ -168,7 +168,7 @@ def test_scheduling_refuses_a_night_outside_the_season_or_twice(league, alice_ap
 
 
 def test_a_night_played_in_process_fills_the_table_and_the_nights(
-        alice_api, anon_api, inline_nights) -> None:
+        alice_api, anon_api, inline_tasks) -> None:
     body = create(alice_api, members=refs(8), table_size=4).json()
     league_id = body["id"]
     night = schedule_now(alice_api, league_id)
@@ -214,7 +214,7 @@ def test_a_night_played_in_process_fills_the_table_and_the_nights(
                for row in anon_api.get(f"{URL}{league_id}/table/").json())
 
 
-def test_a_night_that_cannot_start_says_why(alice_api, anon_api, inline_nights) -> None:
+def test_a_night_that_cannot_start_says_why(alice_api, anon_api, inline_tasks) -> None:
     league_id = create(alice_api, members=refs(4)).json()["id"]
     assert anon_api.get(f"{URL}{league_id}/").json()["cannot_start"] is None
     assert schedule_now(alice_api, league_id).status_code == 201
@@ -372,7 +372,7 @@ def test_docs_name_every_key_and_error_code_the_api_returns(alice_api, anon_api,
 
 
 def test_the_league_admin_pages_load_without_the_seed(client, django_user_model, alice_api,
-                                                      inline_nights) -> None:
+                                                      inline_tasks) -> None:
     """(Here rather than in test_admin.py: the admin of what this API creates.)"""
     league_id = create(alice_api, seed=987654321).json()["id"]
     schedule_now(alice_api, league_id)

@@ -57,7 +57,7 @@ def hands_of(night: Night, table: int = 0) -> list[Hand]:
 
 
 def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights(
-        alice, inline_nights) -> None:
+        alice, inline_tasks) -> None:
     league = make_league(alice, options={"philanthropic": False})
     first = play_night(league, alice)
     assert first.status == "finished", first.reason
@@ -105,7 +105,7 @@ def test_a_dalmuti_league_carries_order_seats_and_points_across_hands_and_nights
     assert by_place == [first.order_before, second.order_before, league.order]
 
 
-def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -> None:
+def test_philanthropic_points_come_from_each_hands_match(alice, inline_tasks) -> None:
     league = make_league(alice, options={"philanthropic": True}, hands_per_night=4)
     night = play_night(league, alice)
     for hand in hands_of(night):
@@ -119,7 +119,7 @@ def test_philanthropic_points_come_from_each_hands_match(alice, inline_nights) -
             "GD-2: the order of going out, even where the bonus ties the points"
 
 
-def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inline_nights) -> None:
+def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inline_tasks) -> None:
     """GD-2, GD-9: the next order of a philanthropic Dalmuti hand is the order of going out
     its match's result carries (the bonus can tie the points); the league reads no log."""
     league = make_league(alice, options={"philanthropic": True}, hands_per_night=1)
@@ -137,7 +137,7 @@ def test_a_hand_is_recorded_from_its_matchs_result_not_from_its_log(alice, inlin
 
 
 def test_a_member_who_joins_between_nights_enters_as_a_merchant_in_the_middle(
-        alice, inline_nights) -> None:
+        alice, inline_tasks) -> None:
     league = make_league(alice, members=5, table_size=6)
     play_night(league, alice)
     league.refresh_from_db()
@@ -150,7 +150,7 @@ def test_a_member_who_joins_between_nights_enters_as_a_merchant_in_the_middle(
     assert hands_of(second)[0].seats.index(joiner.index) == 2
 
 
-def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_nights) -> None:
+def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_tasks) -> None:
     league = make_league(alice, members=5, table_size=5)
     play_night(league, alice)
     league.refresh_from_db()
@@ -166,7 +166,7 @@ def test_a_member_who_leaves_is_removed_before_the_next_night(alice, inline_nigh
 
 @pytest.mark.parametrize("members", [5, 4])
 def test_a_member_who_leaves_during_a_night_is_removed_between_hands(
-        alice, inline_nights, monkeypatch, members) -> None:
+        alice, inline_tasks, monkeypatch, members) -> None:
     """Removed from its table before the next hand while the table can still be played
     (5 -> 4 Dalmuti players); at a table that would drop below the game's minimum it stays
     seated, forfeited, for the rest of the night. The leave lands while its first hand is
@@ -267,7 +267,7 @@ def test_a_nights_in_process_hands_are_chained_in_one_chunk_a_commit_per_batch(
     assert len(seen) == 3 and len(set(seen)) == transactions
 
 
-def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> None:
+def test_promotion_and_relegation_between_two_tables(alice, inline_tasks) -> None:
     league = make_league(alice, members=8, table_size=4)
     night = play_night(league, alice)
     assert night.status == "finished" and len(night.tables) == 2
@@ -281,7 +281,7 @@ def test_promotion_and_relegation_between_two_tables(alice, inline_nights) -> No
     assert second.tables == [league.order[:4], league.order[4:]]
 
 
-def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_nights) -> None:
+def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_tasks) -> None:
     league = make_league(alice, game="dice_cup", members=3, table_size=3, hands_per_night=3)
     night = play_night(league, alice)
     hands = hands_of(night)
@@ -292,7 +292,7 @@ def test_other_games_rotate_the_first_player_and_score_by_rank(alice, inline_nig
 
 
 def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
-        alice, bob, inline_nights, settings) -> None:
+        alice, bob, inline_tasks, settings) -> None:
     """A polling player who never answers: default actions and strikes as in any match; at
     the strike limit it forfeits that hand and, withdrawn after one forfeit here, sits out the
     rest of the night forfeited (no points, last), and the other members play on."""
@@ -327,7 +327,7 @@ def test_an_absent_player_forfeits_the_rest_of_the_night_and_the_night_goes_on(
     assert night.withdrawn == {"0": "forfeited a match"}
 
 
-def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights) -> None:
+def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_tasks) -> None:
     league = make_league(alice, members=4, table_size=5)
     # A member gone without the service's check (a league stored before it refused that).
     league.members.filter(index=3).update(left_at=timezone.now())
@@ -339,7 +339,7 @@ def test_a_night_with_too_few_members_fails_with_the_reason(alice, inline_nights
 
 
 @pytest.mark.parametrize("batch_seconds, kept", [(0, 2), (60, 0)])
-def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_nights,
+def test_a_crash_mid_night_resumes_from_the_last_finished_hand(alice, inline_tasks,
                                                                monkeypatch, batch_seconds,
                                                                kept) -> None:
     """A hand per transaction: hands 1-2 were stored and stay, 3 is lost (pending again).

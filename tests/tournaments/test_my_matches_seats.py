@@ -48,7 +48,7 @@ def test_a_person_seated_in_a_tournament_sees_its_match_with_the_deadline(
     assert "Nothing waits on you now." in my_page(alice), "the organiser is not seated"
 
 
-def test_a_league_member_sees_the_hand_waiting_on_them(alice, bob, inline_nights) -> None:
+def test_a_league_member_sees_the_hand_waiting_on_them(alice, bob, inline_tasks) -> None:
     now = timezone.now()
     league = leagues.league_create(
         organiser=alice, name="Thursday club", game="dice_cup", table_size=2,

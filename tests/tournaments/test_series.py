@@ -41,7 +41,7 @@ def cancel(client: APIClient, league_id: int, number: int) -> Any:
 
 
 def test_a_running_night_is_cancelled_and_counts_for_nothing(alice_api, anon_api, bob,
-                                                             inline_nights) -> None:
+                                                             inline_tasks) -> None:
     league_id, night = running_night(alice_api)
     bots_table = night.hands.filter(table=1)
     assert bots_table.count() == 3 and all(h.status == "finished" for h in bots_table), \
@@ -219,7 +219,7 @@ def test_the_withdrawal_rule(settings, forfeits, limit, out) -> None:
 
 
 def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tournament(
-        alice, bob, inline_nights, settings) -> None:
+        alice, bob, inline_tasks, settings) -> None:
     """Five hands, bob never answers: each of his first two hands is forfeited at the strike
     limit (he is still seated as a player and asked); after the third in a row he is withdrawn,
     so the last two start with his seat forfeited."""
@@ -251,7 +251,7 @@ def test_a_silent_player_is_out_of_the_night_after_the_same_forfeits_as_in_a_tou
 
 
 def test_a_member_whose_bot_cannot_be_seated_is_withdrawn_and_the_night_goes_on(
-        alice, alice_api, anon_api, inline_nights) -> None:
+        alice, alice_api, anon_api, inline_tasks) -> None:
     """Disabled before the night (it used to fail the whole night), or during it: seated
     forfeited in each of its hands (its bot never called), the others play on."""
     from bots.models import Bot
