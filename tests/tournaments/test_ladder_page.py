@@ -3,6 +3,7 @@ them, a paused bot's reason for its owner only, linked from its game's page."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from django.utils import timezone
 from tests.helpers.tasks import hold_tasks
 from tests.tournaments.test_ladder_api import webhook_bot
 from tournaments.ladders import services
-from tournaments.models import LadderEntry, LeaderboardEntry
+from tournaments.models import LadderEntry, LadderMatch, LeaderboardEntry, RatingPoint
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +80,41 @@ def test_a_bot_page_says_where_it_stands_and_puts_it_on_or_off(
     assert "Not on the Dice cup bluff ladder" in html, "and the first, still offered"
     assert "of 4 seats" in client.get("/ladders/dice_cup/?seats=4").content.decode()
     assert client.get("/ladders/dot/?seats=4").status_code == 404
+
+
+def test_each_bot_has_a_trend_and_its_own_ladder_history(client: Any, alice: Any, bob: Any,
+                                                         anon_api: Any, monkeypatch: Any
+                                                         ) -> None:
+    """A standings row's trend is its rating after each of its latest rated matches (the last
+    20, oldest first), drawn as a sparkline; a bot's name opens its own ladder matches
+    (``?entry=``), as the API's ``?entry=`` lists them."""
+    hold_tasks(monkeypatch, "tournaments.")
+    a, b, c = (services.ladder_join(game="dice_cup", user=None, bot=str(webhook_bot(
+        owner, name=name).pk))[0] for owner, name in ((alice, "a"), (bob, "b"), (bob, "c")))
+    now = timezone.now()
+    for k in range(25):  # a rises; b falls
+        RatingPoint.objects.create(entry_id=a.rating_id, played_at=now + timedelta(minutes=k),
+                                   ordinal=float(k))
+        RatingPoint.objects.create(entry_id=b.rating_id, played_at=now + timedelta(minutes=k),
+                                   ordinal=float(-k))
+    rows = {row["name"]: row for row in
+            anon_api.get("/api/ladders/dice_cup/").json()["standings"]}
+    assert rows["a (alice)"]["trend"] == [float(k) for k in range(5, 25)], "last 20, oldest first"
+    assert rows["b (bob)"]["trend"] == [float(-k) for k in range(5, 25)]
+    assert rows["c (bob)"]["trend"] == [], "no rated match yet"
+    html = client.get("/ladders/dice_cup/").content.decode()
+    assert html.count('class="sparkline"') == 2
+    assert "rating after each of its last 20 rated matches" in html
+
+    ladder = a.ladder
+    mine = [LadderMatch.objects.create(ladder=ladder, number=n, deal=n, seed=n, seats=seats)
+            for n, seats in enumerate([[a.pk, b.pk], [c.pk, b.pk], [c.pk, a.pk]])]
+    listed = anon_api.get("/api/ladders/dice_cup/matches/", {"entry": a.pk}).json()["results"]
+    assert [row["number"] for row in listed] == [2, 0], "its matches, from either seat"
+    everyone = anon_api.get("/api/ladders/dice_cup/matches/").json()["results"]
+    assert len(everyone) == len(mine)
+    assert anon_api.get("/api/ladders/dice_cup/matches/", {"entry": 0}).status_code == 400
+    assert f'href="?entry={a.pk}#matches"' in html, "a bot's name opens its history"
+    page = client.get(f"/ladders/dice_cup/?entry={a.pk}").content.decode()
+    assert "Latest matches of a (alice)" in page
+    assert client.get("/ladders/dice_cup/?entry=999999").status_code == 404

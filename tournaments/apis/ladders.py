@@ -31,6 +31,15 @@ class SeatsQuerySerializer(serializers.Serializer):
     seats = serializers.IntegerField(required=False, min_value=2, max_value=8)
 
 
+class EntryQuerySerializer(SeatsQuerySerializer):
+    entry = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+
+
+ENTRY = OpenApiParameter("entry", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                         description="Only this entry's matches (a standings row's `entry`): "
+                                     "a bot's history on the ladder.")
+
+
 def seats_asked(request: Request) -> int | None:
     """The ``?seats=`` of a request (a 400 ``invalid`` if it is no table size)."""
     return valid_query(SeatsQuerySerializer, request).get("seats")
@@ -89,6 +98,10 @@ class LadderStandingSerializer(serializers.Serializer):
         help_text="Its skill, about 95% sure: [mu - 1.96 sigma, mu + 1.96 sigma].")
     matches = serializers.IntegerField(
         help_text="Rated matches its rating rests on (the game's, ladder and tournaments).")
+    trend = serializers.ListField(
+        child=serializers.FloatField(),
+        help_text="Its ordinal after each of its latest rated matches (at most 20, every "
+                  "series of the game), oldest first: why its rank moved.")
     last_played_at = serializers.DateTimeField(allow_null=True,
                                                help_text="Its latest rated match.")
     ahead_of_next = serializers.FloatField(
@@ -210,14 +223,15 @@ class LadderMatchesApi(APIView):
         description="Each with its seats (entries, named), places once finished, forfeits "
                     "and the games match to replay (`/api/matches/{id}/log/`). Pages follow "
                     "`next` and `previous` (a cursor; `limit` 1 to 200, default 50).",
-        parameters=[GAME, SEATS, CURSOR, LIMIT],
+        parameters=[GAME, SEATS, ENTRY, CURSOR, LIMIT],
         responses={200: PageSerializer, 404: E404_GAME, 400: E400_SEATS, 429: E429},
     )
     def get(self, request: Request, game: str) -> Response:
         paginator = self.pagination_class()
-        ladder = selectors.ladder_get(game=game, seats=seats_asked(request))
-        page = paginator.paginate_queryset(selectors.ladder_matches(ladder=ladder), request,
-                                           view=self) or []
+        asked = valid_query(EntryQuerySerializer, request)
+        ladder = selectors.ladder_get(game=game, seats=asked.get("seats"))
+        matches = selectors.ladder_matches(ladder=ladder, entry=asked.get("entry"))
+        page = paginator.paginate_queryset(matches, request, view=self) or []
         return paginator.get_paginated_response(
             LadderMatchSerializer(selectors.match_rows(page=page), many=True).data)
 

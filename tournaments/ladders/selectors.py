@@ -10,20 +10,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from games.engine import game_ids
 from games.names import Sitter, seat_labels
 from games.seats import bot_reference
 
 from ..errors import GameNotFound
-from ..models import Ladder, LadderEntry, LadderMatch
+from ..models import Ladder, LadderEntry, LadderMatch, RatingPoint
 from ..runner.kinds import FINISHED, OPEN
 from .services import ladder_seats
 
 JSON = dict[str, Any]
 #: The standings' interval: mu plus or minus this many sigma (about 95%).
 INTERVAL_SIGMAS = 1.96
+#: A standings row's trend: its rating after each of its latest rated matches.
+TREND_POINTS = 20
 
 
 def ladder_get(*, game: str, seats: int | None = None) -> Ladder | None:
@@ -114,11 +117,13 @@ def standings_rows(*, entries: QuerySet[LadderEntry], page: Sequence[LadderEntry
                    viewer: AbstractBaseUser | None = None) -> list[JSON]:
     """One page of standings (``page``: consecutive ``entries``, best first): rank, name,
     rating with its interval, the matches it rests on, the last one, and the chance to be
-    ahead of the next bot (on this page or the next). Why a bot is paused is its owner's (and
-    staff's) to read; everyone sees that it is. Three queries a page, whatever its size."""
+    ahead of the next bot (on this page or the next), its trend (:func:`rating_trends`). Why a
+    bot is paused is its owner's (and staff's) to read; everyone sees that it is. Four queries
+    a page, whatever its size."""
     if not page:
         return []
     first, last = page[0], page[-1]
+    trends = rating_trends(rating_ids=[entry.rating_id for entry in page])
     rank = 1 + entries.filter(Q(ordinal__gt=first.ordinal) | Q(ordinal=first.ordinal,
                                                               id__lt=first.id)).count()
     after = _after(entries, last).first()
@@ -135,6 +140,7 @@ def standings_rows(*, entries: QuerySet[LadderEntry], page: Sequence[LadderEntry
             "interval": [rating.mu - INTERVAL_SIGMAS * rating.sigma,
                          rating.mu + INTERVAL_SIGMAS * rating.sigma],
             "matches": rating.matches, "last_played_at": rating.last_played_at,
+            "trend": trends.get(entry.rating_id, []),
             "ahead_of_next": None if following is None else ahead(rating, following.rating),
             "joined_at": entry.joined_at, "paused": entry.paused,
             "paused_reason": (entry.paused_reason or None) if sees else None,
@@ -142,11 +148,35 @@ def standings_rows(*, entries: QuerySet[LadderEntry], page: Sequence[LadderEntry
     return rows
 
 
-def ladder_matches(*, ladder: Ladder | None) -> QuerySet[LadderMatch]:
-    """The ladder's matches, latest planned first (those to start and in play too)."""
+def rating_trends(*, rating_ids: Sequence[int], points: int = TREND_POINTS
+                  ) -> dict[int, list[float]]:
+    """Each leaderboard row's rating (``ordinal``) after each of its latest ``points`` rated
+    matches, oldest first (every series of the game: the one rating), in one query: why a
+    rank moved, at a glance."""
+    latest = (RatingPoint.objects.filter(entry_id__in=list(rating_ids))
+              .annotate(back=Window(RowNumber(), partition_by=[F("entry_id")],
+                                    order_by=[F("played_at").desc(), F("id").desc()]))
+              .filter(back__lte=points).order_by("entry_id", "played_at", "id")
+              .values_list("entry_id", "ordinal"))
+    trends: dict[int, list[float]] = {}
+    for entry_id, ordinal in latest:
+        trends.setdefault(entry_id, []).append(ordinal)
+    return trends
+
+
+def ladder_matches(*, ladder: Ladder | None, entry: int | None = None
+                   ) -> QuerySet[LadderMatch]:
+    """The ladder's matches, latest planned first (those to start and in play too); with
+    ``entry``, those of that entry alone (a bot's ladder history)."""
     if ladder is None:
         return LadderMatch.objects.none()
-    return LadderMatch.objects.filter(ladder=ladder).order_by("-number")
+    matches = LadderMatch.objects.filter(ladder=ladder)
+    if entry is not None:  # by seat, as every database reads a JSON array
+        seated = Q()
+        for seat in range(ladder.seats):
+            seated |= Q(**{f"seats__{seat}": entry})
+        matches = matches.filter(seated)
+    return matches.order_by("-number")
 
 
 def match_rows(*, page: Sequence[LadderMatch]) -> list[JSON]:

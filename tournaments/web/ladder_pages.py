@@ -15,13 +15,15 @@ from django.views.decorators.http import require_POST
 from games.engine import game_ids, get_game
 from games.links import BotStanding, SeriesLink
 from games.models import Match
+from games.names import Sitter, seat_labels
 from games.pages import match_rows
+from lib.charts import line_chart
 from lib.errors import DomainError
 
 from ..errors import GameNotFound
 from ..ladders import selectors, services
 from ..ladders.errors import BadLadder
-from ..models import LadderMatch
+from ..models import LadderEntry, LadderMatch
 
 #: Standings a page.
 PER_PAGE = 50
@@ -33,25 +35,33 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     """A game's ladder: its figures and its standings, best ordinal first, each with its
     interval, matches, last match and chance to be ahead of the next; a paused bot's owner
     reads why."""
-    seats = request.GET.get("seats", "")
+    seats, entry = request.GET.get("seats", ""), request.GET.get("entry", "")
     try:
         seats = int(seats) if seats else None
         found = selectors.ladder_get(game=game, seats=seats)
-    except (ValueError, GameNotFound, BadLadder):
-        raise Http404("no such ladder") from None
+        of = None if not entry else LadderEntry.objects.get(pk=int(entry), ladder=found)
+    except (ValueError, GameNotFound, BadLadder, LadderEntry.DoesNotExist):
+        raise Http404("no such ladder or entry") from None
     entries = selectors.ladder_entries(ladder=found)
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get("page"))
     viewer = request.user if request.user.is_authenticated else None
-    latest = (Match.objects.filter(ladder_match__ladder=found).order_by("-created_at", "-id")
+    played = selectors.ladder_matches(ladder=found, entry=of and of.pk).filter(
+        match__isnull=False)
+    latest = (Match.objects.filter(ladder_match__in=played).order_by("-created_at", "-id")
               .prefetch_related("seats__user").defer("state")[:MATCHES_SHOWN]
               if found is not None else [])
+    rows = selectors.standings_rows(entries=entries, page=list(page.object_list),
+                                    viewer=viewer)
+    for row in rows:  # a sparkline of its latest ratings: why the rank moved
+        row["spark"] = line_chart({"rating": row["trend"]}, width=80, height=20, pad=2)
+        row["spark_label"] = f"rating after each of its last {len(row['trend'])} rated matches"
     return render(request, "tournaments/ladder.html", {
         "game": get_game(game),
         "summary": selectors.ladder_summary(game=game, ladder=found, seats=seats),
         "filters": f"seats={seats}" if seats else "",
-        "page": page, "rows": selectors.standings_rows(
-            entries=entries, page=list(page.object_list), viewer=viewer),
+        "page": page, "rows": rows, "trend_points": selectors.TREND_POINTS,
         "matches": match_rows(latest),
+        "entry": of and {"pk": of.pk, "name": seat_labels([Sitter(of.kind, of.bot)])[0]},
     })
 
 
@@ -89,6 +99,7 @@ def bot_ladders(kind: str, bot: str, games: Sequence[str], owner: bool) -> list[
                                      action_label="Put it on the ladder"))
             continue
         rating = entry.rating
+        url += ("&" if query else "?") + f"entry={entry.pk}#matches"  # its ladder history
         text = (f"On the {name} ladder: rank {selectors.entry_rank(entry)}, rating "
                 f"{rating.ordinal:.1f} over {rating.matches} rated matches"
                 + (", paused" if entry.paused else ""))
