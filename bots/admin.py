@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .models import Bot, BotCall, BotSeat
+from .models import Bot, BotCall, BotSeat, BotVersion
 
 
 @admin.register(Bot)
@@ -62,6 +62,24 @@ class BotCallAdmin(admin.ModelAdmin):
         return ("detail", "log") if _running(obj) else ()
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    """A bot's versions (docs/ladder.md, "Versions"), read-only: the owner registers, promotes
+    and discards them (the API, the bot's page)."""
+
+    list_display = ("id", "bot", "number", "status", "url", "declared_version", "run",
+                    "created_at", "decided_at")
+    list_filter = ("status", "created_at")
+    search_fields = ("bot__name", "url", "declared_version", "bot__owner__username")
+    raw_id_fields = ("bot",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:

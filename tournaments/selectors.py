@@ -48,8 +48,10 @@ def tournament_list(*, game: str | None = None, status: str | None = None,
                     organiser: str | None = None,
                     taking_entries: bool | None = None) -> QuerySet[Tournament]:
     """Tournaments, newest first, filtered by game, status, organiser's username and whether
-    they take entries now; each with ``participant_count``."""
-    qs = (Tournament.objects.select_related("organiser")
+    they take entries now; each with ``participant_count``. A bot version's provisional run
+    (the benchmark format) is not listed: its bot's page links it."""
+    qs = (Tournament.objects.exclude(format=Tournament.Format.BENCHMARK)
+          .select_related("organiser")
           .annotate(participant_count=Count("participants"))
           .order_by("-created_at", "-id"))  # Meta.ordering is not applied with GROUP BY
     return filtered(TournamentFilter, qs, {"game": game, "status": status,

@@ -45,3 +45,18 @@ def test_what_a_bot_said_in_a_running_match_is_hidden_until_it_is_over(admin_cli
     assert f"/admin/bots/botcall/{call.pk}/change/".encode() not in found, "no search oracle"
     Match.objects.filter(pk=match.pk).update(status="finished")
     assert all(b"SECRET" in admin_client.get(path).content for path in pages), "shown after"
+
+
+def test_a_bots_versions_are_listed_read_only(admin_client) -> None:
+    from bots.models import BotVersion
+
+    owner = get_user_model().objects.create_user(username="ada")
+    bot = Bot.objects.create(owner=owner, name="b", url="https://bot.example/",
+                             secret=new_secret(), games=["dice_cup"], handshake_ok=True)
+    version = BotVersion.objects.create(bot=bot, number=2, url="https://bot.example/v2",
+                                        declared_version="2.0")
+    listed = admin_client.get("/admin/bots/botversion/").content.decode()
+    assert "https://bot.example/v2" in listed and "2.0" in listed
+    page = admin_client.get(f"/admin/bots/botversion/{version.pk}/change/")
+    assert page.status_code == 200 and b'name="_save"' not in page.content, "read-only"
+    assert admin_client.get("/admin/bots/botversion/add/").status_code == 403

@@ -86,6 +86,17 @@ def test_a_provisional_run_moves_no_rating(bot, open_ref_server, short_runs, pla
     assert not LeaderboardEntry.objects.filter(game="dice_cup").exists()
 
 
+def test_a_provisional_run_is_not_listed_among_tournaments(bot, open_ref_server, short_runs,
+                                                            played, anon_api, client) -> None:
+    """Its bot's page links it; the lists of tournaments are the organisers'."""
+    version = register(bot, open_ref_server, played=played)
+    run = Tournament.objects.get(pk=version.run)
+    assert run.format == "benchmark"
+    assert anon_api.get("/api/tournaments/").json()["results"] == []
+    assert client.get(f"/tournaments/{run.pk}/").status_code == 200, "still its own page"
+    assert run.name not in client.get("/tournaments/").content.decode()
+
+
 def test_the_comparison_reads_wins_points_and_the_differences_with_intervals(
         bot, open_ref_server, short_runs, played) -> None:
     version = register(bot, open_ref_server, played=played)
