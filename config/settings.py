@@ -426,6 +426,9 @@ SPECTACULAR_SETTINGS = {
         "StatusEnum": "games.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "TournamentMatchStatusEnum": "tournaments.models.TournamentMatch.Status",
+        # A tournament says its format (any); an organiser chooses among its own formats.
+        "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+        "OrganiserFormatEnum": "tournaments.models.ORGANISER_FORMATS",
     },
     # Object ids in paths: games.converters.IdConverter (<id:...>).
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0,

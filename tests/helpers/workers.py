@@ -142,7 +142,10 @@ def in_process(alice: Any, spec: dict[str, Any], monkeypatch: Any) -> Tournament
 
 
 def table(tournament: Tournament) -> list[tuple]:
-    return [(r["participant"], r["points"], r["score"], r["rating"]["mu"])
+    """The standings as the tournament's own results make them (its places, points, mean
+    score, firsts and forfeits; not the ratings, which are the game's, moved by every series
+    and so by the run it is compared with)."""
+    return [(r["place"], r["participant"], r["points"], r["score"], r["firsts"], r["forfeits"])
             for r in selectors.tournament_standings(tournament=tournament)]
 
 

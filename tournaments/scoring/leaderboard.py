@@ -206,9 +206,10 @@ def _league_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None
                for m in apps.get_model("tournaments", "Member").objects.all()}
     at = "finished_at" if "finished_at" in fields else "night__starts_at"
     out = "forfeited" if "forfeited" in fields else "finish"
-    return [(finished_at, 2, game, [members.get((league_id, i)) for i in seats], finish,
-             forfeited if out == "forfeited" else [])
-            for league_id, game, seats, finish, forfeited, finished_at in
+    return [(finished_at or starts_at, 2, game, [members.get((league_id, i)) for i in seats],
+             finish, forfeited if out == "forfeited" else [])
+            for league_id, game, seats, finish, forfeited, finished_at, starts_at in
             hand_model.objects.filter(status="finished")
             .order_by(F(at).asc(nulls_first=True), "night_id", "number", "table")
-            .values_list("night__league_id", "night__league__game", "seats", "finish", out, at)]
+            .values_list("night__league_id", "night__league__game", "seats", "finish", out, at,
+                         "night__starts_at")]
