@@ -36,9 +36,24 @@ def pages(site: dict[str, Any], alice: Any) -> list[str]:
     services.match_create(game="great_dalmuti", created_by=alice, seed=4, seats=[
         {"kind": "reference", "bot": "heuristic"}] * 6)
     club = site["club"]
+    entry = on_the_ladder(bot, alice)
     return [f"/tournaments/{site['cup'].pk}/", f"/leagues/{club.pk}/",
             f"/leagues/{club.pk}/nights/1/", "/matches/", "/me/", "/play/open/",
-            f"/bots/{bot.pk}/", "/tournaments/", "/leagues/", "/games/dice_cup/", "/"]
+            f"/bots/{bot.pk}/", "/tournaments/", "/leagues/", "/games/dice_cup/", "/",
+            "/ladders/dice_cup/", f"/ladders/dice_cup/?entry={entry.pk}"]
+
+
+def on_the_ladder(bot: Bot, owner: Any) -> Any:
+    """The bot on dice cup's ladder with a few rated matches: its row has a trend."""
+    from django.utils import timezone
+
+    from tournaments.ladders import services as ladders
+    from tournaments.models import RatingPoint
+
+    entry, _ = ladders.ladder_join(game="dice_cup", user=owner, bot=str(bot.pk))
+    RatingPoint.objects.bulk_create([RatingPoint(entry_id=entry.rating_id, ordinal=k / 2,
+                                                 played_at=timezone.now()) for k in range(5)])
+    return entry
 
 
 def failed_calls(bot: Bot) -> None:
