@@ -9,7 +9,7 @@ import pytest
 from bots import services as bot_services
 from config import versions
 from tests.browser import PASSWORD, SCREENSHOTS, console_errors, sign_in
-from tests.config.test_pages_fit import OVERFLOWING
+from tests.config.test_pages_fit import overflow_problems
 from tests.helpers.tasks import hold_tasks, run_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,11 +41,6 @@ def test_the_versions_section_fits_a_phone_and_a_laptop(live_server, browser, op
         assert rows == 3, "a heading and the two versions"
         browser.execute_script("document.getElementById('versions').scrollIntoView()")
         browser.save_screenshot(str(SCREENSHOTS / f"fit-{width}-bot-versions.png"))
-        wide = browser.execute_script(
-            "return [document.documentElement.scrollWidth, window.innerWidth]")
-        if wide[0] > wide[1]:
-            problems.append(f"{width} px: the bot page is {wide[0]} px wide")
-        problems += [f"{width} px: a table in {box} is {inside} px wide in {shown}"
-                     for box, inside, shown in browser.execute_script(OVERFLOWING)]
+        problems += overflow_problems(browser, f"{width} px: the bot page")
     assert not problems, "\n".join(problems)
     assert not console_errors(browser)

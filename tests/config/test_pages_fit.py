@@ -26,6 +26,16 @@ VISIBLE_HEADS = """return Array.from(arguments[0].querySelectorAll('th')).filter
   return th.offsetParent !== null; }).map(function (th) { return th.textContent.trim(); });"""
 
 
+def overflow_problems(browser: Any, where: str) -> list[str]:
+    """What overflows on the page the browser shows: the page wider than the window, or a
+    table wider than its box (``where`` names the page in each line)."""
+    wide = browser.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth]")
+    problems = [f"{where} is {wide[0]} px wide"] if wide[0] > wide[1] else []
+    return problems + [f"{where}: a table in {box} is {inside} px wide in {shown}"
+                       for box, inside, shown in browser.execute_script(OVERFLOWING)]
+
+
 def pages(site: dict[str, Any], alice: Any) -> list[str]:
     from games import services
 
@@ -91,12 +101,7 @@ def test_no_table_overflows_its_card_on_a_phone_or_a_laptop(
                 browser.save_screenshot(str(SCREENSHOTS / f"fit-{width}-bot-strikes.png"))
             slug = path.strip("/").replace("/", "-") or "home"
             browser.save_screenshot(str(SCREENSHOTS / f"fit-{width}-{slug}.png"))
-            wide = browser.execute_script(
-                "return [document.documentElement.scrollWidth, window.innerWidth]")
-            if wide[0] > wide[1]:
-                problems.append(f"{width} px: {path} is {wide[0]} px wide")
-            problems += [f"{width} px: {path}: a table in {box} is {inside} px wide in {shown}"
-                         for box, inside, shown in browser.execute_script(OVERFLOWING)]
+            problems += overflow_problems(browser, f"{width} px: {path}")
             header = browser.execute_script(
                 "var h = document.querySelector('header.site'); var a = h.querySelector('a');"
                 "return [h.clientHeight, a.offsetHeight]")
