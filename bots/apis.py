@@ -136,6 +136,15 @@ class BotSerializer(serializers.Serializer):
     compact_legal_actions = serializers.BooleanField(
         help_text="The last handshake said compact_legal_actions: true, so /move bodies leave "
                   "out legal_actions lists over 256 actions (legal_description is sent).")
+    max_concurrency = serializers.IntegerField(
+        read_only=True, allow_null=True, min_value=1, max_value=256,
+        help_text="How many requests at once the last good handshake declared it takes "
+                  "(max_concurrency, 1..256); null: it declared none.")
+    concurrency_limit = serializers.IntegerField(
+        read_only=True, min_value=1,
+        help_text="The most requests it is sent at once from one worker process: "
+                  "max_concurrency, else the platform's default (BOTS_MAX_CONCURRENCY, 8 "
+                  "unless set otherwise).")
     created_at = serializers.DateTimeField()
 
 
@@ -195,6 +204,8 @@ def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
             "handshake_at": bot.handshake_at, "handshake_error": bot.handshake_error,
             "remote_name": bot.remote_name, "remote_author": bot.remote_author,
             "compact_legal_actions": bot.compact_legal_actions,
+            "max_concurrency": bot.max_concurrency,
+            "concurrency_limit": selectors.bot_concurrency(bot),
             "previous_secret_expires_at": (bot.previous_secret_expires_at
                                            if selectors.bot_previous_secret(bot=bot) else None),
             "created_at": bot.created_at, **extra}
@@ -211,6 +222,7 @@ REGISTERED = {"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "ena
               "handshake_ok": True,
               "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
               "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
+              "max_concurrency": None, "concurrency_limit": 8,
               "previous_secret_expires_at": None, "created_at": "2025-01-01T12:00:00Z",
               "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
 SECRET_EXAMPLE = OpenApiExample("registered", response_only=True, status_codes=["201"],

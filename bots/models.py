@@ -46,6 +46,10 @@ class Bot(models.Model):
     compact_legal_actions = models.BooleanField(
         default=False, help_text="From the last good handshake: the bot reads legal_description "
                                  "when a long legal_actions list is left out.")
+    max_concurrency = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="How many requests the bot takes at once, declared in the handshake (1..256, "
+                  "per worker process); None: the platform default BOTS_MAX_CONCURRENCY.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -124,6 +124,7 @@ def bot_page(request: HttpRequest, bot_id: int, new_secret: str | None = None,
     if owner:
         context.update({
             "new_secret": new_secret, "registered": registered,
+            "concurrency_limit": selectors.bot_concurrency(bot),
             "strikes": strikes_per_day(bot),
             "errors": selectors.bot_calls(bot=bot, failed=True)[:10],
             "settings_form": settings_form or BotForm(

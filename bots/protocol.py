@@ -35,6 +35,10 @@ LEGAL_LIST_LIMIT: Final = 256
 #: A bot's ``log`` string is kept for its developer, cut to this many characters.
 LOG_LIMIT: Final = 1000
 
+#: The range of a handshake's optional ``max_concurrency``: how many requests the bot takes at
+#: once (from one worker process; absent: the platform's ``BOTS_MAX_CONCURRENCY``).
+MAX_CONCURRENCY_RANGE: Final = range(1, 257)
+
 # Failure reasons. The first group is the bot's fault and earns a strike; ``platform_error`` is
 # ours and never does.
 TIMEOUT: Final = "timeout"
@@ -89,6 +93,9 @@ class Handshake:
     unknown_games: list[str] = field(default_factory=list)
     #: The bot's own version string, if its handshake says one (recorded with a bot version).
     version: str = ""
+    #: How many requests the bot takes at once, if its handshake says (1..256); None: the
+    #: platform's default (``BOTS_MAX_CONCURRENCY``).
+    max_concurrency: int | None = None
 
 
 @dataclass(frozen=True)
@@ -269,10 +276,17 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
     declared = data.get("version", "")
     if not isinstance(declared, str):
         return Failure(BAD_SHAPE, f'"version" must be a string, not {_describe_json(declared)}')
+    concurrency = data.get("max_concurrency")
+    if "max_concurrency" in data and (type(concurrency) is not int  # a bool is not one
+                                      or concurrency not in MAX_CONCURRENCY_RANGE):
+        low, high = MAX_CONCURRENCY_RANGE[0], MAX_CONCURRENCY_RANGE[-1]
+        return Failure(BAD_SHAPE, f'"max_concurrency" must be an integer from {low} to {high} '
+                                  f"(or left out: the platform's default), not "
+                                  f"{_describe_json(concurrency)}")
     return Handshake(name=name[:100], author=author[:100],
                      games=[g for g in games if g in ours], compact_legal_actions=compact,
                      unknown_games=[g[:100] for g in games if g not in ours][:20],
-                     version=declared[:100])
+                     version=declared[:100], max_concurrency=concurrency)
 
 
 def _describe_json(value: Any) -> str:

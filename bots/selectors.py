@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
@@ -51,6 +52,16 @@ def bot_previous_secret(*, bot: Bot, now: datetime | None = None) -> str:
     if not bot.previous_secret or expires is None or expires <= (now or timezone.now()):
         return ""
     return bot.previous_secret
+
+
+def bot_concurrency(bot: Bot) -> int:
+    """How many requests ``bot`` is sent at once at most from one worker process: what its
+    last good handshake declared (``max_concurrency``, 1..256), else the platform's
+    ``BOTS_MAX_CONCURRENCY``. Why: a bot seated in many matches at once would otherwise get
+    as many simultaneous calls as a worker plays its matches, and a small server then answers
+    late (a strike). The bot knows what it can take, so it says; one that says nothing gets
+    the default."""
+    return bot.max_concurrency or settings.BOTS_MAX_CONCURRENCY
 
 
 def bot_get_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:

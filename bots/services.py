@@ -63,6 +63,7 @@ def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
             "handshake_error": "", "remote_name": handshake.name,
             "remote_author": handshake.author,
             "compact_legal_actions": handshake.compact_legal_actions,
+            "max_concurrency": handshake.max_concurrency,
             "unknown_games": handshake.unknown_games}
 
 

@@ -284,6 +284,9 @@ BOTS_ALLOW_PRIVATE_ADDRESSES = env_bool("BOTS_ALLOW_PRIVATE_ADDRESSES", False)
 BOTS_MOVE_TIMEOUT_MS = env_int("BOTS_MOVE_TIMEOUT_MS", 1000, minimum=10)
 BOTS_MAX_RESPONSE_BYTES = env_int("BOTS_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=10)
+# The most simultaneous requests the platform sends one bot from one worker process when its
+# handshake declares no "max_concurrency" (bots.selectors.bot_concurrency).
+BOTS_MAX_CONCURRENCY = env_int("BOTS_MAX_CONCURRENCY", 8, minimum=1)
 # How long a task asking a match's webhook bots holds the match (games.services.store.Lease):
 # renewed by every batch it stores, at least every two calls' timeouts and a second, so it must
 # outlast that; a match whose worker died waits this long before another worker asks its bots.

@@ -96,6 +96,34 @@ def test_the_handshake_games_are_listed_once_and_unknown_ids_reported(alice_api,
     assert checked["games"] == ["dot"] and checked["unknown_games"] == ["go"]
 
 
+def test_the_declared_concurrency_is_stored_and_shown_with_the_limit_in_force(
+        alice_api, fake_bot, settings) -> None:
+    settings.BOTS_MAX_CONCURRENCY = 5
+    bot = fake_bot("good")
+    bot.handshake = {"max_concurrency": 2}
+    created = register(alice_api, bot.url).json()
+    assert Bot.objects.get(pk=created["id"]).max_concurrency == 2
+    assert created["max_concurrency"] == 2 and created["concurrency_limit"] == 2
+    shown = alice_api.get(f"/api/bots/{created['id']}/").json()
+    assert (shown["max_concurrency"], shown["concurrency_limit"]) == (2, 2)
+    assert alice_api.get("/api/bots/").json()[0]["concurrency_limit"] == 2
+    bot.handshake = {}  # declares none any more: the platform's default
+    checked = alice_api.post(f"/api/bots/{created['id']}/check/").json()
+    assert (checked["max_concurrency"], checked["concurrency_limit"]) == (None, 5)
+    assert Bot.objects.get(pk=created["id"]).max_concurrency is None
+    assert selectors.bot_concurrency(Bot.objects.get(pk=created["id"])) == 5
+    bot.handshake = {"max_concurrency": 300}
+    response = register(alice_api, bot.url, name="too-many")
+    assert response.status_code == 422 and response.json()["reason"] == "bad_shape"
+    assert '"max_concurrency" must be an integer from 1 to 256' in response.json()["detail"]
+    schema = Client().get("/api/schema/?format=json").json()
+    props = schema["components"]["schemas"]["Bot"]["properties"]
+    assert props["max_concurrency"]["readOnly"] and props["max_concurrency"]["nullable"]
+    assert props["concurrency_limit"]["readOnly"]
+    assert {"max_concurrency", "concurrency_limit"} <= documented_keys(
+        schema, "/api/bots/{bot_id}/", "get")
+
+
 def test_apiversion_must_be_the_string_1(alice_api, fake_bot) -> None:
     bot = fake_bot("good")
     bot.handshake = {"apiversion": 1}

@@ -69,6 +69,16 @@ def test_a_bot_page_shows_strikes_latency_and_the_last_errors_with_the_log_line(
     assert "Not seated in any match yet" in html
 
 
+def test_a_bot_page_says_how_many_requests_it_takes_at_once(web, bot, settings) -> None:
+    settings.BOTS_MAX_CONCURRENCY = 8
+    web.force_login(bot.owner)
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Takes at most 8 requests at once (platform default)" in html
+    Bot.objects.filter(pk=bot.pk).update(max_concurrency=1)
+    html = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Takes at most 1 request at once (declared)" in html
+
+
 def test_a_bot_page_lists_its_matches_with_links_ranks_and_strikes(web, bot) -> None:
     from bots.models import BotSeat
     from games.models import Match

@@ -244,3 +244,26 @@ def test_bodies_are_compact_utf8_json_with_string_keys() -> None:
     assert body == '{"seats":[{"seat":0,"name":"Zoë"}],"scores":{"1":3}}'.encode()
     assert json.loads(body) == json.loads(json.dumps({"seats": [{"seat": 0, "name": "Zoë"}],
                                                       "scores": {1: 3}}))
+
+
+@pytest.mark.parametrize("declared", [1, 8, 256])
+def test_the_handshake_may_declare_how_many_requests_the_bot_takes_at_once(declared) -> None:
+    raw = json.dumps({"apiversion": "1", "games": ["dtc"], "max_concurrency": declared}).encode()
+    assert protocol.parse_handshake(raw).max_concurrency == declared
+
+
+def test_a_handshake_that_declares_no_concurrency_gets_the_platform_default() -> None:
+    assert protocol.parse_handshake(b'{"apiversion": "1", "games": ["dtc"]}').max_concurrency \
+        is None
+
+
+@pytest.mark.parametrize("declared, said", [(0, "the number 0"), (257, "the number 257"),
+                                            ("8", 'the string "8"'), (True, "the boolean true"),
+                                            (1.5, "the number 1.5"), (8.0, "the number 8.0"),
+                                            (None, "null"), (10**30, "the number 1000")])
+def test_max_concurrency_must_be_an_integer_from_1_to_256(declared, said) -> None:
+    raw = json.dumps({"apiversion": "1", "games": ["dtc"], "max_concurrency": declared}).encode()
+    outcome = protocol.parse_handshake(raw)
+    assert isinstance(outcome, Failure) and outcome.reason == protocol.BAD_SHAPE
+    assert outcome.detail.startswith('"max_concurrency" must be an integer from 1 to 256')
+    assert f"not {said}" in outcome.detail
