@@ -13,17 +13,18 @@ judged; else it is asked once more, and only a second failure is the bot's.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from games.engine import State
 from games.seats import PlatformOutage, SeatAnswer
 
 from . import protocol
-from .net import BotClient, Call, Reply
+from .net import BotClient, Call, CallLoop, Reply
 from .protocol import JSON, MatchInfo
 from .reachability import Reachability
 
@@ -45,6 +46,8 @@ class Endpoint:
     secret: str
     compact_legal_actions: bool = False
     previous_secret: str = ""
+    #: The most calls it is sent at once from this process (0: no limit; ``Call.limit``).
+    max_concurrency: int = 0
 
 
 @dataclass
@@ -101,11 +104,12 @@ class WebhookCaller:
         return records
 
     def ask(self, state: State, seats: Sequence[int]) -> dict[int, SeatAnswer]:
-        """``/move`` to every seat at once, all from ``state``; an answer per seat (a seat
-        whose body could not be built gets a platform failure: the default, no strike)."""
-        replies, answers = self._call(state, seats, "move", self._move_body, judged=True)
-        for seat, reply in replies.items():
-            answers[seat] = self._answer(state, seat, reply)
+        """``/move`` to every seat at once, all from ``state``, waiting here for the answers; an
+        answer per seat (a seat whose body could not be built gets a platform failure: the
+        default, no strike)."""
+        answers, calls = self._move_calls(state, seats)
+        if calls:
+            answers.update(self._judge_here(_MoveCalls(self, state, calls)))
         return answers
 
     def ask_one(self, state: State, seat: int) -> SeatAnswer:
@@ -116,49 +120,47 @@ class WebhookCaller:
         started = self.reachability.clock()
         reply = self.client.call(call)
         if reply.failure is not None and reply.failure.reason in _TRANSPORT:
-            reply = self._judged(state, [seat], [call], [reply], started)[0]
+            moves = _MoveCalls(self, state, {seat: call}, sent_at=started)
+            moves.judge({seat: reply})
+            return self._judge_here(moves)[seat]
         return self._answer(state, seat, reply)
 
-    def _judged(self, state: State, seats: Sequence[int], calls: Sequence[Call],
-                replies: Sequence[Reply], started: float) -> list[Reply]:
-        """``replies`` (to ``calls``, sent at ``started``) with every failure in transport
-        settled (:mod:`bots.reachability`): while the platform's own network fails, or failed
-        since the call began, the call is made again when it is back (waiting at most
-        ``outage_wait``, else :class:`PlatformOutage`); with the network fine, it is made once
-        more, and a second failure stands as the bot's. Each attempt set aside is recorded,
-        never as a strike."""
-        replies, tries = list(replies), [0] * len(calls)
-        give_up = self.reachability.clock() + self.outage_wait
-        while failed := [i for i, r in enumerate(replies)
-                         if r.failure is not None and r.failure.reason in _TRANSPORT]:
-            resolver_down = any(replies[i].failure.reason == protocol.RESOLVER_UNAVAILABLE
-                                for i in failed)  # type: ignore[union-attr]
-            if resolver_down or self.reachability.at_fault_since(started):
-                why = "the platform's own network failed meanwhile: asked again"
-                for i in failed:
-                    self._set_aside(state, seats[i], replies[i], why, platform=True)
-                    tries[i] = 0
-                left = give_up - self.reachability.clock()
-                if left <= 0 or not self.reachability.wait(most=left):
-                    raise PlatformOutage(f"match {self.info.id}: the platform cannot reach its "
-                                         f"own services for {self.outage_wait:.0f} s")
-                if resolver_down:  # its services answer, its resolver not yet: a moment
-                    time.sleep(min(0.25, left))
+    def send(self, state: State, seats: Sequence[int], loop: CallLoop,
+             answered: Mapping[int, SeatAnswer] | None = None) -> PendingMoves:
+        """:meth:`ask` without waiting: the calls go out on ``loop`` and the answers are read,
+        judged the same way, as the loop hands the replies back (:class:`PendingMoves`);
+        ``answered``: seats of the step answered already (a bot that is gone)."""
+        answers, calls = self._move_calls(state, seats)
+        return PendingMoves(_MoveCalls(self, state, calls), loop, {**(answered or {}), **answers})
+
+    def _move_calls(self, state: State, seats: Sequence[int]
+                    ) -> tuple[dict[int, SeatAnswer], dict[int, Call]]:
+        """Each seat's /move call, or its platform failure answer if the body could not be
+        built."""
+        answers: dict[int, SeatAnswer] = {}
+        calls: dict[int, Call] = {}
+        for seat in seats:
+            call = self._prepare(state, seat, "move", self._move_body)
+            if isinstance(call, SeatAnswer):
+                answers[seat] = call
             else:
-                failed = [i for i in failed if not tries[i]]
-                if not failed:
-                    break  # failed twice with a live route between: the bot's own fault
-                for i in failed:
-                    self._set_aside(state, seats[i], replies[i], "asked once more before it "
-                                    "counts", platform=False)
-                    tries[i] = 1
-            started = self.reachability.clock()
-            again = [calls[i] for i in failed]
-            answered = (self.client.call_many(again) if len(again) > 1
-                        else [self.client.call(again[0])])
-            for i, reply in zip(failed, answered, strict=True):
-                replies[i] = reply
-        return replies
+                calls[seat] = call
+        return answers, calls
+
+    def _judge_here(self, moves: _MoveCalls) -> dict[int, SeatAnswer]:
+        """Make ``moves``' calls from this thread until each has its answer: sent together,
+        then again as the judging says (:class:`_MoveCalls`), waiting here for the platform's
+        own network while it is down."""
+        while not moves.done:
+            seats = moves.take_sendable()
+            if not seats:
+                moves.wait_for_network()
+                continue
+            calls = [moves.calls[seat] for seat in seats]
+            replies = self.client.call_many(calls) if len(calls) > 1 else [
+                self.client.call(calls[0])]
+            moves.judge(dict(zip(seats, replies, strict=True)))
+        return moves.answers
 
     def _set_aside(self, state: State, seat: int, reply: Reply, why: str, *,
                    platform: bool) -> None:
@@ -184,26 +186,41 @@ class WebhookCaller:
                           detail=outcome.detail)
 
     def notify(self, state: State, seats: Sequence[int], path: str) -> None:
-        """``/start`` or ``/end`` to every seat at once; answers are ignored, failures
-        recorded (never a strike)."""
+        """``/start`` or ``/end`` to every seat at once, waiting here; answers are ignored,
+        failures recorded (never a strike)."""
         make = protocol.start_body if path == "start" else protocol.end_body
         replies, _ = self._call(state, seats, path, make)
         for seat, reply in replies.items():
-            record = self._record(seat, path, state, reply)
-            if reply.failure is not None:
-                record.reason, record.detail = reply.failure.reason, reply.failure.detail
-            self.records.append(record)
+            self._noticed(state, seat, path, reply)
+
+    def notify_later(self, state: State, seats: Sequence[int], path: str, loop: CallLoop,
+                     then: Callable[[], None] | None = None) -> PendingNotices:
+        """:meth:`notify` without waiting: the calls go out on ``loop``; ``then`` runs once
+        every one has come back (and is recorded)."""
+        make = protocol.start_body if path == "start" else protocol.end_body
+        pending = PendingNotices(then)
+        for seat in seats:
+            call = self._prepare(state, seat, path, make)
+            if not isinstance(call, SeatAnswer):
+                pending.left += 1
+                loop.start(call, functools.partial(pending.back, self, state, seat, path))
+        return pending
+
+    def _noticed(self, state: State, seat: int, path: str, reply: Reply) -> None:
+        record = self._record(seat, path, state, reply)
+        if reply.failure is not None:
+            record.reason, record.detail = reply.failure.reason, reply.failure.detail
+        self.records.append(record)
 
     def _move_body(self, info: MatchInfo, state: State, seat: int) -> JSON:
         return protocol.move_body(info, state, seat,
                                   compact=self.endpoints[seat].compact_legal_actions)
 
     def _call(self, state: State, seats: Sequence[int], path: str,
-              make_body: Callable[[MatchInfo, State, int], JSON], *, judged: bool = False,
+              make_body: Callable[[MatchInfo, State, int], JSON],
               ) -> tuple[dict[int, Reply], dict[int, SeatAnswer]]:
-        """Build each seat's body and call those bots at once: their replies by seat (with
-        failures in transport settled if ``judged``: :meth:`_judged`), and a platform failure
-        answer for each body we could not build."""
+        """Build each seat's body and call those bots at once: their replies by seat, and a
+        platform failure answer for each body we could not build."""
         calls: list[Call] = []
         asked: list[int] = []
         failed: dict[int, SeatAnswer] = {}
@@ -214,11 +231,7 @@ class WebhookCaller:
             else:
                 calls.append(call)
                 asked.append(seat)
-        started = self.reachability.clock()
         replies = self.client.call_many(calls) if calls else []
-        if judged and any(r.failure is not None and r.failure.reason in _TRANSPORT
-                          for r in replies):
-            replies = self._judged(state, asked, calls, replies, started)
         return dict(zip(asked, replies, strict=True)), failed
 
     def _prepare(self, state: State, seat: int, path: str,
@@ -236,9 +249,189 @@ class WebhookCaller:
             return SeatAnswer(detail=f"platform error: {exc!r}")
         return Call(url=endpoint.url, path=path, body=body, secret=endpoint.secret,
                     previous_secret=endpoint.previous_secret,
-                    timeout=self.info.timeout_ms / 1000)
+                    timeout=self.info.timeout_ms / 1000, limit=endpoint.max_concurrency)
 
     @staticmethod
     def _record(seat: int, path: str, state: State, reply: Reply) -> CallRecord:
         return CallRecord(seat=seat, path=path, turn=state.moves,
                           elapsed_ms=reply.elapsed * 1000, status=reply.status)
+
+
+class _MoveCalls:
+    """The /move calls of one step and their judging (module doc): whose fault a failure in
+    transport is, settled in this one place whether the calls are made from the asking thread
+    (:meth:`WebhookCaller.ask`) or in flight with hundreds of other matches' (:class:`PendingMoves`).
+
+    A call failing in transport while the platform's own network failed (now, or at any time
+    since the call was sent), or its resolver did not answer, is set aside (recorded, never a
+    strike) and sent again once the network is back, waiting at most the caller's
+    ``outage_wait`` (else :class:`PlatformOutage`); with the network fine it is sent once more,
+    and only a second failure is the bot's.
+    """
+
+    def __init__(self, caller: WebhookCaller, state: State, calls: dict[int, Call], *,
+                 sent_at: float | None = None) -> None:
+        self.caller, self.state, self.calls = caller, state, calls
+        self.answers: dict[int, SeatAnswer] = {}
+        self.reachability = caller.reachability
+        now = self.reachability.clock()
+        self.give_up = now + caller.outage_wait
+        #: When each seat's call was last sent (the judging asks about the network since).
+        self.sent_at: dict[int, float] = dict.fromkeys(calls, now if sent_at is None
+                                                       else sent_at)
+        #: Seats whose call was sent once more with the network fine (a second failure stands).
+        self.retried: set[int] = set()
+        #: Seats to send now, and those waiting for the platform's own network.
+        self.sendable: list[int] = [] if sent_at is not None else list(calls)
+        self.waiting: set[int] = set()
+        self.not_before = now  # after a resolver failure: a moment before sending again
+        self.outage: PlatformOutage | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.answers) == len(self.calls)
+
+    def take_sendable(self) -> list[int]:
+        """The seats to send now (noted as sent now)."""
+        seats, self.sendable = self.sendable, []
+        now = self.reachability.clock()
+        for seat in seats:
+            self.sent_at[seat] = now
+        return seats
+
+    def judge(self, replies: Mapping[int, Reply], came_back: float | None = None) -> None:
+        """Take replies that came back (by the reachability clock's ``came_back``, default
+        now), judged together: one look at the network for all, made after they came back."""
+        failed: list[int] = []
+        for seat, reply in replies.items():
+            if reply.failure is not None and reply.failure.reason in _TRANSPORT:
+                failed.append(seat)
+            else:
+                self.answers[seat] = self.caller._answer(self.state, seat, reply)
+        if not failed:
+            return
+        reachability = self.reachability
+        resolver_down = any(replies[seat].failure.reason == protocol.RESOLVER_UNAVAILABLE
+                            for seat in failed)  # type: ignore[union-attr]
+        if came_back is None:
+            came_back = reachability.clock()
+        network_ok = not resolver_down and reachability.check(since=came_back)
+        for seat in failed:
+            reply = replies[seat]
+            if not network_ok or reachability.last_failed >= self.sent_at[seat]:
+                self.caller._set_aside(self.state, seat, reply, "the platform's own network "
+                                       "failed meanwhile: asked again", platform=True)
+                self.retried.discard(seat)
+                self.waiting.add(seat)
+            elif seat not in self.retried:
+                self.caller._set_aside(self.state, seat, reply, "asked once more before it "
+                                       "counts", platform=False)
+                self.retried.add(seat)
+                self.sendable.append(seat)
+            else:  # failed twice with a live route between: the bot's own fault
+                self.answers[seat] = self.caller._answer(self.state, seat, reply)
+        if resolver_down:  # its services may answer and its resolver not yet: a moment
+            self.not_before = reachability.clock() + 0.25
+
+    def wait_for_network(self) -> None:
+        """Wait here until the platform's network is back, then make the waiting seats
+        sendable; :class:`PlatformOutage` past ``give_up``."""
+        reachability = self.reachability
+        left = self.give_up - reachability.clock()
+        if left <= 0 or not reachability.wait(most=left):
+            raise self._outage()
+        pause = min(self.not_before - reachability.clock(), self.give_up - reachability.clock())
+        if pause > 0:
+            time.sleep(pause)
+        self._resume()
+
+    def look_at_network(self) -> None:
+        """:meth:`wait_for_network` without waiting: the waiting seats are made sendable if the
+        network is back (looked at no more than every 0.25 s, however many calls wait)."""
+        reachability = self.reachability
+        now = reachability.clock()
+        if now >= self.give_up:
+            self.outage = self._outage()
+        elif now >= self.not_before and reachability.check(max_age=0.25):
+            self._resume()
+
+    def _resume(self) -> None:
+        self.sendable.extend(sorted(self.waiting))
+        self.waiting.clear()
+
+    def _outage(self) -> PlatformOutage:
+        return PlatformOutage(f"match {self.caller.info.id}: the platform cannot reach its own "
+                              f"services for {self.caller.outage_wait:.0f} s")
+
+
+class PendingMoves:
+    """The /move calls of one step in flight on a :class:`CallLoop` (``games.seats.Pending``):
+    each reply is judged as :class:`_MoveCalls` says when the loop's owner polls, calls sent
+    again go out on the same loop."""
+
+    def __init__(self, moves: _MoveCalls, loop: CallLoop,
+                 answers: dict[int, SeatAnswer]) -> None:
+        self.moves, self.loop = moves, loop
+        self._unbuilt = answers
+        self._replies: dict[int, Reply] = {}
+        self._came_back = float("-inf")
+        #: Called when a reply comes back (``games.seats.Pending``), if the poller set it.
+        self.wake: Callable[[], None] | None = None
+        self._send()
+
+    def poll(self) -> bool:
+        """Judge the replies come back, send what is to be sent again; True once every seat
+        has its answer (or the platform's network stayed down too long)."""
+        moves = self.moves
+        if self._replies:
+            replies, self._replies = self._replies, {}
+            moves.judge(replies, self._came_back)
+        if moves.waiting and not moves.sendable:
+            moves.look_at_network()
+        self._send()
+        return moves.done or moves.outage is not None
+
+    def answers(self) -> dict[int, SeatAnswer]:
+        """Each seat's answer, once :meth:`poll` said so; :class:`PlatformOutage` if the
+        platform's own network stayed down past the wait."""
+        if self.moves.outage is not None:
+            raise self.moves.outage
+        return {**self._unbuilt, **self.moves.answers}
+
+    def _send(self) -> None:
+        for seat in self.moves.take_sendable():
+            self.loop.start(self.moves.calls[seat], functools.partial(self._back, seat))
+
+    def _back(self, seat: int, reply: Reply) -> None:
+        self._replies[seat] = reply
+        self._came_back = self.moves.reachability.clock()
+        if self.wake is not None:
+            self.wake()
+
+
+class PendingNotices:
+    """/start or /end calls in flight on a :class:`CallLoop` (a ``games.seats.Pending`` with
+    no answers); ``then`` runs once, when the last is back."""
+
+    def __init__(self, then: Callable[[], None] | None) -> None:
+        self.then = then
+        self.left = 0
+        self.wake: Callable[[], None] | None = None
+
+    def back(self, caller: WebhookCaller, state: State, seat: int, path: str,
+             reply: Reply) -> None:
+        self.left -= 1
+        caller._noticed(state, seat, path, reply)
+        if not self.left and self.wake is not None:
+            self.wake()
+
+    def poll(self) -> bool:
+        if self.left:
+            return False
+        if self.then is not None:
+            then, self.then = self.then, None
+            then()
+        return True
+
+    def answers(self) -> dict[int, SeatAnswer]:
+        return {}

@@ -32,13 +32,16 @@ Connections are kept alive and reused per origin, per thread (one connection cac
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import os
+import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self
 
@@ -79,6 +82,8 @@ class Call:
     timeout: float
     method: str = "POST"
     previous_secret: str = ""
+    #: The most calls the bot at ``url`` is sent at once from this process (0: no limit).
+    limit: int = 0
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,9 @@ class BotClient:
         self._owned: list[tuple[pycurl.CurlMulti, pycurl.CurlShare, list[pycurl.Curl]]] = []
         self._dns: DnsCache = {}
         self._lock = threading.Lock()
+        #: Blocking calls on the wire per bot URL, across this process's threads (Call.limit).
+        self._sending: dict[str, int] = {}
+        self._sending_changed = threading.Condition()
 
     def close(self) -> None:
         """Close every thread's connections (the client must not be used afterwards)."""
@@ -208,18 +216,19 @@ class BotClient:
         """Send one signed request; a non-200, oversize, slow or failed call is a Failure, and
         so is an error of ours (``platform_error``, logged), so a caller never sees it raise.
         Made by libcurl's own loop (``perform``), as most calls are made: alone."""
-        start = time.perf_counter()
-        transfer = self._begin_checked(call, start)
-        if isinstance(transfer, Reply):
-            return transfer
-        try:
-            self._perform(transfer)
-        except Exception as exc:  # curl itself failed: ours, never a strike
-            log.exception("driving bot calls failed")
-            return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
-        finally:
-            self._handles.idle.append(transfer.easy)
-        return self._reply(transfer, start)
+        with self._limited([call]):
+            start = time.perf_counter()
+            transfer = self._begin_checked(call, start)
+            if isinstance(transfer, Reply):
+                return transfer
+            try:
+                self._perform(transfer)
+            except Exception as exc:  # curl itself failed: ours, never a strike
+                log.exception("driving bot calls failed")
+                return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
+            finally:
+                self._handles.idle.append(transfer.easy)
+            return self._reply(transfer, start)
 
     def call_many(self, calls: Sequence[Call]) -> list[Reply]:
         """All ``calls`` at once (a simultaneous step); replies in the same order. One call
@@ -229,6 +238,10 @@ class BotClient:
         150 against 115 us CPU, 372 against 333 us), and most calls are alone."""
         if len(calls) == 1:
             return [self.call(calls[0])]
+        with self._limited(calls):
+            return self._call_many(calls)
+
+    def _call_many(self, calls: Sequence[Call]) -> list[Reply]:
         start = time.perf_counter()
         replies: list[Reply | None] = [None] * len(calls)
         running: dict[int, Transfer] = {}
@@ -262,6 +275,41 @@ class BotClient:
         return replies  # type: ignore[return-value]
 
     # ---- helpers -----------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _limited(self, calls: Sequence[Call]) -> Iterator[None]:
+        """Hold ``calls`` until each bot has room for them under its ``Call.limit`` (all of
+        one step's at once, never some: two threads each holding part of what they need would
+        wait for each other forever), counted across this process's threads; a step that
+        needs more than the limit at once goes when the bot has nothing else on the wire."""
+        wanted: dict[str, int] = {}
+        limits: dict[str, int] = {}
+        for call in calls:
+            if call.limit:
+                wanted[call.url] = wanted.get(call.url, 0) + 1
+                limits[call.url] = call.limit
+        if not wanted:
+            yield
+            return
+        sending = self._sending
+
+        def room() -> bool:
+            return all(not sending.get(url, 0) or sending.get(url, 0) + n <= limits[url]
+                       for url, n in wanted.items())
+
+        with self._sending_changed:
+            self._sending_changed.wait_for(room)
+            for url, n in wanted.items():
+                sending[url] = sending.get(url, 0) + n
+        try:
+            yield
+        finally:
+            with self._sending_changed:
+                for url, n in wanted.items():
+                    sending[url] -= n
+                    if not sending[url]:
+                        del sending[url]
+                self._sending_changed.notify_all()
 
     def _begin_checked(self, call: Call, start: float) -> Transfer | Reply:
         """:meth:`_begin`, or the failure reply of a call that cannot be made."""
@@ -412,6 +460,183 @@ class BotClient:
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))
         return Reply(b"".join(transfer.chunks), elapsed, status)
+
+
+class CallLoop:
+    """Bot calls in flight from one thread without waiting on any: what the multiplexed worker
+    (``games.services.multiplexed``) plays hundreds of matches with. :meth:`start` begins a
+    call and returns at once; :meth:`pump` waits for the sockets (at most a given time) and
+    hands each finished call's :class:`Reply` to its callback, in this thread.
+
+    One libcurl multi handle driven by ``socket_action`` and the selector of the platform
+    (epoll on Linux: no ``select()``, whose ``FD_SETSIZE`` stops at 1,024 sockets), its easy
+    handles and kept-alive connections shared with the client's blocking calls in this thread,
+    so connections are reused per bot host. No bot (its base URL) is sent more than its
+    ``Call.limit`` calls at once: the next wait in order and start as one finishes, and a call's
+    time counts from when it is sent, never from when it waited here.
+    """
+
+    def __init__(self, client: BotClient) -> None:
+        self.client = client
+        self.multi = pycurl.CurlMulti()
+        self.multi.setopt(pycurl.M_MAXCONNECTS, client.max_connections)
+        self.multi.setopt(pycurl.M_SOCKETFUNCTION, self._watch)
+        self.multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
+        self.selector = selectors.DefaultSelector()
+        self._timer_at: float | None = None
+        self._running: dict[pycurl.Curl, tuple[Transfer, float, Callable[[Reply], None]]] = {}
+        #: Calls started per bot URL, and those waiting for one of them to finish.
+        self._sending: dict[str, int] = {}
+        self._waiting: dict[str, deque[tuple[Call, Callable[[Reply], None]]]] = {}
+        #: Replies ready without a transfer (a blocked address...), handed over by the next pump.
+        self._ready: list[tuple[Reply, Callable[[Reply], None]]] = []
+
+    def __len__(self) -> int:
+        """Calls started or waiting, not handed back yet."""
+        return (len(self._running) + len(self._ready)
+                + sum(len(queue) for queue in self._waiting.values()))
+
+    def sending(self, url: str) -> int:
+        """Calls to the bot at ``url`` on the wire now (never more than its limit)."""
+        return self._sending.get(url, 0)
+
+    def start(self, call: Call, done: Callable[[Reply], None]) -> None:
+        """Send ``call`` once the bot at its URL has fewer than ``call.limit`` calls on the
+        wire; ``done`` gets its reply from a later :meth:`pump` (never raises, as
+        :meth:`BotClient.call` never does)."""
+        if call.limit and self._sending.get(call.url, 0) >= call.limit:
+            self._waiting.setdefault(call.url, deque()).append((call, done))
+            return
+        self._send(call, done)
+
+    def _send(self, call: Call, done: Callable[[Reply], None]) -> None:
+        start = time.perf_counter()
+        transfer = self.client._begin_checked(call, start)
+        if isinstance(transfer, Reply):
+            self._ready.append((transfer, done))
+            return
+        self._sending[call.url] = self._sending.get(call.url, 0) + 1
+        self._running[transfer.easy] = (transfer, start, done)
+        try:
+            self.multi.add_handle(transfer.easy)
+        except Exception as exc:  # curl itself failed: ours, never a strike
+            log.exception("starting a bot call failed")
+            self._finished(transfer.easy, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
+
+    def pump(self, timeout: float) -> int:
+        """Wait at most ``timeout`` seconds for any call's socket, move every call on as far
+        as it goes, and hand each finished one to its callback; how many were handed."""
+        if self._ready:
+            timeout = 0.0
+        if self._timer_at is not None:
+            timeout = max(0.0, min(timeout, self._timer_at - time.monotonic()))
+        if self.selector.get_map():
+            events = self.selector.select(timeout)
+        else:  # nothing on the wire (curl's timers only, or calls waiting for the network)
+            if timeout > 0:
+                time.sleep(timeout)
+            events = []
+        for key, mask in events:
+            flags = ((pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0)
+                     | (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0))
+            self._act(key.fd, flags)
+        if self._timer_at is not None and time.monotonic() >= self._timer_at:
+            self._timer_at = None
+            self._act(pycurl.SOCKET_TIMEOUT, 0)
+        return self._hand_over()
+
+    def close(self) -> None:
+        """Stop every call in flight (their callbacks are not called) and close the handles."""
+        for easy in list(self._running):
+            self.multi.remove_handle(easy)
+            self.client._handles.idle.append(easy)
+        self._running.clear()
+        self._waiting.clear()
+        self._ready.clear()
+        self.selector.close()
+        self.multi.close()
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def _act(self, fd: int, flags: int) -> None:
+        try:
+            while self.multi.socket_action(fd, flags)[0] == pycurl.E_CALL_MULTI_PERFORM:
+                pass
+        except pycurl.error:
+            log.exception("driving bot calls failed")  # each call still ends, by its timeout
+        while True:
+            queued, ok, failed = self.multi.info_read()
+            for easy in ok:
+                self._finished(easy)
+            for easy, errno, error in failed:
+                self._finished(easy, errno=errno, error=error)
+            if not queued:
+                break
+
+    def _finished(self, easy: pycurl.Curl, reason: str = "", detail: str = "", *,
+                  errno: int = 0, error: str = "") -> None:
+        transfer, start, done = self._running.pop(easy)
+        transfer.done_at = time.perf_counter()
+        transfer.errno, transfer.error = errno, error
+        try:
+            self.multi.remove_handle(easy)
+        except pycurl.error:
+            pass
+        reply = (BotClient._failed(start, reason, detail) if reason
+                 else self.client._reply(transfer, start))
+        self.client._handles.idle.append(easy)
+        self._ready.append((reply, done))
+        url = transfer.call.url
+        self._sending[url] -= 1
+        queue = self._waiting.get(url)
+        if queue:
+            call, waiting_done = queue.popleft()
+            if not queue:
+                del self._waiting[url]
+            self._send(call, waiting_done)
+
+    def _hand_over(self) -> int:
+        handed = 0
+        while self._ready:
+            ready, self._ready = self._ready, []
+            for reply, done in ready:
+                try:
+                    done(reply)
+                except Exception:  # a callback's bug must not stop the others' calls
+                    log.exception("a bot call's callback failed")
+                handed += 1
+        return handed
+
+    def _watch(self, what: int, fd: int, multi: Any, socketp: Any) -> None:
+        """curl's socket callback: what to wait for on ``fd`` (or stop watching it)."""
+        if what == pycurl.POLL_REMOVE:
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
+            return
+        events = ((selectors.EVENT_READ if what in (pycurl.POLL_IN, pycurl.POLL_INOUT) else 0)
+                  | (selectors.EVENT_WRITE if what in (pycurl.POLL_OUT, pycurl.POLL_INOUT)
+                     else 0))
+        if fd in self.selector.get_map():
+            self.selector.modify(fd, events)
+        else:
+            self.selector.register(fd, events)
+
+    def _timer(self, timeout_ms: int) -> None:
+        """curl's timer callback: act on no socket at this time (-1: no timer)."""
+        self._timer_at = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
+
+
+_LOOPS = threading.local()
+
+
+def call_loop() -> CallLoop:
+    """This thread's :class:`CallLoop` on the process's pooled client (:func:`bot_client`)."""
+    client = bot_client()
+    found = getattr(_LOOPS, "loop", None)
+    if found is None or found.client is not client or getattr(_LOOPS, "pid", 0) != os.getpid():
+        found = _LOOPS.loop = CallLoop(client)
+        _LOOPS.pid = os.getpid()
+    return found
 
 
 _GET_HEADERS: Final = [b"accept-encoding: identity"]

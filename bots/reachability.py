@@ -42,30 +42,44 @@ class Reachability:
         self.connect_timeout = connect_timeout
         self.clock = clock
         self.last_failed = float("-inf")
+        #: When the last check began, and what it found.
+        self.last_checked = float("-inf")
+        self.last_ok = True
         self._lock = threading.Lock()
 
-    def check(self) -> bool:
+    def check(self, *, since: float | None = None, max_age: float = 0.0) -> bool:
         """Whether the platform reaches its own services now (always, with no targets: an
-        embedded setup has nothing of its own across a network)."""
+        embedded setup has nothing of its own across a network). The last check's answer
+        stands if it began at or after ``since`` or less than ``max_age`` seconds ago: so a
+        worker judging the failures of many calls that came back together, or waiting for its
+        network with many, looks once, not once a call."""
         if not self.targets:
             return True
+        began = self.clock()
+        last = self.last_checked
+        if (since is not None and last >= since) or (max_age and began - last < max_age):
+            return self.last_ok
+        ok = self._reach()
+        with self._lock:
+            if began >= self.last_checked:
+                self.last_checked, self.last_ok = began, ok
+            if not ok:  # when it was known to fail: at its end
+                self.last_failed = max(self.last_failed, self.clock())
+        if ok:
+            return True
+        log.warning("the platform cannot reach its own services (%s): bot calls that fail "
+                    "meanwhile are asked again, never judged",
+                    ", ".join(f"{h}:{p}" for h, p in self.targets))
+        return False
+
+    def _reach(self) -> bool:
         for host, port in self.targets:
             try:
                 socket.create_connection((host, port), timeout=self.connect_timeout).close()
                 return True
             except OSError:
                 continue
-        with self._lock:
-            self.last_failed = self.clock()
-        log.warning("the platform cannot reach its own services (%s): bot calls that fail "
-                    "meanwhile are asked again, never judged",
-                    ", ".join(f"{h}:{p}" for h, p in self.targets))
         return False
-
-    def at_fault_since(self, started: float) -> bool:
-        """Whether the platform could not reach the network at some time since ``started``
-        (the clock's time a call began): checked now, and any failed check since."""
-        return not self.check() or self.last_failed >= started
 
     def wait(self, *, most: float) -> bool:
         """Wait until a check passes, at most ``most`` seconds; whether it did."""

@@ -28,15 +28,15 @@ from games.db import claim_unset, insert_rows, row_by_pk
 from games.driver import Move
 from games.engine import State
 from games.names import seat_labels
-from games.seats import SeatAnswer, SeatKind, SeatSession, Table
+from games.seats import Answered, Pending, SeatAnswer, SeatKind, SeatSession, Table
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
 from .clock import platform_clock
 from .models import Bot, BotCall, BotSeat
-from .net import bot_client
+from .net import bot_client, call_loop
 from .reachability import platform_reachability
-from .selectors import bot_previous_secret, bots_seatable
+from .selectors import bot_concurrency, bot_previous_secret, bots_seatable
 
 WEBHOOK = "webhook"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
@@ -190,7 +190,8 @@ class WebhookSession(SeatSession):
             platform_clock().refresh()  # the time its calls are signed with
             self._info = match_info(self.table, self.bots)
             endpoints = {n: Endpoint(bot.url, bot.secret, bot.compact_legal_actions,
-                                     previous_secret=bot_previous_secret(bot=bot))
+                                     previous_secret=bot_previous_secret(bot=bot),
+                                     max_concurrency=bot_concurrency(bot))
                          for n, bot in self.bots.items() if bot is not None}
             self._caller = WebhookCaller(self._info, endpoints, bot_client,
                                          reachability=platform_reachability(),
@@ -215,33 +216,35 @@ class WebhookSession(SeatSession):
             return _unavailable()
         return self.caller.ask_one(state, seat)
 
+    def send(self, state: State, seats: Sequence[int], version: int) -> Pending:
+        asked = self._available(seats)
+        answers = {n: _unavailable() for n in seats if n not in asked}
+        if not asked:
+            return Answered(answers)
+        return self.caller.send(state, asked, call_loop(), answers)
+
     def started(self, state: State) -> None:
-        if self._bots is None and self.bots_read_with_claim:  # read with the claim: one statement
-            claimed, found = claim_unset(
-                BotSeat, self._claim_rows(self.table.match_id, self._bot_ids),
-                unique=("match_id", "number"), field="started_at", value=timezone.now(),
-                read=(Bot, set(self._bot_ids.values()), "owner"), durable=False)
-            self._found(found)
-            numbers = sorted(number for _, number in claimed)
-        else:
-            numbers = self._claim(self.table.match_id, self.bots, "started_at")
-        self._notify(state, "start", numbers)
+        self._notify(state, "start", self._claim_start())
 
     def finished(self, state: State) -> None:
         """``/end`` to the seats this task claims it for (a task that finds it claimed sends
         nothing), then its call rows. Claimed after the final moves are stored, by a statement
         of its own (a worker that dies before it leaves /end to the next task), which also
         writes the call rows held until then: the final batch's, whose moves are stored."""
-        held = self._caller.take_records() if self._caller is not None else []
-        try:
-            claimed = self._claim(self.table.match_id, self.bots, "ended_at",
-                                  log=self._rows(held, applied=True))
-        except BaseException:
-            if self._caller is not None:
-                self._caller.records[:0] = held  # unwritten: the next flush writes them
-            raise
-        self._notify(state, "end", claimed)
+        self._notify(state, "end", self._claim_end())
         self._write_calls(applied=True)
+
+    def announce(self, state: State, *, over: bool) -> Pending:
+        """:meth:`started` or :meth:`finished`, the calls left in flight on this thread's
+        :func:`~bots.net.call_loop`; the call rows of /end are written once all are back."""
+        seats = self._available(self._claim_end() if over else self._claim_start())
+        if not seats:
+            if over:
+                self._write_calls(applied=True)
+            return Answered()
+        return self.caller.notify_later(state, seats, "end" if over else "start", call_loop(),
+                                        (lambda: self._write_calls(applied=True)) if over
+                                        else None)
 
     def flush(self, moves: Sequence[Move], applied: bool) -> None:
         """Write the call rows (and, for moves that were stored, the strikes they gave)."""
@@ -250,6 +253,28 @@ class WebhookSession(SeatSession):
             self._note_strikes(moves)
 
     # ---- helpers -------------------------------------------------------------------------
+
+    def _claim_start(self) -> list[int]:
+        """The seats this task claims /start for (:meth:`_claim`)."""
+        if self._bots is None and self.bots_read_with_claim:  # read with the claim: one statement
+            claimed, found = claim_unset(
+                BotSeat, self._claim_rows(self.table.match_id, self._bot_ids),
+                unique=("match_id", "number"), field="started_at", value=timezone.now(),
+                read=(Bot, set(self._bot_ids.values()), "owner"), durable=False)
+            self._found(found)
+            return sorted(number for _, number in claimed)
+        return self._claim(self.table.match_id, self.bots, "started_at")
+
+    def _claim_end(self) -> list[int]:
+        """The seats this task claims /end for, with the call rows held until then."""
+        held = self._caller.take_records() if self._caller is not None else []
+        try:
+            return self._claim(self.table.match_id, self.bots, "ended_at",
+                               log=self._rows(held, applied=True))
+        except BaseException:
+            if self._caller is not None:
+                self._caller.records[:0] = held  # unwritten: the next flush writes them
+            raise
 
     def _notify(self, state: State, path: str, claimed: Sequence[int]) -> None:
         """``/start`` or ``/end`` to the ``claimed`` seats whose bot is still available."""
@@ -325,6 +350,10 @@ class WebhookSeatKind:
 
     def session(self, table: Table) -> WebhookSession:
         return WebhookSession(table)
+
+    def pump(self, timeout: float) -> None:
+        """Drive this thread's calls in flight (``games.seats.PumpedSeat``)."""
+        call_loop().pump(timeout)
 
 
 WEBHOOK_KIND = WebhookSeatKind()

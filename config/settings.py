@@ -287,6 +287,10 @@ BOTS_HANDSHAKE_TIMEOUT_MS = env_int("BOTS_HANDSHAKE_TIMEOUT_MS", 5000, minimum=1
 # The most simultaneous requests the platform sends one bot from one worker process when its
 # handshake declares no "max_concurrency" (bots.selectors.bot_concurrency).
 BOTS_MAX_CONCURRENCY = env_int("BOTS_MAX_CONCURRENCY", 8, minimum=1)
+# A matches worker that plays every match it takes on one thread, hundreds in flight at once
+# (games.services.multiplexed), its thread count (--concurrency) being how many: docs/deploy.md.
+# Off: each match is played on the thread that took its task, as with 32 threads today.
+BLUFF_MULTIPLEXED_WORKER = env_bool("BLUFF_MULTIPLEXED_WORKER", False)
 # How long a task asking a match's webhook bots holds the match (games.services.store.Lease):
 # renewed by every batch it stores, at least every two calls' timeouts and a second, so it must
 # outlast that; a match whose worker died waits this long before another worker asks its bots.

@@ -29,17 +29,27 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from .engine import IllegalAction, State
-from .seats import PlatformOutage, SeatAnswer, SeatKind, SeatSession, Table, get_seat_kind
+from .seats import (
+    Answered,
+    Pending,
+    PlatformOutage,
+    SeatAnswer,
+    SeatKind,
+    SeatSession,
+    Table,
+    get_seat_kind,
+)
 
 log = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
+T = TypeVar("T")
 
 class EntryKind(StrEnum):
     """What made a log entry (``games.log`` stores the value; the API shows it)."""
@@ -374,29 +384,73 @@ class MatchDriver:
         log.exception("match %s: seat kind %r failed to answer", self.table.match_id, name)
         return SeatAnswer(detail=f"platform error: {exc!r}")
 
-    def run(self, *, max_moves: int = 1 << 30, until: float | None = None,
-            max_steps: int = 1 << 30) -> tuple[int, int]:
+    def steps(self, *, max_moves: int = 1 << 30, until: float | None = None,
+              max_steps: int = 1 << 30) -> Generator[Ask, dict[int, SeatAnswer], tuple[int, int]]:
         """Ask and apply out-of-process seats step by step while only they are due (a step that
-        also waits for a polling player is left to the caller); stop after ``max_moves`` log
-        entries, at ``until`` (``time.monotonic()``) or after ``max_steps`` steps. Returns the
-        steps played and the answers applied."""
+        also waits for a polling player is left to the caller), as a generator: it yields an
+        :class:`Ask` for each step and is resumed with the answers, however the caller gets
+        them (:meth:`run` here and now; the multiplexed worker with hundreds of other
+        matches' in flight). Stops after ``max_moves`` log entries, at ``until``
+        (``time.monotonic()``) or after ``max_steps`` steps; returns the steps played and the
+        answers applied."""
         steps = applied = 0
         while steps < max_steps and not self.state.is_over:
             due, others = self.due_out_of_process()
             if not due or others:
                 break
-            if len(due) == 1:  # most steps: one seat, asked without mappings (ask_one)
-                seat = due[0]
-                self._take_answer(seat, self._ask_seat(self.table.seats[seat].kind, seat), due)
+            answers = yield Ask(self, due)
+            if len(due) == 1:  # most steps: one seat
+                self._take_answer(due[0], answers[due[0]], due)
                 applied += 1
             else:
-                applied += self.submit(self.ask(due))
+                applied += self.submit(answers)
             self.settle()
             steps += 1
             if len(self._moves) >= max_moves or (until is not None
                                                   and time.monotonic() > until):
                 break
         return steps, applied
+
+    def run(self, *, max_moves: int = 1 << 30, until: float | None = None,
+            max_steps: int = 1 << 30) -> tuple[int, int]:
+        """:meth:`steps`, each step's seats asked here and now."""
+        return answer_here(self.steps(max_moves=max_moves, until=until, max_steps=max_steps))
+
+    def ask_here(self, seats: Sequence[int]) -> dict[int, SeatAnswer]:
+        """:meth:`ask`, one seat without building mappings (``SeatSession.ask_one``)."""
+        if len(seats) == 1:
+            seat = seats[0]
+            return {seat: self._ask_seat(self.table.seats[seat].kind, seat)}
+        return self.ask(seats)
+
+    def send(self, seats: Sequence[int]) -> Pending:
+        """:meth:`ask` without waiting for the answers (``SeatSession.send``): a kind that
+        raises is a platform failure, as for :meth:`ask`."""
+        by_kind: dict[str, list[int]] = {}
+        for seat in seats:
+            by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
+        parts: list[Pending] = []
+        for name, numbers in by_kind.items():
+            try:
+                parts.append(self.session(name).send(self.state, numbers, self.version))
+            except PlatformOutage:
+                raise
+            except Exception as exc:  # noqa: BLE001 - another app's bug must not stall a match
+                failure = self._kind_failed(name, exc)
+                parts.append(Answered(dict.fromkeys(numbers, failure)))
+        return _AllOf(parts, seats)
+
+    def announce(self, *, over: bool) -> Pending:
+        """:meth:`tell` without waiting (``SeatSession.announce``); a failing kind is logged,
+        never fatal to the match."""
+        parts: list[Pending] = []
+        for session in self.out_of_process_sessions():
+            try:
+                parts.append(session.announce(self.state, over=over))
+            except Exception:
+                log.exception("match %s: %s of %s failed", self.table.match_id,
+                              "finished" if over else "started", type(session).__name__)
+        return _AllOf(parts, ())
 
     # ---- helpers -------------------------------------------------------------------------
 
@@ -411,5 +465,85 @@ class MatchDriver:
                                 strike, detail))
 
 
-__all__ = ["APPLIED", "ILLEGAL_ACTION", "MISSED_DEADLINE", "Entry", "EntryKind", "MatchDriver",
-           "Move", "replay"]
+@dataclass(slots=True)
+class Ask:
+    """What a match waits for: the answers of its due out-of-process ``seats``, asked from the
+    driver's state as it is (:meth:`MatchDriver.steps` yields it). :meth:`here` asks from this
+    thread; :meth:`later` sends without waiting."""
+
+    driver: MatchDriver
+    seats: list[int]
+
+    def here(self) -> dict[int, SeatAnswer]:
+        return self.driver.ask_here(self.seats)
+
+    def later(self) -> Pending:
+        return self.driver.send(self.seats)
+
+
+@dataclass(slots=True)
+class Tell:
+    """What a match waits for: its out-of-process seats told that it runs (or, ``over``, that
+    it ended); answered with None."""
+
+    driver: MatchDriver
+    over: bool
+
+    def here(self) -> None:
+        self.driver.tell(over=self.over)
+
+    def later(self) -> Pending:
+        return self.driver.announce(over=self.over)
+
+
+def answer_here(run: Generator[Ask | Tell, Any, T]) -> T:
+    """Play ``run`` (a match's play that yields what it waits for: :class:`Ask`, :class:`Tell`)
+    to its end, answering each request from this thread; an exception answering is raised
+    inside ``run`` where it asked, as if it had asked itself. Its return value."""
+    reply: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            request = run.throw(error) if error is not None else run.send(reply)
+        except StopIteration as stop:
+            return stop.value
+        error = reply = None
+        try:
+            reply = request.here()
+        except BaseException as exc:  # noqa: BLE001 - raised inside run, where it asked
+            error = exc
+
+
+class _AllOf:
+    """Several kinds' :class:`Pending` as one (a step's seats, of one kind or several, or every
+    kind's notices)."""
+
+    __slots__ = ("parts", "seats")
+
+    def __init__(self, parts: list[Pending], seats: Sequence[int]) -> None:
+        self.parts, self.seats = parts, seats
+
+    @property
+    def wake(self) -> Callable[[], None] | None:
+        return self.parts[0].wake if self.parts else None
+
+    @wake.setter
+    def wake(self, wake: Callable[[], None] | None) -> None:
+        for part in self.parts:
+            part.wake = wake
+
+    def poll(self) -> bool:
+        done = [part.poll() for part in self.parts]  # every part polled, each time
+        return all(done)
+
+    def answers(self) -> dict[int, SeatAnswer]:
+        """Every part's answers, in the order the seats were asked (as :meth:`MatchDriver.ask`
+        gives them: a step's answers are applied in that order, however they came back)."""
+        merged: dict[int, SeatAnswer] = {}
+        for part in self.parts:
+            merged.update(part.answers())
+        return {seat: merged[seat] for seat in self.seats} if self.seats else merged
+
+
+__all__ = ["APPLIED", "ILLEGAL_ACTION", "MISSED_DEADLINE", "Ask", "Entry", "EntryKind",
+           "MatchDriver", "Move", "Tell", "answer_here", "replay"]

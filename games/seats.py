@@ -99,6 +99,44 @@ class SeatAnswer:
     ours: bool = False
 
 
+class Pending(Protocol):
+    """Answers on their way (:meth:`SeatSession.send`): the thread that plays many matches at
+    once (``games.services.multiplexed``) polls it after driving the kinds' I/O
+    (:meth:`PumpedSeat.pump`) and resumes the match when it is done.
+
+    ``wake``, set by that thread (None until then), is called by the kind when something
+    came back, so the thread polls what moved and not every match it holds; it also polls
+    every pending now and then, so one that never wakes it is only slower."""
+
+    wake: Callable[[], None] | None
+
+    def poll(self) -> bool:
+        """Move on without waiting (judge what came back, send what is due again); whether
+        every answer is in."""
+        ...
+
+    def answers(self) -> dict[int, SeatAnswer]:
+        """The answers, once :meth:`poll` said so; may raise :class:`PlatformOutage`."""
+        ...
+
+
+class Answered:
+    """A :class:`Pending` whose answers are in already: what a kind that does no I/O of its own
+    gives (:meth:`SeatSession.send`'s default)."""
+
+    __slots__ = ("_answers", "wake")
+
+    def __init__(self, answers: dict[int, SeatAnswer] | None = None) -> None:
+        self._answers = answers or {}
+        self.wake: Callable[[], None] | None = None
+
+    def poll(self) -> bool:
+        return True
+
+    def answers(self) -> dict[int, SeatAnswer]:
+        return self._answers
+
+
 class SeatSession:
     """The seats of one automatic kind in one match, for one run of the match driver (a request
     or one batch of the Celery task): what the kind needs across calls (bots looked up once,
@@ -118,6 +156,22 @@ class SeatSession:
         """:meth:`ask` for one seat: what the driver asks an inline seat, once a move. A kind
         whose seats are asked one at a time answers here without building a mapping."""
         return self.ask(state, (seat,), version).get(seat)
+
+    def send(self, state: State, seats: Sequence[int], version: int) -> Pending:
+        """:meth:`ask` without waiting for the answers, for the worker that plays many matches
+        in one thread: a kind that calls out (a webhook bot) starts its calls and answers
+        through :meth:`AutomaticSeat.pump`; this default asks at once."""
+        return Answered(self.ask(state, seats, version))
+
+    def announce(self, state: State, *, over: bool) -> Pending:
+        """:meth:`started` (or, ``over``, :meth:`finished`) without waiting, as :meth:`send`
+        is :meth:`ask`: done (its answers empty) once the kind has told its seats. This
+        default calls the hook at once."""
+        if over:
+            self.finished(state)
+        else:
+            self.started(state)
+        return Answered()
 
     def started(self, state: State) -> None:
         """The match runs. Out-of-process kinds only: called by the Celery task outside any
@@ -143,6 +197,16 @@ class AutomaticSeat(Protocol):
 
     def session(self, table: Table) -> SeatSession:
         """A session for the seats of this kind at ``table``."""
+        ...
+
+
+class PumpedSeat(AutomaticSeat, Protocol):
+    """An automatic kind whose :meth:`SeatSession.send` leaves calls in flight: the thread
+    that sent them drives them (and hands their replies over) by calling :meth:`pump`."""
+
+    def pump(self, timeout: float) -> None:
+        """Wait at most ``timeout`` seconds for this thread's calls in flight, and move them
+        on (their :class:`Pending` then see their replies)."""
         ...
 
 
@@ -308,7 +372,8 @@ register_seat_kind(SeatKind(name=REFERENCE, automatic=ReferenceBotSeat(),
                             check_bot=_check_reference_bot, label="reference bot"))
 
 __all__ = [
-    "PLAYER", "REFERENCE", "AutomaticSeat", "ReferenceBotSeat", "ReferenceBotSession",
+    "PLAYER", "REFERENCE", "Answered", "AutomaticSeat", "Pending", "PumpedSeat",
+    "ReferenceBotSeat", "ReferenceBotSession",
     "SeatAnswer", "SeatKind", "SeatSession", "Table", "TableSeat", "get_seat_kind",
     "register_seat_kind", "seat_kinds", "unregister_seat_kind",
 ]

@@ -8,6 +8,7 @@ deadline sweep.
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from . import services
 
@@ -27,7 +28,10 @@ def advance_automatic_seats(match_id: int) -> int:
     """Let out-of-process automatic seats of one match act. Idempotent (a batch is stored only
     if the match is still at the version it was asked at), hence ``acks_late`` and
     ``reject_on_worker_lost``: a worker that dies mid-match gives the message back to the
-    broker and another one resumes."""
+    broker and another one resumes. With ``BLUFF_MULTIPLEXED_WORKER`` the process's one match
+    loop plays it among many (``games.services.multiplexed``) and this thread only waits."""
+    if settings.BLUFF_MULTIPLEXED_WORKER:
+        return services.match_loop().play(match_id).result()
     return services.match_advance_automatic_seats(match_id=match_id)
 
 

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Generator
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..driver import MatchDriver
+from ..driver import Ask, MatchDriver, Tell, answer_here
 from ..models import Match, Seat
 from ..seats import PlatformOutage, SeatAnswer, get_seat_kind, seat_kinds
 from ..states import load_state
@@ -43,8 +45,22 @@ log = logging.getLogger(__name__)
 def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
                                   max_seconds: float = 120.0, batch_moves: int = 256,
                                   batch_seconds: float = 1.0) -> int:
+    """Ask the due out-of-process seats of a match, step by step, from this thread; returns
+    how many of their answers were applied (:func:`advancing`, each request answered here)."""
+    return answer_here(advancing(match_id=match_id, max_steps=max_steps,
+                                 max_seconds=max_seconds, batch_moves=batch_moves,
+                                 batch_seconds=batch_seconds))
+
+
+def advancing(*, match_id: int, max_steps: int = 10_000, max_seconds: float = 120.0,
+              batch_moves: int = 256, batch_seconds: float = 1.0
+              ) -> Generator[Ask | Tell, Any, int]:
     """Ask the due out-of-process seats of a match, step by step; returns how many of their
-    answers were applied.
+    answers were applied. A generator: it yields what the match waits for (an
+    :class:`~games.driver.Ask` of its seats, a :class:`~games.driver.Tell` of its notices)
+    and is resumed with the answers, from the asking thread
+    (:func:`match_advance_automatic_seats`) or by the thread that plays many matches at once
+    (``games.services.multiplexed``): the same moves, batches, leases and records either way.
 
     One task at a time asks a match's seats: the task claims the match's :class:`Lease` first
     and a task that finds it held by another stops at once (that one asks, and looks at the
@@ -73,10 +89,9 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
             return applied
         lease, match, seats = claimed
         try:
-            done, answered, outcome = _advance(match_id, lease, (match, seats), stop_at=stop_at,
-                                               batch_moves=batch_moves,
-                                               batch_seconds=batch_seconds,
-                                               max_steps=max_steps - steps)
+            done, answered, outcome = yield from _advance(
+                match_id, lease, (match, seats), stop_at=stop_at, batch_moves=batch_moves,
+                batch_seconds=batch_seconds, max_steps=max_steps - steps)
         except PlatformOutage as exc:
             # Not the seats' fault: the batch in memory is dropped unplayed, the match asked
             # again from its last stored position (now if the database and broker answer,
@@ -111,7 +126,7 @@ _DONE, _WAITING, _REQUEUE = "done", "waiting", "requeue"
 
 def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None, *,
              stop_at: float, batch_moves: int, batch_seconds: float,
-             max_steps: int) -> tuple[int, int, str]:
+             max_steps: int) -> Generator[Ask | Tell, Any, tuple[int, int, str]]:
     """Play the match's out-of-process seats while ``lease`` is held, from ``found`` (the
     match and its seats as the claim read them); the steps played, the answers applied and
     how it stopped."""
@@ -127,14 +142,14 @@ def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None
             return steps, applied, _DONE
         driver = driver_for(match, load_state(match, for_update=True), seats=seats)
         if not told_start:
-            driver.tell(over=False)
+            yield Tell(driver, over=False)
             told_start = True
         if match.status == Match.Status.FINISHED:
-            _finish(match, driver)
+            yield Tell(driver, over=True)
             return steps, applied, _DONE
-        done, answered, outcome = _play(match, seats, driver, lease, stop_at=stop_at,
-                                        batch_moves=batch_moves, batch_seconds=batch_seconds,
-                                        max_steps=max_steps - steps)
+        done, answered, outcome = yield from _play(
+            match, seats, driver, lease, stop_at=stop_at, batch_moves=batch_moves,
+            batch_seconds=batch_seconds, max_steps=max_steps - steps)
         found = None
         steps += done
         applied += answered
@@ -145,7 +160,7 @@ def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None
 
 def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
           stop_at: float, batch_moves: int, batch_seconds: float,
-          max_steps: int) -> tuple[int, int, str | None]:
+          max_steps: int) -> Generator[Ask | Tell, Any, tuple[int, int, str | None]]:
     """Batches on one loaded match until the match ends, a polling seat or nobody is due, or
     the time or step budget is spent. Returns the steps played, the answers applied, and how
     it stopped (None: the match must be read again, since a polling seat of a shared step
@@ -161,14 +176,14 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
             break
         if others:
             steps += 1
-            applied += _store_shared_step(match.pk, driver, driver.ask(due), lease)
+            applied += _store_shared_step(match.pk, driver, (yield Ask(driver, due)), lease)
             outcome = None
             break
         base_version = driver.version
         previous = driver.state.to_act()
         batch_end = min(stop_at, time.monotonic() + batch_seconds)
-        done, answered = driver.run(max_moves=batch_moves, until=batch_end,
-                                    max_steps=max_steps - steps)
+        done, answered = yield from driver.steps(max_moves=batch_moves, until=batch_end,
+                                                 max_steps=max_steps - steps)
         steps += done
         stored = save_batch(match, driver, seats=seats, previous_to_act=previous,
                             base_version=base_version, lease=lease)
@@ -185,7 +200,7 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
         if driver.state.is_over:
             # Told first: a kind may write the batch's records with its /end claim (the
             # webhook kind does, in one round trip); the flush writes what is left.
-            _finish(match, driver)
+            yield Tell(driver, over=True)
             flush(driver, moves, applied=True)
             outcome = _DONE
             break
@@ -227,12 +242,6 @@ def _store_shared_step(match_id: int, driver: MatchDriver, answers: dict[int, Se
         driver.settle()
         save_locked(locked, driver, previous_to_act=previous, enqueue=False, lease=lease)
         return applied
-
-
-def _finish(match: Match, driver: MatchDriver) -> None:
-    """The match is over: tell the out-of-process kinds. (Its final state is not cached: its
-    readers are web processes, not this worker; see ``store.save_new``.)"""
-    driver.tell(over=True)
 
 
 def matches_resume_stalled(*, limit: int = 500) -> int:

@@ -98,17 +98,17 @@ def test_a_polling_seat_answering_meanwhile_does_not_make_the_bot_answer_twice(
     services.match_join(match_id=match_id, user=bob)
     match = Match.objects.get(pk=match_id)
     assert sorted(load_state(match).to_act()) == [0, 1], "D.O.T starts with commits"
-    original = WebhookSession.ask
+    original = WebhookSession.ask_one
 
-    def bob_moves_meanwhile(self: Any, state: Any, seats: Any, version: int) -> Any:
-        answers = original(self, state, seats, version)
+    def bob_moves_meanwhile(self: Any, state: Any, seat: int, version: int) -> Any:
+        answer = original(self, state, seat, version)
         body = poll(bob_api, match_id, 1).json()
         if body["your_turn"]:
             assert act(bob_api, match_id, 1, body["version"],
                        body["legal_actions"][0]).status_code == 200
-        return answers
+        return answer
 
-    monkeypatch.setattr(WebhookSession, "ask", bob_moves_meanwhile)
+    monkeypatch.setattr(WebhookSession, "ask_one", bob_moves_meanwhile)
     services.match_advance_automatic_seats(match_id=match_id, max_steps=1)
     first = [e for e in entries(match_id) if e.kind == "action"]
     assert [e.seat for e in first[:2]] == [1, 0], "bob first, then the bot's answer kept"

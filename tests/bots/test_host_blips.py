@@ -30,6 +30,7 @@ from bots.signing import new_secret
 from games import services
 from games.log import entries
 from games.models import Match, Seat
+from games.services.multiplexed import MatchLoop
 from tests.deterministic_bot import DeterministicBot
 from tests.helpers.tasks import hold_tasks
 
@@ -150,14 +151,26 @@ def played(match_id: int) -> list[tuple]:
     return [(e.kind, e.seat, e.action) for e in entries(match_id)]
 
 
-def advance_with(match_id: int, cut: Callable[[], Any], restore: Callable[[], Any], *,
-                 after: float, lasting: float) -> None:
+@pytest.fixture(params=["threaded", "multiplexed"])
+def advance(request: Any) -> Iterator[Callable[[int], Any]]:
+    """How a worker plays the match: on the thread that took its task, or on the process's
+    one match loop among many (``BLUFF_MULTIPLEXED_WORKER``, games.services.multiplexed)."""
+    if request.param == "threaded":
+        yield lambda match_id: services.match_advance_automatic_seats(match_id=match_id)
+        return
+    loop = MatchLoop()
+    yield lambda match_id: loop.play(match_id).result()
+    loop.stop()
+
+
+def advance_with(advance: Callable[[int], Any], match_id: int, cut: Callable[[], Any],
+                 restore: Callable[[], Any], *, after: float, lasting: float) -> None:
     """Advance the match in a thread (as a worker would) and cut for ``lasting`` seconds once
     it has played ``after`` seconds."""
 
     def work() -> None:
         try:
-            services.match_advance_automatic_seats(match_id=match_id)
+            advance(match_id)
         finally:
             connection.close()
 
@@ -189,7 +202,7 @@ def no_strikes(match_id: int) -> None:
 
 @pytest.mark.parametrize("seconds", [0.5, 2.0])
 def test_a_blip_of_the_workers_own_network_strikes_nobody_and_changes_no_move(
-        alice, network, monkeypatch, seconds) -> None:
+        alice, network, monkeypatch, seconds, advance) -> None:
     link, service, bot_id = network
     hold_tasks(monkeypatch, "games.advance_automatic_seats")
     undisturbed = new_match(alice, bot_id)
@@ -198,8 +211,8 @@ def test_a_blip_of_the_workers_own_network_strikes_nobody_and_changes_no_move(
 
     disturbed = new_match(alice, bot_id)
 
-    advance_with(disturbed, host_cut(link, service), host_restored(link, service), after=0.2,
-                 lasting=seconds)
+    advance_with(advance, disturbed, host_cut(link, service), host_restored(link, service),
+                 after=0.2, lasting=seconds)
     assert Match.objects.get(pk=disturbed).status == "finished"
     no_strikes(disturbed)
     assert played(disturbed) == played(undisturbed), "every move as if nothing had happened"
@@ -209,11 +222,11 @@ def test_a_blip_of_the_workers_own_network_strikes_nobody_and_changes_no_move(
 
 
 def test_a_bot_that_stops_answering_while_the_platform_is_fine_is_struck_after_a_second_try(
-        alice, network, monkeypatch) -> None:
+        alice, network, monkeypatch, advance) -> None:
     link, _, bot_id = network
     hold_tasks(monkeypatch, "games.advance_automatic_seats")
     match_id = new_match(alice, bot_id)
-    advance_with(match_id, link.cut, link.restore, after=0.2, lasting=1.5)
+    advance_with(advance, match_id, link.cut, link.restore, after=0.2, lasting=1.5)
     struck = BotCall.objects.filter(match_id=match_id, strike=True, reason="timeout")
     assert struck.exists(), "the bot's own silence is its fault"
     once_more = BotCall.objects.filter(match_id=match_id, strike=False, reason="timeout",
@@ -223,7 +236,7 @@ def test_a_bot_that_stops_answering_while_the_platform_is_fine_is_struck_after_a
 
 
 def test_an_outage_longer_than_the_wait_drops_the_batch_and_the_match_is_asked_again(
-        alice, network, monkeypatch, settings) -> None:
+        alice, network, monkeypatch, settings, advance) -> None:
     link, service, bot_id = network
     settings.BOTS_OUTAGE_WAIT_SECONDS = 0.5
     queued = hold_tasks(monkeypatch, "games.advance_automatic_seats")
@@ -232,8 +245,8 @@ def test_an_outage_longer_than_the_wait_drops_the_batch_and_the_match_is_asked_a
     disturbed = new_match(alice, bot_id)
     queued.clear()
 
-    advance_with(disturbed, host_cut(link, service), host_restored(link, service), after=0.2,
-                 lasting=2.0)
+    advance_with(advance, disturbed, host_cut(link, service), host_restored(link, service),
+                 after=0.2, lasting=2.0)
     assert Match.objects.get(pk=disturbed).status == "running", "the task gave up, unplayed"
     assert [args for _, *args in queued] == [[disturbed]], "and queued the match again"
     services.match_advance_automatic_seats(match_id=disturbed)

@@ -319,3 +319,71 @@ def test_a_handle_reused_for_another_bot_or_time_limit_takes_the_new_ones(fake_b
         assert client.call(move(slow, 2)).failure is None, "the longer limit again"
         assert time.monotonic() - started >= 0.5 and counts() == (1, 3)
         assert client.call(move(fast, 2)).failure is None and counts() == (2, 3)
+
+
+class _HoldingBot:
+    """A bot server holding each request ``hold`` seconds, counting how many it holds at once."""
+
+    def __init__(self, hold: float) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        counts = self.counts = {"now": 0, "most": 0}
+        lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["content-length"]))
+                with lock:
+                    counts["now"] += 1
+                    counts["most"] = max(counts["most"], counts["now"])
+                time.sleep(hold)
+                with lock:
+                    counts["now"] -= 1
+                self.send_response(200)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("how", ["threads", "loop"])
+def test_no_bot_gets_more_calls_at_once_than_its_limit(secret, how) -> None:
+    bot = _HoldingBot(hold=0.05)
+    client = BotClient(allow_private=True)
+    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=5.0, limit=3)
+    replies: list[net.Reply] = []
+    try:
+        if how == "threads":  # the threaded worker: each thread calls alone or a step at once
+            def work(step: int) -> None:
+                replies.extend(client.call_many([call] * step))
+
+            threads = [threading.Thread(target=work, args=(1 + i % 2,)) for i in range(12)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=30)
+        else:  # the multiplexed worker: every call in flight on one thread's loop
+            loop = net.CallLoop(client)
+            for _ in range(18):
+                loop.start(call, replies.append)
+            assert loop.sending(bot.url) == 3
+            while len(loop):
+                loop.pump(0.5)
+                assert loop.sending(bot.url) <= 3
+    finally:
+        bot.close()
+        client.close()
+    assert len(replies) == 18 and all(r.failure is None for r in replies)
+    assert bot.counts["most"] == 3, f"the bot held {bot.counts['most']} calls at once (limit 3)"

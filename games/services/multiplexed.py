@@ -1,0 +1,217 @@
+"""One thread plays the out-of-process seats of many matches at once.
+
+A webhook match spends nearly all its time waiting for bots: a dice cup match of about 69 moves
+against bots 50 ms away waits 3.5 s and computes for a few ms. A worker that gives each match a
+thread of its own keeps as many matches in flight as it has threads (32 as deployed), and its
+CPU mostly waits. With ``BLUFF_MULTIPLEXED_WORKER`` on, a worker hands every
+``games.advance_automatic_seats`` task to its process's :class:`MatchLoop` instead: one thread
+that holds each match's play (:func:`games.services.automatic.advancing`, the same generator the
+threaded worker answers from its own thread, so the same moves, batches, leases, strikes and
+records), sends what a match waits for without waiting (``SeatSession.send``,
+``SeatSession.announce``), drives every kind's calls in flight together
+(``PumpedSeat.pump``: a webhook bot's over one libcurl multi handle) and resumes each match as
+its answers arrive.
+
+The task's own thread only waits for its match: it holds the broker's message until the match
+is done (``acks_late``), so a worker that dies gives every message back as before, and it
+touches no database, so the loop's one connection serves every match in flight (a worker of
+500 threads would otherwise hold 500). How many matches one process keeps in flight is the
+worker's thread count (``--pool threads --concurrency N``: docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Generator
+from concurrent.futures import Future
+from typing import Any
+
+from django.db import close_old_connections, connections
+
+from ..driver import Ask, Tell
+from ..seats import Pending, get_seat_kind, seat_kinds
+from .automatic import advancing
+
+log = logging.getLogger(__name__)
+
+Play = Generator[Ask | Tell, Any, int]
+
+
+class _Match:
+    """One match held by the loop: its play, where it waits, and who waits for its end."""
+
+    __slots__ = ("future", "match_id", "pending", "play")
+
+    def __init__(self, match_id: int, play: Play, future: Future[int]) -> None:
+        self.match_id, self.play, self.future = match_id, play, future
+        self.pending: Pending | None = None
+
+
+class MatchLoop:
+    """The thread that plays many matches' out-of-process seats (module doc). :meth:`play`
+    may be called from any thread; everything else runs in the loop's own.
+
+    ``sweep_seconds``: how often every waiting match is polled, woken or not (a call waiting
+    for the platform's own network is looked at on that beat); ``pump_seconds``: the longest
+    the loop waits for sockets before it looks for new matches.
+    """
+
+    def __init__(self, *, sweep_seconds: float = 0.25, pump_seconds: float = 0.02) -> None:
+        self.sweep_seconds = sweep_seconds
+        self.pump_seconds = pump_seconds
+        self._inbox: queue.SimpleQueue[tuple[int, Future[int]] | None] = queue.SimpleQueue()
+        self._waiting: set[_Match] = set()
+        self._woken: list[_Match] = []
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Matches held now (waiting for their seats)."""
+        return len(self._waiting)
+
+    def play(self, match_id: int) -> Future[int]:
+        """Play the match's out-of-process seats on the loop (as the task does,
+        :func:`~games.services.automatic.match_advance_automatic_seats`); the future holds
+        how many answers were applied, or the exception the play raised."""
+        future: Future[int] = Future()
+        self._inbox.put((match_id, future))
+        self._ensure_running()
+        return future
+
+    def stop(self) -> None:
+        """Let the thread end once it has nothing in flight (tests)."""
+        self._inbox.put(None)
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=60)
+
+    # ---- the loop's thread ---------------------------------------------------------------
+
+    def _ensure_running(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, name="match-loop", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        stopping = False
+        next_sweep = 0.0
+        try:
+            while not (stopping and not self._waiting):
+                try:
+                    stopping |= self._take_new()
+                    self._pump()
+                    woken, self._woken = self._woken, []
+                    now = time.monotonic()
+                    if now >= next_sweep:
+                        woken = [*woken, *self._waiting]
+                        next_sweep = now + self.sweep_seconds
+                    for match in dict.fromkeys(woken):
+                        self._poll(match)
+                except Exception:  # a bug of the loop's own must not strand every match
+                    log.exception("the match loop failed a round; it goes on")
+                    time.sleep(self.pump_seconds)
+        finally:
+            connections.close_all()
+
+    def _take_new(self) -> bool:
+        """Start the matches handed over since the last round (waiting for one when there is
+        nothing else to do); True when told to stop."""
+        block = not self._waiting and not self._woken
+        while True:
+            try:
+                item = self._inbox.get(timeout=1.0) if block else self._inbox.get_nowait()
+            except queue.Empty:
+                return False
+            if item is None:
+                return True
+            block = False
+            match_id, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            self._resume(_Match(match_id, advancing(match_id=match_id), future))
+
+    def _pump(self) -> None:
+        """Drive every kind's calls in flight, waiting at most ``pump_seconds`` if no match
+        is ready to go on."""
+        pumps = _pumps()
+        wait = 0.0 if self._woken or not self._inbox.empty() else self.pump_seconds
+        if not pumps:
+            if wait:
+                time.sleep(wait)
+            return
+        for pump in pumps:
+            pump(wait / len(pumps))
+
+    def _poll(self, match: _Match) -> None:
+        pending = match.pending
+        if pending is None or match not in self._waiting or not pending.poll():
+            return
+        self._waiting.discard(match)
+        match.pending = None
+        try:
+            answers = pending.answers()
+        except BaseException as exc:  # noqa: BLE001 - raised inside the play, where it asked
+            self._resume(match, error=exc)
+        else:
+            self._resume(match, answers)
+
+    def _wake(self, match: _Match) -> None:
+        self._woken.append(match)
+
+    def _resume(self, match: _Match, reply: Any = None, error: BaseException | None = None
+                ) -> None:
+        """Run the match's play on from where it waited until it waits for something not in
+        yet, or ends (its future then holds the outcome)."""
+        while True:
+            try:
+                request = match.play.throw(error) if error is not None else match.play.send(reply)
+            except StopIteration as stop:
+                match.future.set_result(stop.value)
+                return
+            except BaseException as exc:  # noqa: BLE001 - the task's thread raises it
+                close_old_connections()  # a broken connection is not the next match's
+                match.future.set_exception(exc)
+                return
+            reply = error = None
+            try:
+                pending = request.later()
+            except BaseException as exc:  # noqa: BLE001 - raised inside the play
+                error = exc
+                continue
+            if pending.poll():  # answered already (a kind with no I/O of its own)
+                try:
+                    reply = pending.answers()
+                except BaseException as exc:  # noqa: BLE001 - raised inside the play
+                    error = exc
+                continue
+            pending.wake = functools.partial(self._wake, match)
+            match.pending = pending
+            self._waiting.add(match)
+            return
+
+
+def _pumps() -> list[Callable[[float], None]]:
+    """The ``pump`` of every out-of-process kind that has calls of its own to drive."""
+    found = []
+    for name in seat_kinds():
+        kind = get_seat_kind(name)
+        pump = getattr(kind.automatic, "pump", None)
+        if kind.out_of_process and pump is not None:
+            found.append(pump)
+    return found
+
+
+_LOOP = MatchLoop()
+
+
+def match_loop() -> MatchLoop:
+    """This process's :class:`MatchLoop` (its thread started on first use)."""
+    return _LOOP

@@ -1,0 +1,201 @@
+"""One thread playing many webhook matches at once (games.services.multiplexed, issue 49): the
+same moves as the threaded worker, many matches in flight, no bot sent more than its limit at
+once, and a bot that stalls delays only its own matches."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from bots.models import Bot, BotCall, BotSeat
+from bots.refserver import RefBotServer
+from bots.signing import new_secret
+from games import services, tasks
+from games.log import entries
+from games.models import Match
+from games.services.multiplexed import MatchLoop
+from tests.helpers.tasks import hold_tasks
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the loop's thread has its own connection
+
+
+@pytest.fixture
+def bot_server() -> Iterator[RefBotServer]:
+    server = _serve(move_delay=0.0)
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _serve(move_delay: float) -> RefBotServer:
+    server = RefBotServer(("127.0.0.1", 0), move_delay=move_delay)
+    server.serve_in_thread()
+    return server
+
+
+@pytest.fixture
+def loop() -> Iterator[MatchLoop]:
+    found = MatchLoop()
+    yield found
+    found.stop()
+
+
+def _bot(owner: Any, url: str, **fields: Any) -> Bot:
+    return Bot.objects.create(owner=owner, name=f"b{Bot.objects.count()}", url=url,
+                              secret=new_secret(), games=["dice_cup", "dot", "great_dalmuti"],
+                              handshake_ok=True, **fields)
+
+
+def _matches(owner: Any, bots: list[Bot], games: list[tuple[str, int]], seeds: range
+             ) -> list[int]:
+    ids = []
+    for seed in seeds:
+        for game, players in games:
+            seats = [{"kind": "webhook", "bot": bots[(seed + n) % len(bots)].pk}
+                     for n in range(players)]
+            options = {"hands": 1} if game == "great_dalmuti" else None
+            ids.append(services.match_create(game=game, created_by=owner, seats=seats,
+                                             seed=seed, options=options).pk)
+    return ids
+
+
+def _log(match_id: int) -> list[tuple[str, int | None, Any]]:
+    return [(e.kind, e.seat, e.action) for e in entries(match_id)]
+
+
+def test_the_loop_plays_the_same_moves_as_the_threaded_worker(alice, bot_server, loop,
+                                                              monkeypatch) -> None:
+    hold_tasks(monkeypatch, "games.advance")
+    bots = [_bot(alice, bot_server.base_url + "/heuristic"),
+            _bot(alice, bot_server.base_url + "/random")]
+    games = [("dice_cup", 3), ("dot", 2), ("great_dalmuti", 4)]
+    threaded = _matches(alice, bots, games, range(3))
+    multiplexed = _matches(alice, bots, games, range(3))
+    # The reference bots draw from their match's id: each multiplexed match's bots draw as its
+    # threaded twin's did.
+    twin = dict(zip(multiplexed, threaded, strict=True))
+    bot_for = bot_server.bot_for
+    bot_server.bot_for = lambda key, *rest: bot_for((twin.get(key[0], key[0]), *key[1:]), *rest)
+    for match_id in threaded:
+        services.match_advance_automatic_seats(match_id=match_id)
+    futures = [loop.play(match_id) for match_id in multiplexed]
+    applied = [future.result(timeout=120) for future in futures]
+    for one, other, answers in zip(threaded, multiplexed, applied, strict=True):
+        a, b = Match.objects.get(pk=one), Match.objects.get(pk=other)
+        assert b.status == "finished" and b.lease_until is None
+        assert _log(one) == _log(other), f"match {other} played otherwise than {one}"
+        assert a.result == b.result
+        moves = sum(1 for kind, *_ in _log(other) if kind == "action")
+        assert answers == moves
+        calls = BotCall.objects.filter(match_id=other)
+        assert calls.filter(path="move").count() == moves, "one call row per move"
+        assert not calls.filter(strike=True).exists()
+        assert calls.filter(path="start").count() == calls.filter(path="end").count() == len(
+            b.seats.all())
+        assert not BotSeat.objects.filter(match_id=other, ended_at__isnull=True).exists()
+
+
+def test_the_task_hands_its_match_to_the_loop_when_the_worker_multiplexes(
+        alice, bot_server, monkeypatch) -> None:
+    hold_tasks(monkeypatch, "games.advance")
+    bot = _bot(alice, bot_server.base_url + "/random")
+    match_id = _matches(alice, [bot], [("dice_cup", 3)], range(1))[0]
+    try:
+        with override_settings(BLUFF_MULTIPLEXED_WORKER=True):
+            applied = tasks.advance_automatic_seats(match_id)
+        assert services.match_loop()._thread is not None, "played on the process's loop"
+    finally:
+        services.match_loop().stop()
+    assert applied > 0 and Match.objects.get(pk=match_id).status == "finished"
+
+
+def test_many_matches_are_in_flight_at_once_on_one_thread(alice, loop, monkeypatch) -> None:
+    hold_tasks(monkeypatch, "games.advance")
+    server = _serve(move_delay=0.05)
+    try:
+        bots = [_bot(alice, server.base_url + "/random", max_concurrency=64)
+                for _ in range(4)]
+        ids = _matches(alice, bots, [("dot", 2)], range(60))
+        started = time.monotonic()
+        futures = [loop.play(match_id) for match_id in ids]
+        most = 0
+        while not all(f.done() for f in futures):
+            most = max(most, len(loop))
+            time.sleep(0.01)
+        elapsed = time.monotonic() - started
+    finally:
+        server.shutdown()
+        server.server_close()
+    for future in futures:
+        future.result()
+    assert most >= 50, f"at most {most} of 60 matches were in flight at once"
+    moves = BotCall.objects.filter(match_id__in=ids, path="move").count()
+    assert elapsed < moves * 0.05 / 10, (
+        f"{elapsed:.1f} s for {moves} moves of 50 ms: not ten times faster than one at a time")
+    assert Match.objects.filter(pk__in=ids, status="finished").count() == 60
+
+
+def test_no_bot_is_sent_more_than_its_limit_at_once(alice, loop, monkeypatch) -> None:
+    hold_tasks(monkeypatch, "games.advance")
+    held = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    server = _serve(move_delay=0.02)
+    handler = server.RequestHandlerClass
+
+    def counting_post(request: Any) -> None:
+        moving = request.path.endswith("/move")
+        with lock:
+            held["now"] += moving
+            held["most"] = max(held["most"], held["now"])
+        try:
+            handler.do_POST(request)
+        finally:
+            with lock:
+                held["now"] -= moving
+
+    server.RequestHandlerClass = type("Counting", (handler,), {"do_POST": counting_post})
+    try:
+        limited = _bot(alice, server.base_url + "/random", max_concurrency=3)
+        ids = _matches(alice, [limited], [("dot", 2)], range(20))
+        for future in [loop.play(match_id) for match_id in ids]:
+            future.result(timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert held["most"] == 3, f"the bot held {held['most']} /move requests at once (limit 3)"
+    assert Match.objects.filter(pk__in=ids, status="finished").count() == 20
+    assert not BotCall.objects.filter(match_id__in=ids, strike=True).exists()
+
+
+def test_a_bot_that_stalls_delays_only_its_own_matches(alice, loop, monkeypatch,
+                                                       settings) -> None:
+    hold_tasks(monkeypatch, "games.advance")
+    settings.BOTS_MOVE_TIMEOUT_MS = 4000
+    stalling, fast = _serve(move_delay=6.0), _serve(move_delay=0.01)
+    try:
+        stalled = _matches(alice, [_bot(alice, stalling.base_url + "/random")], [("dot", 2)],
+                           range(1))
+        others = _matches(alice, [_bot(alice, fast.base_url + "/random")], [("dot", 2)],
+                          range(10))
+        waiting = loop.play(stalled[0])
+        futures = [loop.play(match_id) for match_id in others]
+        for future in futures:
+            future.result(timeout=60)
+        assert not waiting.done(), "the stalled match still waits for its bot's first answer"
+        assert not BotCall.objects.filter(match_id=stalled[0], path="move").exists()
+        assert Match.objects.filter(pk__in=others, status="finished").count() == 10
+        timed_out = BotCall.objects.filter(match_id=stalled[0], path="move", reason="timeout")
+        give_up = time.monotonic() + 60
+        while not timed_out.exists() and time.monotonic() < give_up:
+            time.sleep(0.2)
+        assert timed_out.exists(), "the stalling bot's own calls timed out, after 4 s each"
+    finally:
+        for server in (stalling, fast):
+            server.shutdown()
+            server.server_close()
+    waiting.result(timeout=120)  # refused from now on: struck out at once, the match ends
