@@ -144,6 +144,17 @@ class Transfer:
         return None
 
 
+class _Pool:
+    """Idle easy handles to reuse, and each one's URL, RESOLVE entry and time limit as last set
+    (``BotClient._begin``); ``share``: the connection cache they share, None for the multi
+    handle's own (a :class:`CallLoop`'s)."""
+
+    def __init__(self, share: pycurl.CurlShare | None = None) -> None:
+        self.share = share
+        self.idle: list[pycurl.Curl] = []
+        self.options: dict[pycurl.Curl, tuple[str, str | None, int]] = {}
+
+
 class _Handles(threading.local):
     """Per thread (curl handles are not thread-safe): one multi handle for calls made at once,
     one share handle whose connection cache every easy handle of the thread uses (calls made
@@ -311,10 +322,11 @@ class BotClient:
                         del sending[url]
                 self._sending_changed.notify_all()
 
-    def _begin_checked(self, call: Call, start: float) -> Transfer | Reply:
+    def _begin_checked(self, call: Call, start: float, pool: _Pool | None = None
+                       ) -> Transfer | Reply:
         """:meth:`_begin`, or the failure reply of a call that cannot be made."""
         try:
-            return self._begin(call)
+            return self._begin(call, pool)
         except BlockedAddress as exc:
             return self._failed(start, BLOCKED_ADDRESS, str(exc))
         except BadBotURL as exc:
@@ -329,8 +341,11 @@ class BotClient:
     def _failed(start: float, reason: str, detail: str) -> Reply:
         return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
 
-    def _easy(self) -> pycurl.Curl:
-        """An idle easy handle of this thread, with the options every call shares."""
+    def _easy(self, pool: _Pool | None = None) -> pycurl.Curl:
+        """An idle easy handle of ``pool`` (default: this thread's), with the options every
+        call shares."""
+        if pool is not None:
+            return pool.idle.pop() if pool.idle else self._new_easy(pool.share)
         handles = self._handles
         if handles.multi is None or handles.pid != os.getpid():
             handles.multi = pycurl.CurlMulti()
@@ -344,8 +359,12 @@ class BotClient:
                 self._owned.append((handles.multi, handles.share, handles.idle))
         if handles.idle:
             return handles.idle.pop()
+        return self._new_easy(handles.share)
+
+    def _new_easy(self, share: pycurl.CurlShare | None) -> pycurl.Curl:
         easy = pycurl.Curl()
-        easy.setopt(pycurl.SHARE, handles.share)
+        if share is not None:
+            easy.setopt(pycurl.SHARE, share)
         easy.setopt(pycurl.MAXCONNECTS, self.max_connections)
         easy.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
@@ -360,16 +379,17 @@ class BotClient:
         easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
         return easy
 
-    def _begin(self, call: Call) -> Transfer:
-        """Check the call and set up a handle of this thread for it."""
+    def _begin(self, call: Call, pool: _Pool | None = None) -> Transfer:
+        """Check the call and set up a handle of ``pool`` (default: this thread's) for it."""
         target = call_target(call.url, call.path)
         resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
                                 clock=self.dns_clock)
-        easy = self._easy()
+        easy = self._easy(pool)
         transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round(call.timeout * 1000))
         options = (target.url, resolve, timeout_ms)
-        set_on = self._handles.options
+        idle = (pool or self._handles).idle
+        set_on = (pool or self._handles).options
         try:
             # A handle keeps its options from call to call: most calls go where the handle's
             # last one went (the same bot, the same checked addresses, the same time limit), and
@@ -395,7 +415,7 @@ class BotClient:
                 easy.setopt(pycurl.HTTPGET, 1)
             easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
         except BaseException:
-            self._handles.idle.append(easy)
+            idle.append(easy)
             raise
         return transfer
 
@@ -476,10 +496,13 @@ class CallLoop:
     time counts from when it is sent, never from when it waited here.
     """
 
-    def __init__(self, client: BotClient) -> None:
+    def __init__(self, client: BotClient, *, max_connections: int = 4096) -> None:
         self.client = client
         self.multi = pycurl.CurlMulti()
-        self.multi.setopt(pycurl.M_MAXCONNECTS, client.max_connections)
+        # Its own connection cache, not the thread's share: a share keeps about a hundred
+        # connections alive, and hundreds of calls in flight then open one each, every time.
+        self.multi.setopt(pycurl.M_MAXCONNECTS, max_connections)
+        self._pool = _Pool()
         self.multi.setopt(pycurl.M_SOCKETFUNCTION, self._watch)
         self.multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
         self.selector = selectors.DefaultSelector()
@@ -511,7 +534,7 @@ class CallLoop:
 
     def _send(self, call: Call, done: Callable[[Reply], None]) -> None:
         start = time.perf_counter()
-        transfer = self.client._begin_checked(call, start)
+        transfer = self.client._begin_checked(call, start, self._pool)
         if isinstance(transfer, Reply):
             self._ready.append((transfer, done))
             return
@@ -549,11 +572,13 @@ class CallLoop:
         """Stop every call in flight (their callbacks are not called) and close the handles."""
         for easy in list(self._running):
             self.multi.remove_handle(easy)
-            self.client._handles.idle.append(easy)
+            self._pool.idle.append(easy)
         self._running.clear()
         self._waiting.clear()
         self._ready.clear()
         self.selector.close()
+        for easy in self._pool.idle:
+            easy.close()
         self.multi.close()
 
     # ---- helpers -----------------------------------------------------------------------------
@@ -584,7 +609,7 @@ class CallLoop:
             pass
         reply = (BotClient._failed(start, reason, detail) if reason
                  else self.client._reply(transfer, start))
-        self.client._handles.idle.append(easy)
+        self._pool.idle.append(easy)
         self._ready.append((reply, done))
         url = transfer.call.url
         self._sending[url] -= 1

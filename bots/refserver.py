@@ -51,6 +51,9 @@ class RefBotServer(ThreadingHTTPServer):
     what a match costs against bots that do not answer at once)."""
 
     daemon_threads = True
+    #: Connections waiting to be accepted: a worker with hundreds of matches in flight opens
+    #: hundreds at once, and the default 5 dropped most of them for a second's retry.
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], *, secret: str | None = None,
                  move_delay: float = 0.0) -> None:

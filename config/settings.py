@@ -297,6 +297,13 @@ BLUFF_MULTIPLEXED_WORKER = env_bool("BLUFF_MULTIPLEXED_WORKER", False)
 _LEASE_FLOOR = 2 * -(-BOTS_MOVE_TIMEOUT_MS // 1000) + 2
 BLUFF_ADVANCE_LEASE_SECONDS = env_int("BLUFF_ADVANCE_LEASE_SECONDS", max(15, 3 * _LEASE_FLOOR),
                                       minimum=_LEASE_FLOOR)
+# How long a multiplexed worker keeps a match's moves in memory before it stores them (the
+# threaded worker: a second). Hundreds of matches in flight each move a few times a second, so
+# a batch of a second holds a few moves and its statements would cost more than the moves;
+# a third of the lease still leaves room for the two timeouts of a step before it runs out.
+# Spectators see a webhook match move in steps of up to this long.
+BLUFF_MULTIPLEXED_BATCH_SECONDS = env_int("BLUFF_MULTIPLEXED_BATCH_SECONDS",
+                                          max(1, BLUFF_ADVANCE_LEASE_SECONDS // 3), minimum=1)
 # The stalled-match sweep runs every half lease by default, so a match whose worker died (its
 # lease ran out) is asked again within two leases of its last batch (docs/deploy.md).
 BLUFF_RESUME_SWEEP_SECONDS = env_int("BLUFF_RESUME_SWEEP_SECONDS",

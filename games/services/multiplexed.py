@@ -31,6 +31,7 @@ from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any
 
+from django.conf import settings
 from django.db import close_old_connections, connections
 
 from ..driver import Ask, Tell
@@ -136,7 +137,9 @@ class MatchLoop:
             match_id, future = item
             if not future.set_running_or_notify_cancel():
                 continue
-            self._resume(_Match(match_id, advancing(match_id=match_id), future))
+            play = advancing(match_id=match_id,
+                             batch_seconds=settings.BLUFF_MULTIPLEXED_BATCH_SECONDS)
+            self._resume(_Match(match_id, play, future))
 
     def _pump(self) -> None:
         """Drive every kind's calls in flight, waiting at most ``pump_seconds`` if no match
