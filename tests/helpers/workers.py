@@ -41,12 +41,12 @@ class Workers:
         purge_queues()  # no other test's messages
 
     def start(self, queue: str, *, host: str | None = None,
-              env: dict[str, str] | None = None) -> subprocess.Popen:
+              env: dict[str, str] | None = None, concurrency: int = 8) -> subprocess.Popen:
         """A worker for ``queue``; ``host``: in that network namespace (``ip netns exec``),
         named ``queue@host`` (the key for :meth:`kill`); ``env``: its own environment on top
-        of the others'."""
-        extra = ("--pool", "threads", "--concurrency", "8") if queue == "matches" else \
-            ("--pool", "solo")
+        of the others'; ``concurrency``: a matches worker's threads."""
+        extra = ("--pool", "threads", "--concurrency", str(concurrency)) if queue == "matches" \
+            else ("--pool", "solo")
         name = queue if host is None else f"{queue}@{host}"
         prefix = [] if host is None else ["ip", "netns", "exec", host]
         path = self.logs / f"worker-{name}-{len(self.processes)}-{time.time():.0f}.log"
