@@ -107,7 +107,7 @@ class WebhookCaller:
         """``/move`` to every seat at once, all from ``state``, waiting here for the answers; an
         answer per seat (a seat whose body could not be built gets a platform failure: the
         default, no strike)."""
-        answers, calls = self._move_calls(state, seats)
+        answers, calls = self._calls(state, seats, "move", self._move_body)
         if calls:
             answers.update(self._judge_here(_MoveCalls(self, state, calls)))
         return answers
@@ -130,22 +130,8 @@ class WebhookCaller:
         """:meth:`ask` without waiting: the calls go out on ``loop`` and the answers are read,
         judged the same way, as the loop hands the replies back (:class:`PendingMoves`);
         ``answered``: seats of the step answered already (a bot that is gone)."""
-        answers, calls = self._move_calls(state, seats)
+        answers, calls = self._calls(state, seats, "move", self._move_body)
         return PendingMoves(_MoveCalls(self, state, calls), loop, {**(answered or {}), **answers})
-
-    def _move_calls(self, state: State, seats: Sequence[int]
-                    ) -> tuple[dict[int, SeatAnswer], dict[int, Call]]:
-        """Each seat's /move call, or its platform failure answer if the body could not be
-        built."""
-        answers: dict[int, SeatAnswer] = {}
-        calls: dict[int, Call] = {}
-        for seat in seats:
-            call = self._prepare(state, seat, "move", self._move_body)
-            if isinstance(call, SeatAnswer):
-                answers[seat] = call
-            else:
-                calls[seat] = call
-        return answers, calls
 
     def _judge_here(self, moves: _MoveCalls) -> dict[int, SeatAnswer]:
         """Make ``moves``' calls from this thread until each has its answer: sent together,
@@ -156,9 +142,7 @@ class WebhookCaller:
             if not seats:
                 moves.wait_for_network()
                 continue
-            calls = [moves.calls[seat] for seat in seats]
-            replies = self.client.call_many(calls) if len(calls) > 1 else [
-                self.client.call(calls[0])]
+            replies = self.client.call_many([moves.calls[seat] for seat in seats])
             moves.judge(dict(zip(seats, replies, strict=True)))
         return moves.answers
 
@@ -189,8 +173,9 @@ class WebhookCaller:
         """``/start`` or ``/end`` to every seat at once, waiting here; answers are ignored,
         failures recorded (never a strike)."""
         make = protocol.start_body if path == "start" else protocol.end_body
-        replies, _ = self._call(state, seats, path, make)
-        for seat, reply in replies.items():
+        _, calls = self._calls(state, seats, path, make)
+        replies = self.client.call_many(list(calls.values())) if calls else []
+        for seat, reply in zip(calls, replies, strict=True):
             self._noticed(state, seat, path, reply)
 
     def notify_later(self, state: State, seats: Sequence[int], path: str, loop: CallLoop,
@@ -198,12 +183,11 @@ class WebhookCaller:
         """:meth:`notify` without waiting: the calls go out on ``loop``; ``then`` runs once
         every one has come back (and is recorded)."""
         make = protocol.start_body if path == "start" else protocol.end_body
+        _, calls = self._calls(state, seats, path, make)
         pending = PendingNotices(then)
-        for seat in seats:
-            call = self._prepare(state, seat, path, make)
-            if not isinstance(call, SeatAnswer):
-                pending.left += 1
-                loop.start(call, functools.partial(pending.back, self, state, seat, path))
+        pending.left = len(calls)
+        for seat, call in calls.items():
+            loop.start(call, functools.partial(pending.back, self, state, seat, path))
         return pending
 
     def _noticed(self, state: State, seat: int, path: str, reply: Reply) -> None:
@@ -216,23 +200,19 @@ class WebhookCaller:
         return protocol.move_body(info, state, seat,
                                   compact=self.endpoints[seat].compact_legal_actions)
 
-    def _call(self, state: State, seats: Sequence[int], path: str,
-              make_body: Callable[[MatchInfo, State, int], JSON],
-              ) -> tuple[dict[int, Reply], dict[int, SeatAnswer]]:
-        """Build each seat's body and call those bots at once: their replies by seat, and a
-        platform failure answer for each body we could not build."""
-        calls: list[Call] = []
-        asked: list[int] = []
-        failed: dict[int, SeatAnswer] = {}
+    def _calls(self, state: State, seats: Sequence[int], path: str,
+               make_body: Callable[[MatchInfo, State, int], JSON],
+               ) -> tuple[dict[int, SeatAnswer], dict[int, Call]]:
+        """Each seat's call, or its platform failure answer if its body could not be built."""
+        answers: dict[int, SeatAnswer] = {}
+        calls: dict[int, Call] = {}
         for seat in seats:
             call = self._prepare(state, seat, path, make_body)
             if isinstance(call, SeatAnswer):
-                failed[seat] = call
+                answers[seat] = call
             else:
-                calls.append(call)
-                asked.append(seat)
-        replies = self.client.call_many(calls) if calls else []
-        return dict(zip(asked, replies, strict=True)), failed
+                calls[seat] = call
+        return answers, calls
 
     def _prepare(self, state: State, seat: int, path: str,
                  make_body: Callable[[MatchInfo, State, int], JSON]) -> Call | SeatAnswer:

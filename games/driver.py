@@ -348,11 +348,8 @@ class MatchDriver:
     def ask(self, seats: Sequence[int]) -> dict[int, SeatAnswer]:
         """Answers of ``seats`` (several seats of one kind at once), from the state as it is;
         nothing is applied. A kind that raises is a platform failure: no strike."""
-        by_kind: dict[str, list[int]] = {}
-        for seat in seats:
-            by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
         answers: dict[int, SeatAnswer] = {}
-        for name, numbers in by_kind.items():
+        for name, numbers in self._by_kind(seats).items():
             answers.update(self._ask_kind(name, numbers))
         return {seat: answers[seat] for seat in seats}
 
@@ -426,11 +423,8 @@ class MatchDriver:
     def send(self, seats: Sequence[int]) -> Pending:
         """:meth:`ask` without waiting for the answers (``SeatSession.send``): a kind that
         raises is a platform failure, as for :meth:`ask`."""
-        by_kind: dict[str, list[int]] = {}
-        for seat in seats:
-            by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
         parts: list[Pending] = []
-        for name, numbers in by_kind.items():
+        for name, numbers in self._by_kind(seats).items():
             try:
                 parts.append(self.session(name).send(self.state, numbers, self.version))
             except PlatformOutage:
@@ -453,6 +447,13 @@ class MatchDriver:
         return _AllOf(parts, ())
 
     # ---- helpers -------------------------------------------------------------------------
+
+    def _by_kind(self, seats: Sequence[int]) -> dict[str, list[int]]:
+        """``seats`` grouped by their kind's name (one session asks several at once)."""
+        by_kind: dict[str, list[int]] = {}
+        for seat in seats:
+            by_kind.setdefault(self.table.seats[seat].kind, []).append(seat)
+        return by_kind
 
     def _kind(self, name: str) -> SeatKind:
         return self._kinds.get(name) or get_seat_kind(name)
