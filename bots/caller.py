@@ -194,6 +194,8 @@ class WebhookCaller:
         record = self._record(seat, path, state, reply)
         if reply.failure is not None:
             record.reason, record.detail = reply.failure.reason, reply.failure.detail
+            if record.reason == protocol.WORKER_LATE:
+                record.reason = protocol.PLATFORM_ERROR
         self.records.append(record)
 
     def _move_body(self, info: MatchInfo, state: State, seat: int) -> JSON:
@@ -246,7 +248,8 @@ class _MoveCalls:
     since the call was sent), or its resolver did not answer, is set aside (recorded, never a
     strike) and sent again once the network is back, waiting at most the caller's
     ``outage_wait`` (else :class:`PlatformOutage`); with the network fine it is sent once more,
-    and only a second failure is the bot's.
+    and only a second failure is the bot's. A call the worker read too late to judge
+    (``worker_late``) is set aside and sent again at once.
     """
 
     def __init__(self, caller: WebhookCaller, state: State, calls: dict[int, Call], *,
@@ -286,6 +289,9 @@ class _MoveCalls:
         for seat, reply in replies.items():
             if reply.failure is not None and reply.failure.reason in _TRANSPORT:
                 failed.append(seat)
+            elif reply.failure is not None and reply.failure.reason == protocol.WORKER_LATE:
+                self.caller._set_aside(self.state, seat, reply, "asked again", platform=True)
+                self.sendable.append(seat)
             else:
                 self.answers[seat] = self.caller._answer(self.state, seat, reply)
         if not failed:

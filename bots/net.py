@@ -33,7 +33,9 @@ Connections are kept alive and reused per origin, per thread (one connection cac
 from __future__ import annotations
 
 import contextlib
+import heapq
 import ipaddress
+import itertools
 import logging
 import os
 import selectors
@@ -58,6 +60,7 @@ from .protocol import (
     PLATFORM_ERROR,
     RESOLVER_UNAVAILABLE,
     TIMEOUT,
+    WORKER_LATE,
     Failure,
 )
 from .resolver import DnsCache, ResolverUnavailable, call_target, resolve_entry
@@ -152,7 +155,7 @@ class _Pool:
     def __init__(self, share: pycurl.CurlShare | None = None) -> None:
         self.share = share
         self.idle: list[pycurl.Curl] = []
-        self.options: dict[pycurl.Curl, tuple[str, str | None, int]] = {}
+        self.options: dict[pycurl.Curl, tuple[str, str | None, int, int]] = {}
 
 
 class _Handles(threading.local):
@@ -165,7 +168,7 @@ class _Handles(threading.local):
     share: pycurl.CurlShare | None = None
     idle: list[pycurl.Curl]
     #: Each easy handle's URL, RESOLVE entry and time limit as last set (``_begin``).
-    options: dict[pycurl.Curl, tuple[str, str | None, int]]
+    options: dict[pycurl.Curl, tuple[str, str | None, int, int]]
     pid: int = 0
 
 
@@ -322,11 +325,11 @@ class BotClient:
                         del sending[url]
                 self._sending_changed.notify_all()
 
-    def _begin_checked(self, call: Call, start: float, pool: _Pool | None = None
-                       ) -> Transfer | Reply:
+    def _begin_checked(self, call: Call, start: float, pool: _Pool | None = None,
+                       grace: float = 0.0) -> Transfer | Reply:
         """:meth:`_begin`, or the failure reply of a call that cannot be made."""
         try:
-            return self._begin(call, pool)
+            return self._begin(call, pool, grace)
         except BlockedAddress as exc:
             return self._failed(start, BLOCKED_ADDRESS, str(exc))
         except BadBotURL as exc:
@@ -379,15 +382,18 @@ class BotClient:
         easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
         return easy
 
-    def _begin(self, call: Call, pool: _Pool | None = None) -> Transfer:
-        """Check the call and set up a handle of ``pool`` (default: this thread's) for it."""
+    def _begin(self, call: Call, pool: _Pool | None = None, grace: float = 0.0) -> Transfer:
+        """Check the call and set up a handle of ``pool`` (default: this thread's) for it;
+        curl's own time limits ``grace`` seconds longer than the call's (a :class:`CallLoop`
+        judges them itself)."""
         target = call_target(call.url, call.path)
         resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
                                 clock=self.dns_clock)
         easy = self._easy(pool)
         transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
-        timeout_ms = max(1, round(call.timeout * 1000))
-        options = (target.url, resolve, timeout_ms)
+        timeout_ms = max(1, round((call.timeout + grace) * 1000))
+        connect_ms = max(1, min(timeout_ms, round((self.connect_timeout + grace) * 1000)))
+        options = (target.url, resolve, timeout_ms, connect_ms)
         idle = (pool or self._handles).idle
         set_on = (pool or self._handles).options
         try:
@@ -399,8 +405,7 @@ class BotClient:
                 easy.setopt(pycurl.URL, target.url)
                 easy.setopt(pycurl.RESOLVE, [resolve] if resolve else [])
                 easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
-                easy.setopt(pycurl.CONNECTTIMEOUT_MS,
-                            max(1, min(timeout_ms, round(self.connect_timeout * 1000))))
+                easy.setopt(pycurl.CONNECTTIMEOUT_MS, connect_ms)
                 set_on[easy] = options
             easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
             easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
@@ -494,6 +499,17 @@ class CallLoop:
     so connections are reused per bot host. No bot (its base URL) is sent more than its
     ``Call.limit`` calls at once: the next wait in order and start as one finishes, and a call's
     time counts from when it is sent, never from when it waited here.
+
+    A busy loop must never cost a bot (the platform's faults never do): the thread that reads
+    the sockets also plays hundreds of matches, and may come back to them late. So the loop
+    times a call's limit itself, on a clock that counts the time it spends waiting on the
+    sockets and at most ``AWAY_SECONDS`` of each stretch it spends elsewhere: a bot is never
+    charged for the time its answer, or its connection, waited for the loop to look. A call
+    still not answered when that clock passes its limit, every socket read, is the bot's
+    timeout; an answer is in time otherwise (its recorded time is that clock's, capped at the
+    limit). curl's own limits are ``LATE_GRACE_SECONDS`` longer and stop only a call the loop
+    left that long: it cannot tell when such an answer came, so the call fails as
+    ``worker_late``, ours, and is asked again (``bots.caller``).
     """
 
     def __init__(self, client: BotClient, *, max_connections: int = 4096) -> None:
@@ -507,7 +523,16 @@ class CallLoop:
         self.multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
         self.selector = selectors.DefaultSelector()
         self._timer_at: float | None = None
-        self._running: dict[pycurl.Curl, tuple[Transfer, float, Callable[[Reply], None]]] = {}
+        self._running: dict[pycurl.Curl, _Flight] = {}
+        #: Calls added since curl last ran its timers (sent by that run: their time starts).
+        self._unsent: list[_Flight] = []
+        #: (deadline, order, call) of the calls sent, earliest first, on the clock of
+        #: :attr:`_charged` (:meth:`_expire`).
+        self._deadlines: list[tuple[float, int, _Flight]] = []
+        self._order = itertools.count()
+        #: Seconds a call is charged for (class doc), and when the loop last looked.
+        self._charged = 0.0
+        self._looked_at = time.perf_counter()
         #: Calls started per bot URL, and those waiting for one of them to finish.
         self._sending: dict[str, int] = {}
         self._waiting: dict[str, deque[tuple[Call, Callable[[Reply], None]]]] = {}
@@ -534,12 +559,13 @@ class CallLoop:
 
     def _send(self, call: Call, done: Callable[[Reply], None]) -> None:
         start = time.perf_counter()
-        transfer = self.client._begin_checked(call, start, self._pool)
+        transfer = self.client._begin_checked(call, start, self._pool, LATE_GRACE_SECONDS)
         if isinstance(transfer, Reply):
             self._ready.append((transfer, done))
             return
         self._sending[call.url] = self._sending.get(call.url, 0) + 1
-        self._running[transfer.easy] = (transfer, start, done)
+        flight = self._running[transfer.easy] = _Flight(transfer, start, done)
+        self._unsent.append(flight)
         try:
             self.multi.add_handle(transfer.easy)
         except Exception as exc:  # curl itself failed: ours, never a strike
@@ -549,23 +575,35 @@ class CallLoop:
     def pump(self, timeout: float) -> int:
         """Wait at most ``timeout`` seconds for any call's socket, move every call on as far
         as it goes, and hand each finished one to its callback; how many were handed."""
-        if self._ready:
+        if self._ready or self._unsent:
             timeout = 0.0
         if self._timer_at is not None:
             timeout = max(0.0, min(timeout, self._timer_at - time.monotonic()))
+        entered = time.perf_counter()
+        self._charged += min(entered - self._looked_at, AWAY_SECONDS)
         if self.selector.get_map():
             events = self.selector.select(timeout)
         else:  # nothing on the wire (curl's timers only, or calls waiting for the network)
             if timeout > 0:
                 time.sleep(timeout)
             events = []
+        self._looked_at = time.perf_counter()  # every answer there by now is read below
+        self._charged += self._looked_at - entered
         for key, mask in events:
             flags = ((pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0)
                      | (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0))
             self._act(key.fd, flags)
-        if self._timer_at is not None and time.monotonic() >= self._timer_at:
+        self._expire()  # before curl's timers: its longer limits are for a late loop only
+        if self._unsent or (self._timer_at is not None
+                            and time.monotonic() >= self._timer_at):
+            unsent, self._unsent = self._unsent, []
             self._timer_at = None
-            self._act(pycurl.SOCKET_TIMEOUT, 0)
+            self._act(pycurl.SOCKET_TIMEOUT, 0)  # curl sends the calls added since
+            for flight in unsent:
+                if self._running.get(flight.transfer.easy) is flight:
+                    flight.charged_from = self._charged
+                    heapq.heappush(self._deadlines, (
+                        self._charged + flight.transfer.call.timeout, next(self._order), flight))
         return self._hand_over()
 
     def close(self) -> None:
@@ -574,6 +612,8 @@ class CallLoop:
             self.multi.remove_handle(easy)
             self._pool.idle.append(easy)
         self._running.clear()
+        self._unsent.clear()
+        self._deadlines.clear()
         self._waiting.clear()
         self._ready.clear()
         self.selector.close()
@@ -598,10 +638,29 @@ class CallLoop:
             if not queued:
                 break
 
+    def _expire(self) -> None:
+        """Fail as the bot's timeout every call charged past its limit whose answer was not
+        all there when the loop last looked (class doc)."""
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][0] < self._charged:
+            _, _, flight = heapq.heappop(deadlines)
+            if self._running.get(flight.transfer.easy) is flight:
+                self._finished(flight.transfer.easy, TIMEOUT, "no answer within "
+                               f"{flight.transfer.call.timeout * 1000:.0f} ms")
+
     def _finished(self, easy: pycurl.Curl, reason: str = "", detail: str = "", *,
                   errno: int = 0, error: str = "") -> None:
-        transfer, start, done = self._running.pop(easy)
-        transfer.done_at = time.perf_counter()
+        flight = self._running.pop(easy)
+        transfer, start, done = flight.transfer, flight.start, flight.done
+        # The time charged, not the time passed; a call still running when its charged time
+        # passed the limit ended in :meth:`_expire`, so this answer may have come in time.
+        charged = (self._charged - flight.charged_from if flight.charged_from is not None
+                   else time.perf_counter() - start)
+        transfer.done_at = start + min(charged, transfer.call.timeout)
+        if errno == pycurl.E_OPERATION_TIMEDOUT and not reason:
+            reason, detail = WORKER_LATE, (
+                f"the worker came back to this call over {LATE_GRACE_SECONDS:g} s late, and "
+                "cannot tell when the answer came: ours, asked again")
         transfer.errno, transfer.error = errno, error
         try:
             self.multi.remove_handle(easy)
@@ -650,6 +709,23 @@ class CallLoop:
         """curl's timer callback: act on no socket at this time (-1: no timer)."""
         self._timer_at = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
 
+
+class _Flight:
+    """A call on a :class:`CallLoop`: its transfer, when it was started, the loop's charged
+    clock when curl sent it (None until then), and who gets its reply."""
+
+    __slots__ = ("charged_from", "done", "start", "transfer")
+
+    def __init__(self, transfer: Transfer, start: float, done: Callable[[Reply], None]) -> None:
+        self.transfer, self.start, self.done = transfer, start, done
+        self.charged_from: float | None = None
+
+
+#: Of each stretch a :class:`CallLoop` spends away from its sockets, at most this much is
+#: charged to the calls in flight (its rounds last about 0.05 s: ``MatchLoop.round_seconds``).
+AWAY_SECONDS: Final = 0.05
+#: How much longer than a call's limit curl's own limits are on a :class:`CallLoop`.
+LATE_GRACE_SECONDS: Final = 10.0
 
 _LOOPS = threading.local()
 

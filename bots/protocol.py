@@ -55,6 +55,10 @@ PLATFORM_ERROR: Final = "platform_error"
 #: The platform's own resolver did not answer for the bot's host (bots/resolver.py): ours, and
 #: the call is made again once the platform can (bots/reachability.py).
 RESOLVER_UNAVAILABLE: Final = "resolver_unavailable"
+#: The multiplexed worker came back to a call after curl's own, longer, limit had stopped it
+#: (``bots.net.CallLoop``): it cannot tell when the answer came, so it is ours, and the call is
+#: made again at once.
+WORKER_LATE: Final = "worker_late"
 
 
 @dataclass(frozen=True)

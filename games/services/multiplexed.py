@@ -59,12 +59,17 @@ class MatchLoop:
 
     ``sweep_seconds``: how often every waiting match is polled, woken or not (a call waiting
     for the platform's own network is looked at on that beat); ``pump_seconds``: the longest
-    the loop waits for sockets before it looks for new matches.
+    the loop waits for sockets before it looks for new matches; ``round_seconds``: how long it
+    goes on starting and resuming matches before it reads the sockets again (the rest wait
+    for the next round), so answers are read soon after they come, however many matches are
+    due at once (a call's time limit is judged by when the loop looked: ``bots.net.CallLoop``).
     """
 
-    def __init__(self, *, sweep_seconds: float = 0.25, pump_seconds: float = 0.02) -> None:
+    def __init__(self, *, sweep_seconds: float = 0.25, pump_seconds: float = 0.02,
+                 round_seconds: float = 0.05) -> None:
         self.sweep_seconds = sweep_seconds
         self.pump_seconds = pump_seconds
+        self.round_seconds = round_seconds
         self._inbox: queue.SimpleQueue[tuple[int, Future[int]] | None] = queue.SimpleQueue()
         self._waiting: set[_Match] = set()
         self._woken: list[_Match] = []
@@ -107,14 +112,20 @@ class MatchLoop:
         try:
             while not (stopping and not self._waiting):
                 try:
-                    stopping |= self._take_new()
+                    round_ends = time.monotonic() + self.round_seconds
+                    stopping |= self._take_new(round_ends)
                     self._pump()
                     woken, self._woken = self._woken, []
                     now = time.monotonic()
                     if now >= next_sweep:
                         woken = [*woken, *self._waiting]
                         next_sweep = now + self.sweep_seconds
-                    for match in dict.fromkeys(woken):
+                    round_ends = now + self.round_seconds
+                    woken = list(dict.fromkeys(woken))
+                    for i, match in enumerate(woken):
+                        if time.monotonic() >= round_ends:  # the sockets first
+                            self._woken.extend(woken[i:])
+                            break
                         self._poll(match)
                 except Exception:  # a bug of the loop's own must not strand every match
                     log.exception("the match loop failed a round; it goes on")
@@ -122,11 +133,12 @@ class MatchLoop:
         finally:
             connections.close_all()
 
-    def _take_new(self) -> bool:
-        """Start the matches handed over since the last round (waiting for one when there is
-        nothing else to do); True when told to stop."""
+    def _take_new(self, until: float) -> bool:
+        """Start the matches handed over since the last round, until the monotonic time
+        ``until`` (waiting for one when there is nothing else to do); True when told to
+        stop."""
         block = not self._waiting and not self._woken
-        while True:
+        while block or time.monotonic() < until:
             try:
                 item = self._inbox.get(timeout=1.0) if block else self._inbox.get_nowait()
             except queue.Empty:
@@ -140,6 +152,7 @@ class MatchLoop:
             play = advancing(match_id=match_id,
                              batch_seconds=settings.BLUFF_MULTIPLEXED_BATCH_SECONDS)
             self._resume(_Match(match_id, play, future))
+        return False
 
     def _pump(self) -> None:
         """Drive every kind's calls in flight, waiting at most ``pump_seconds`` if no match

@@ -308,3 +308,24 @@ def test_a_name_that_does_not_exist_is_the_bots_fault_after_a_second_try(monkeyp
     first, second = caller.take_records()
     assert not first.strike and "asked once more" in first.detail
     assert second.strike and "cannot resolve" in second.detail
+
+
+def test_a_call_the_worker_read_too_late_is_asked_again_never_judged() -> None:
+    """``worker_late`` (``bots.net.CallLoop``: the loop came back to a call after curl's own,
+    longer, limit) is the platform's: set aside, logged as ``platform_error``, sent again at
+    once, and the answer to the call sent again is the one that counts."""
+    from bots import protocol
+    from bots.caller import _MoveCalls
+    from bots.net import Reply
+
+    caller, state = caller_for("http://bot.example.org", outage_wait=5)
+    moves = _MoveCalls(caller, state, {0: caller._prepare(state, 0, "move", caller._move_body)})
+    assert moves.take_sendable() == [0]
+    late = Reply(b"", 10.3, failure=protocol.Failure(protocol.WORKER_LATE, "came back late"))
+    moves.judge({0: late})
+    assert not moves.done and moves.take_sendable() == [0], "sent again at once"
+    [record] = caller.take_records()
+    assert (record.reason, record.strike) == ("platform_error", False)
+    action = state.legal_actions(0)[0]
+    moves.judge({0: Reply(protocol.encode({"action": action}), 0.01, 200)})
+    assert moves.done and moves.answers[0].action == action

@@ -17,7 +17,7 @@ from bots.refserver import RefBotServer
 from bots.signing import new_secret
 from games import services, tasks
 from games.log import entries
-from games.models import Match
+from games.models import Match, Seat
 from games.services.multiplexed import MatchLoop
 from tests.helpers.tasks import hold_tasks
 
@@ -199,3 +199,36 @@ def test_a_bot_that_stalls_delays_only_its_own_matches(alice, loop, monkeypatch,
             server.shutdown()
             server.server_close()
     waiting.result(timeout=120)  # refused from now on: struck out at once, the match ends
+
+
+def test_a_busy_loop_never_strikes_a_bot(alice, loop, monkeypatch, settings) -> None:
+    """The loop's own slowness is the platform's: with every batch's write taking 0.3 s (a slow
+    database, or hundreds of matches' writes in a row), bots answering at once are never late
+    against a 200 ms limit, however long their answers waited for the loop to read them."""
+    from games.services import automatic
+
+    hold_tasks(monkeypatch, "games.advance")
+    settings.BOTS_MOVE_TIMEOUT_MS = 200
+    settings.BLUFF_MULTIPLEXED_BATCH_SECONDS = 0.05
+    save_batch = automatic.save_batch
+
+    def slow_save_batch(*args: Any, **kwargs: Any) -> bool:
+        time.sleep(0.3)
+        return save_batch(*args, **kwargs)
+
+    monkeypatch.setattr(automatic, "save_batch", slow_save_batch)
+    server = _serve(move_delay=0.0)
+    try:
+        bots = [_bot(alice, server.base_url + "/random") for _ in range(2)]
+        ids = _matches(alice, bots, [("dot", 2)], range(6))
+        for future in [loop.play(match_id) for match_id in ids]:
+            future.result(timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert Match.objects.filter(pk__in=ids, status="finished").count() == 6
+    moves = BotCall.objects.filter(match_id__in=ids, path="move")
+    assert moves.count() >= 6 * 8
+    assert not moves.exclude(reason="").exists(), sorted(
+        moves.exclude(reason="").values_list("reason", "detail"))[:3]
+    assert not Seat.objects.filter(match_id__in=ids, strikes__gt=0).exists()

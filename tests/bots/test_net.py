@@ -387,3 +387,87 @@ def test_no_bot_gets_more_calls_at_once_than_its_limit(secret, how) -> None:
         client.close()
     assert len(replies) == 18 and all(r.failure is None for r in replies)
     assert bot.counts["most"] == 3, f"the bot held {bot.counts['most']} calls at once (limit 3)"
+
+
+def _pump_until_back(loop: net.CallLoop, replies: list, *, wait: float = 0.01,
+                     away: float = 0.0) -> None:
+    """Pump ``loop`` until its calls are back, spending ``away`` seconds elsewhere (a busy
+    worker playing other matches) between looks."""
+    deadline = time.monotonic() + 30
+    while len(loop) and time.monotonic() < deadline:
+        loop.pump(wait)
+        time.sleep(away)
+
+
+@pytest.mark.parametrize("kept_alive", [False, True])
+def test_a_busy_loop_never_charges_a_bot_for_the_time_it_was_away(secret, kept_alive) -> None:
+    """The loop that reads the sockets also plays hundreds of matches, and may look at them
+    late: an instant bot whose answer (or whose new connection) waited 0.6 s for the loop to
+    come back is in time against a 0.2 s limit, its latency logged under the limit."""
+    bot = _HoldingBot(hold=0.0)
+    client = BotClient(allow_private=True)
+    loop = net.CallLoop(client)
+    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
+    replies: list[net.Reply] = []
+    try:
+        if kept_alive:  # a connection to reuse, as in a match's later moves
+            loop.start(call, replies.append)
+            _pump_until_back(loop, replies)
+            replies.clear()
+        loop.start(call, replies.append)
+        loop.pump(0)  # sent (or connecting)
+        time.sleep(0.6)  # the loop plays other matches meanwhile
+        _pump_until_back(loop, replies, away=0.3)
+    finally:
+        loop.close()
+        bot.close()
+        client.close()
+    assert [r.failure for r in replies] == [None]
+    assert replies[0].elapsed <= 0.2
+
+
+def test_a_silent_bot_still_times_out_on_a_busy_loop(secret) -> None:
+    """What the loop is not charged for it still times: a bot that holds its answer 3 s is a
+    timeout against a 0.2 s limit, whether the loop looks often or comes back late each time
+    (later then, by the time it was away)."""
+    bot = _HoldingBot(hold=3.0)
+    client = BotClient(allow_private=True)
+    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
+    took = {}
+    try:
+        for away in (0.0, 0.2):
+            loop = net.CallLoop(client)
+            replies: list[net.Reply] = []
+            started = time.monotonic()
+            loop.start(call, replies.append)
+            _pump_until_back(loop, replies, away=away)
+            took[away] = time.monotonic() - started
+            loop.close()
+            assert [r.failure.reason for r in replies] == [protocol.TIMEOUT]
+            assert replies[0].failure.detail == "no answer within 200 ms"
+    finally:
+        bot.close()
+        client.close()
+    assert took[0.0] < 1.0, "a loop that looks often ends the call at the limit"
+    assert 0.6 < took[0.2] < 2.9, "charged 0.05 s of each 0.2 s away, and not the bot's 3 s"
+
+
+def test_a_call_the_loop_left_past_curls_limit_is_ours(monkeypatch, secret) -> None:
+    """curl's own limit (the call's plus ``LATE_GRACE_SECONDS``) stops a call the loop left
+    that long: nobody can tell when its answer came, so it is ``worker_late``, never the
+    bot's timeout."""
+    monkeypatch.setattr(net, "LATE_GRACE_SECONDS", 0.1)
+    bot = _HoldingBot(hold=0.4)
+    client = BotClient(allow_private=True)
+    loop = net.CallLoop(client)
+    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
+    replies: list[net.Reply] = []
+    try:
+        loop.start(call, replies.append)
+        loop.pump(0)
+        _pump_until_back(loop, replies, away=1.0)
+    finally:
+        loop.close()
+        bot.close()
+        client.close()
+    assert [r.failure.reason for r in replies] == [protocol.WORKER_LATE]
