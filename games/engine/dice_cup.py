@@ -751,6 +751,15 @@ class DiceCupGame(Game):
     state_class = DiceCupState
     bots = {"random": RandomBot, "heuristic": HeuristicBot}
 
+    def legal_from_description(self, description: JSON) -> Sequence[JSON]:
+        """A :class:`CallActions` from its ``describe()`` (a call step's list is left out
+        for a compact bot once it is over 256 actions); other descriptions are refused."""
+        if description.get("type") != "call":
+            return super().legal_from_description(description)
+        calls = description["calls"]
+        return CallActions([c["target"] for c in calls], [list(c["numbers"]) for c in calls],
+                           [dict(t, give=list(t["give"])) for t in description["trades"]])
+
     def move_cap(self, players: int, options: JSON) -> int:
         """G-7 / DC-5: the cap is 500 turns; a turn takes at most 3 moves (call, answer, give),
         so this move bound is never the one that ends a match."""
