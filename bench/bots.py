@@ -291,6 +291,9 @@ class InFlight:
     mean_in_flight: float
     most_in_flight: int
     peak_mib: float
+    #: /move calls that failed as the bot's timeout, and strikes (a fair run has none).
+    timeouts: int = 0
+    strikes: int = 0
 
 
 def in_flight_matches(owner, base_url: str, secret: str, count: int, seed: int) -> list[int]:
@@ -320,7 +323,7 @@ def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str]) ->
     queued all at once as a busy ladder or a night of many tables queues them."""
     from django.conf import settings
 
-    from bots.models import BotSeat
+    from bots.models import BotCall, BotSeat
     from config.celery import purge_queues
     from games.models import Match
     from lib import queueing
@@ -347,8 +350,10 @@ def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str]) ->
     finally:
         worker.terminate()
         worker.wait(timeout=60)
+    moves = BotCall.objects.filter(match_id__in=ids, path="move")
     return InFlight(len(ids) / elapsed, statistics.mean(samples[1:] or samples or [0]),
-                    max(samples or [0]), peak)
+                    max(samples or [0]), peak, timeouts=moves.filter(reason="timeout").count(),
+                    strikes=moves.filter(strike=True).count())
 
 
 def main() -> int:
@@ -458,7 +463,10 @@ def main() -> int:
               f"{delayed.peak_mib:.0f} MiB (target < 1024); against bots answering at once "
               f"{instant.rate:.1f} matches/s ({instant.mean_in_flight:.0f} in flight); the "
               f"threaded worker ({' '.join(PRODUCTION_MATCHES_POOL)}) against the same "
-              f"{args.bot_delay_ms:g} ms bots {threaded.rate:.1f} matches/s")
+              f"{args.bot_delay_ms:g} ms bots {threaded.rate:.1f} matches/s; timeouts and "
+              f"strikes of each run (bots all in time: none is fair): "
+              + ", ".join(f"{run.timeouts} and {run.strikes}"
+                          for run in (delayed, instant, threaded)))
         hidden, over = delayed.rate / instant.rate, delayed.rate / threaded.rate
         met = (hidden >= TARGET_HIDDEN_SHARE and over >= TARGET_OVER_THREADED
                and delayed.mean_in_flight >= args.in_flight and delayed.peak_mib < 1024)

@@ -108,12 +108,13 @@ class Transfer:
     the socket opener that refuses a blocked address however curl resolved it."""
 
     __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
-                 "error", "headers", "oversized", "size")
+                 "error", "header_bytes", "headers", "oversized", "size")
 
     def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
         self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
         self.chunks: list[bytes] = []
         self.headers: list[bytes] = []
+        self.header_bytes = 0
         self.size = 0
         self.oversized = False
         self.blocked = ""
@@ -134,7 +135,8 @@ class Transfer:
     def header(self, line: bytes) -> None:
         """curl's header sink: the answer's header lines, up to ``HEADER_BYTES_KEPT`` in all
         (a refusal's hint reads them: ``failures.status_detail``)."""
-        if sum(map(len, self.headers)) + len(line) <= HEADER_BYTES_KEPT:
+        self.header_bytes += len(line)
+        if self.header_bytes <= HEADER_BYTES_KEPT:
             self.headers.append(line)
 
     def write(self, data: bytes) -> int | None:
@@ -769,8 +771,10 @@ def bot_client() -> BotClient:
     from django.conf import settings
 
     key = (settings.BOTS_ALLOW_PRIVATE_ADDRESSES, settings.BOTS_MAX_RESPONSE_BYTES)
-    with _POOLED_LOCK:
-        client = _POOLED.get(key)
-        if client is None:
-            client = _POOLED[key] = client_from_settings()
-        return client
+    client = _POOLED.get(key)  # made once, read on every call: no lock to read it
+    if client is None:
+        with _POOLED_LOCK:
+            client = _POOLED.get(key)
+            if client is None:
+                client = _POOLED[key] = client_from_settings()
+    return client

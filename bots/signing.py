@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import threading
 import time
 from collections.abc import Mapping
 from functools import lru_cache
@@ -96,11 +97,20 @@ def _keyed(secret: str) -> hmac.HMAC:
 
 def _uuid4_hex() -> bytes:
     """``uuid.uuid4().hex`` as bytes (random, version 4, RFC 4122 variant) without building a
-    ``UUID``: a third of its time, on every call to a bot."""
-    raw = bytearray(os.urandom(16))
+    ``UUID``: a third of its time, on every call to a bot. The random bytes come from the
+    system's source 4 KiB at a time, per thread (one system call per 256 ids: under load a
+    call each cost a worker playing hundreds of matches 2% of its time)."""
+    pool = _RANDOM
+    if getattr(pool, "pid", 0) != os.getpid() or pool.at >= len(pool.bytes):
+        pool.bytes, pool.at, pool.pid = os.urandom(4096), 0, os.getpid()
+    raw = bytearray(pool.bytes[pool.at:pool.at + 16])
+    pool.at += 16
     raw[6] = raw[6] & 0x0F | 0x40
     raw[8] = raw[8] & 0x3F | 0x80
     return raw.hex().encode()
+
+
+_RANDOM = threading.local()
 
 
 def verify(secret: str, body: bytes, headers: Mapping[str, str]) -> None:

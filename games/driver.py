@@ -497,9 +497,10 @@ class Tell:
         return self.driver.announce(over=self.over)
 
 
-def answer_here(run: Generator[Ask | Tell, Any, T]) -> T:
-    """Play ``run`` (a match's play that yields what it waits for: :class:`Ask`, :class:`Tell`)
-    to its end, answering each request from this thread; an exception answering is raised
+def answer_here(run: Generator[Any, Any, T]) -> T:
+    """Play ``run`` (a match's play that yields what it waits for: :class:`Ask`, :class:`Tell`,
+    or any request with a ``here()`` of its own) to its end, answering each request from this
+    thread; an exception answering is raised
     inside ``run`` where it asked, as if it had asked itself. Its return value."""
     reply: Any = None
     error: BaseException | None = None

@@ -13,9 +13,11 @@ or a join never waits on a stranger's server, and no answer is ever applied twic
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -24,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..driver import Ask, MatchDriver, Tell, answer_here
+from ..driver import Ask, MatchDriver, Move, Tell, answer_here
 from ..models import Match, Seat
 from ..seats import PlatformOutage, SeatAnswer, get_seat_kind, seat_kinds
 from ..states import load_state
@@ -54,11 +56,11 @@ def match_advance_automatic_seats(*, match_id: int, max_steps: int = 10_000,
 
 def advancing(*, match_id: int, max_steps: int = 10_000, max_seconds: float = 120.0,
               batch_moves: int = 256, batch_seconds: float = 1.0
-              ) -> Generator[Ask | Tell, Any, int]:
+              ) -> Generator[Ask | Tell | Write, Any, int]:
     """Ask the due out-of-process seats of a match, step by step; returns how many of their
     answers were applied. A generator: it yields what the match waits for (an
-    :class:`~games.driver.Ask` of its seats, a :class:`~games.driver.Tell` of its notices)
-    and is resumed with the answers, from the asking thread
+    :class:`~games.driver.Ask` of its seats, a :class:`~games.driver.Tell` of its notices, a
+    :class:`Write` of its batch) and is resumed with the answers, from the asking thread
     (:func:`match_advance_automatic_seats`) or by the thread that plays many matches at once
     (``games.services.multiplexed``): the same moves, batches, leases and records either way.
 
@@ -126,7 +128,7 @@ _DONE, _WAITING, _REQUEUE = "done", "waiting", "requeue"
 
 def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None, *,
              stop_at: float, batch_moves: int, batch_seconds: float,
-             max_steps: int) -> Generator[Ask | Tell, Any, tuple[int, int, str]]:
+             max_steps: int) -> Generator[Ask | Tell | Write, Any, tuple[int, int, str]]:
     """Play the match's out-of-process seats while ``lease`` is held, from ``found`` (the
     match and its seats as the claim read them); the steps played, the answers applied and
     how it stopped."""
@@ -160,7 +162,7 @@ def _advance(match_id: int, lease: Lease, found: tuple[Match, list[Seat]] | None
 
 def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
           stop_at: float, batch_moves: int, batch_seconds: float,
-          max_steps: int) -> Generator[Ask | Tell, Any, tuple[int, int, str | None]]:
+          max_steps: int) -> Generator[Ask | Tell | Write, Any, tuple[int, int, str | None]]:
     """Batches on one loaded match until the match ends, a polling seat or nobody is due, or
     the time or step budget is spent. Returns the steps played, the answers applied, and how
     it stopped (None: the match must be read again, since a polling seat of a shared step
@@ -185,11 +187,10 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
         done, answered = yield from driver.steps(max_moves=batch_moves, until=batch_end,
                                                  max_steps=max_steps - steps)
         steps += done
-        stored = save_batch(match, driver, seats=seats, previous_to_act=previous,
-                            base_version=base_version, lease=lease)
-        moves = driver.take_moves()
+        stored, moves = yield Write(functools.partial(
+            _store_batch, match, driver, seats=seats, previous_to_act=previous,
+            base_version=base_version, lease=lease))
         if not stored:
-            flush(driver, moves, applied=False)
             # Operators (and the several-hosts test) read this: a host cut off for longer
             # than its lease comes back to find its batch refused, not stored late.
             log.info("match %s: late batch refused (the lease ran out or the match moved on "
@@ -204,10 +205,35 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
             flush(driver, moves, applied=True)
             outcome = _DONE
             break
-        flush(driver, moves, applied=True)
     # Records the sessions still hold (e.g. /start calls of a run that found no bot due).
     flush(driver, [], applied=True)
     return steps, applied, outcome
+
+
+@dataclass(slots=True)
+class Write:
+    """What a match waits for: a write of its own to the database, answered with what
+    ``work`` returns. :meth:`here` writes from this thread; the thread that plays many matches
+    at once hands it to its writer's (``games.services.multiplexed``), and plays other
+    matches meanwhile."""
+
+    work: Callable[[], Any]
+
+    def here(self) -> Any:
+        return self.work()
+
+
+def _store_batch(match: Match, driver: MatchDriver, **batch: Any) -> tuple[bool, list[Move]]:
+    """:func:`~games.services.store.save_batch`, then the seat kinds' records of its moves
+    (those of a batch that ends the match wait for its /end notices: :func:`_play`); whether
+    it was stored, and its moves."""
+    stored = save_batch(match, driver, **batch)
+    moves = driver.take_moves()
+    if not stored:
+        flush(driver, moves, applied=False)
+    elif not driver.state.is_over:
+        flush(driver, moves, applied=True)
+    return stored, moves
 
 
 def _out_of_process_due(match_id: int) -> bool:
