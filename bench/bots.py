@@ -45,7 +45,8 @@ with how busy the machine is (bench/common.py), so read the figures beside it.
    ``--deployed-matches 0`` skips it).
 4. **in flight** (``--in-flight N``, issue 49): the multiplexed worker (``--pool threads
    --concurrency N``, ``BLUFF_MULTIPLEXED_WORKER=1``: one loop thread plays every match) playing
-   ``--in-flight-matches`` dice cup matches queued all at once against the reference bots
+   ``--in-flight-matches`` matches of ``--game`` (default dice cup, 3 seats; a Great Dalmuti
+   hand of 5 is a league night's table) queued all at once against the reference bots
    answering after ``--bot-delay-ms`` (their seats spread over four bot URLs, each declaring
    ``max_concurrency`` 256), the same against a second server answering at once, and the
    threaded worker as deployed against the delayed bots: matches/s of each, matches in flight
@@ -273,7 +274,7 @@ def bench_worker(bench: Bench, count: int, raw: Raw, pool: Sequence[str] = SOLO_
 
 #: Distinct bot URLs the in-flight runs spread their seats over (a bot's calls at once are
 #: capped per URL: Bot.max_concurrency), each declaring the most the handshake allows.
-IN_FLIGHT_ROUTES = ("/random", "/heuristic", "/dice_cup/random", "/dice_cup/heuristic")
+IN_FLIGHT_ROUTES = ("/random", "/heuristic", "/{game}/random", "/{game}/heuristic")
 IN_FLIGHT_BOT_LIMIT = 256
 #: The multiplexed worker's target (issue 49): against 50 ms bots at least this share of what
 #: the same process finishes against bots answering at once, and this many times the threaded
@@ -296,29 +297,33 @@ class InFlight:
     strikes: int = 0
 
 
-def in_flight_matches(owner, base_url: str, secret: str, count: int, seed: int) -> list[int]:
-    """``count`` dice cup matches of three webhook seats, spread over the bots of
+def in_flight_matches(owner, base_url: str, secret: str, count: int, seed: int, *,
+                      game: str = "dice_cup", players: int = 3, options=None) -> list[int]:
+    """``count`` matches of ``game`` with ``players`` webhook seats, spread over the bots of
     ``IN_FLIGHT_ROUTES`` at ``base_url``, created with their tasks held (not queued)."""
     from bots.models import Bot
     from games import services
     from games.engine import game_ids
     from lib import queueing
 
-    bots = [Bot.objects.create(owner=owner, name=f"flight{seed}{route}", url=base_url + route,
-                               secret=secret, games=game_ids(), handshake_ok=True,
-                               compact_legal_actions=True, max_concurrency=IN_FLIGHT_BOT_LIMIT)
+    bots = [Bot.objects.create(owner=owner, name=f"flight{seed}{route.format(game=game)}",
+                               url=base_url + route.format(game=game), secret=secret,
+                               games=game_ids(), handshake_ok=True, compact_legal_actions=True,
+                               max_concurrency=IN_FLIGHT_BOT_LIMIT)
             for route in IN_FLIGHT_ROUTES]
     enqueue, queueing.enqueue = queueing.enqueue, lambda task, *args: None
     try:
         return [services.match_create(
-            game="dice_cup", created_by=owner, seed=seed + i,
-            seats=[{"kind": "webhook", "bot": bots[(i + n) % len(bots)].pk} for n in range(3)]
+            game=game, created_by=owner, seed=seed + i, options=options,
+            seats=[{"kind": "webhook", "bot": bots[(i + n) % len(bots)].pk}
+                   for n in range(players)]
         ).pk for i in range(count)]
     finally:
         queueing.enqueue = enqueue
 
 
-def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str]) -> InFlight:
+def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str],
+                    players: int = 3) -> InFlight:
     """One worker process (of ``pool``, with ``env``) playing the matches ``ids``, their tasks
     queued all at once as a busy ladder or a night of many tables queues them."""
     from django.conf import settings
@@ -337,13 +342,13 @@ def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str]) ->
             queueing.enqueue("games.advance_automatic_seats", match_id)
         samples: list[int] = []
         ended = 0
-        while ended < 3 * len(ids):
+        while ended < players * len(ids):
             if worker.poll() is not None:
                 raise SystemExit("the worker died")
             time.sleep(0.5)
             ended = BotSeat.objects.filter(match_id__in=ids, ended_at__isnull=False).count()
             held = Match.objects.filter(pk__in=ids, lease_until__isnull=False).count()
-            if ended < 3 * len(ids) * 0.9:  # while the queue still fed the worker
+            if ended < players * len(ids) * 0.9:  # while the queue still fed the worker
                 samples.append(held)
         elapsed = time.perf_counter() - started
         peak = peak_memory_kib(worker.pid) / 1024
@@ -409,7 +414,8 @@ def main() -> int:
         worker = bench_worker(bench, args.worker_matches, raw) if args.worker_matches else None
         deployed = (bench_worker(bench, args.deployed_matches, raw, PRODUCTION_MATCHES_POOL)
                     if args.deployed_matches else None)
-        flights = run_in_flight(args, bench.owner, url, secret) if args.in_flight else None
+        flights = (run_in_flight(args, bench.owner, url, secret, options) if args.in_flight
+                   else None)
     finally:
         process.kill()
 
@@ -456,7 +462,7 @@ def main() -> int:
     if flights is not None:
         delayed, instant, threaded = flights
         print(f"multiplexed worker (--pool threads --concurrency {args.in_flight}, "
-              f"BLUFF_MULTIPLEXED_WORKER=1), dice cup, 3 webhook seats over "
+              f"BLUFF_MULTIPLEXED_WORKER=1), {args.game}, {args.players} webhook seats over "
               f"{len(IN_FLIGHT_ROUTES)} bots: against bots answering after "
               f"{args.bot_delay_ms:g} ms {delayed.rate:.1f} matches/s, {delayed.mean_in_flight:.0f} "
               f"in flight on average (most {delayed.most_in_flight}), peak resident memory "
@@ -478,25 +484,26 @@ def main() -> int:
     return 0
 
 
-def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str
+def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, options
                   ) -> tuple[InFlight, InFlight, InFlight]:
     """The three runs of ``--in-flight``, side by side: the multiplexed worker against the
     delayed bots and against bots answering at once (a second server), and the threaded
-    worker as deployed against the delayed bots."""
+    worker as deployed against the delayed bots; matches of ``--game`` and ``--players``."""
     count = args.in_flight_matches or 3 * args.in_flight
     base = url.removesuffix("/random")
     instant_process, instant_url = start_bot("refserver", secret, 0.0)
     multiplexed = ("--pool", "threads", "--concurrency", str(args.in_flight))
     on, off = {"BLUFF_MULTIPLEXED_WORKER": "1"}, {"BLUFF_MULTIPLEXED_WORKER": "0"}
+    game = {"game": args.game, "players": args.players, "options": options}
     try:
-        delayed = bench_in_flight(in_flight_matches(owner, base, secret, count, 1_000_000),
-                                  multiplexed, on)
+        delayed = bench_in_flight(in_flight_matches(owner, base, secret, count, 1_000_000,
+                                                    **game), multiplexed, on, args.players)
         instant = bench_in_flight(
             in_flight_matches(owner, instant_url.removesuffix("/random"), secret, count,
-                              2_000_000), multiplexed, on)
+                              2_000_000, **game), multiplexed, on, args.players)
         threaded = bench_in_flight(
-            in_flight_matches(owner, base, secret, max(64, count // 4), 3_000_000),
-            PRODUCTION_MATCHES_POOL, off)
+            in_flight_matches(owner, base, secret, max(64, count // 4), 3_000_000, **game),
+            PRODUCTION_MATCHES_POOL, off, args.players)
     finally:
         instant_process.kill()
     return delayed, instant, threaded

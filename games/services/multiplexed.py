@@ -36,7 +36,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import close_old_connections, connection, connections
 
 from ..driver import Ask, Tell
 from ..seats import Pending, get_seat_kind, seat_kinds
@@ -234,6 +234,14 @@ class _Written:
         self.error: BaseException | None = None
         self.wake: Callable[[], None] | None = None
 
+    def run(self) -> None:
+        try:
+            self.result = self.work()
+        except BaseException as exc:  # noqa: BLE001 - raised inside the play
+            close_old_connections()  # a broken connection is not the next write's
+            self.error = exc
+        self.done = True
+
     def poll(self) -> bool:
         return self.done
 
@@ -245,7 +253,8 @@ class _Written:
 
 class _Writer:
     """The loop's thread for matches' writes, in the order they came, on a connection of its
-    own (started on first use, in this process)."""
+    own (started on first use, in this process). On SQLite (the embedded default), which takes
+    one writer at a time and whose test databases lock whole tables, the loop writes itself."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[_Written | None] = queue.SimpleQueue()
@@ -255,6 +264,9 @@ class _Writer:
 
     def submit(self, work: Callable[[], Any]) -> _Written:
         job = _Written(work)
+        if connection.vendor == "sqlite":
+            job.run()
+            return job
         with self._lock:
             if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
                 self._pid = os.getpid()
@@ -274,12 +286,7 @@ class _Writer:
     def _run(self) -> None:
         try:
             while (job := self._jobs.get()) is not None:
-                try:
-                    job.result = job.work()
-                except BaseException as exc:  # noqa: BLE001 - raised inside the play
-                    close_old_connections()  # a broken connection is not the next write's
-                    job.error = exc
-                job.done = True
+                job.run()
                 if job.wake is not None:
                     job.wake()
         finally:

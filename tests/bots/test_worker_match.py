@@ -1,5 +1,6 @@
 """A whole webhook match played by a real Celery worker process on the configured broker (the
-embedded filesystem broker on a bare machine, Redis in CI), against the test's own database."""
+embedded filesystem broker on a bare machine, Redis and RabbitMQ in CI), against the test's own
+database (SQLite on a bare machine), by the threaded worker and the multiplexed one."""
 
 from __future__ import annotations
 
@@ -27,8 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @REAL_WORKERS
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("multiplexed", [False, True], ids=["threaded", "multiplexed"])
 def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monkeypatch,
-                                                   tmp_path) -> None:
+                                                   tmp_path, multiplexed) -> None:
+    """Either worker: one match a task (solo here), or the multiplexed worker's loop
+    (``BLUFF_MULTIPLEXED_WORKER``, a threads pool), on every database and broker."""
     hold_tasks(monkeypatch, "games.advance_automatic_seats")  # sent below
     bot = Bot.objects.create(owner=alice, name="worker", url=open_ref_server.base_url + "/random",
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True)
@@ -38,9 +42,11 @@ def test_a_real_worker_plays_a_whole_webhook_match(alice, open_ref_server, monke
                                          {"kind": "webhook", "bot": bot.pk}])
     database_url = database_url_for_subprocess(tmp_path)
     queue = f"test-{uuid.uuid4().hex}"  # this test's own queue: no other test's messages
-    env = {**os.environ, "DATABASE_URL": database_url, "BOTS_ALLOW_PRIVATE_ADDRESSES": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url, "BOTS_ALLOW_PRIVATE_ADDRESSES": "1",
+           "BLUFF_MULTIPLEXED_WORKER": "1" if multiplexed else "0"}
+    pool = ("--pool", "threads", "--concurrency", "4") if multiplexed else ("--pool", "solo")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+        [sys.executable, "-m", "celery", "-A", "config", "worker", *pool, "-Q", queue,
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
