@@ -4,9 +4,11 @@ no redirects, capped bodies (the policy itself: test_addresses.py). DNS is faked
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import pycurl
 import pytest
@@ -389,6 +391,21 @@ def test_no_bot_gets_more_calls_at_once_than_its_limit(secret, how) -> None:
     assert bot.counts["most"] == 3, f"the bot held {bot.counts['most']} calls at once (limit 3)"
 
 
+@contextlib.contextmanager
+def _loop_calling(secret: str, *, hold: float) -> Iterator[tuple[net.CallLoop, Call]]:
+    """A call loop, and a /move call with a 0.2 s limit to a bot holding it ``hold``
+    seconds."""
+    bot = _HoldingBot(hold=hold)
+    client = BotClient(allow_private=True)
+    loop = net.CallLoop(client)
+    try:
+        yield loop, Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
+    finally:
+        loop.close()
+        bot.close()
+        client.close()
+
+
 def _pump_until_back(loop: net.CallLoop, replies: list, *, wait: float = 0.01,
                      away: float = 0.0) -> None:
     """Pump ``loop`` until its calls are back, spending ``away`` seconds elsewhere (a busy
@@ -404,12 +421,8 @@ def test_a_busy_loop_never_charges_a_bot_for_the_time_it_was_away(secret, kept_a
     """The loop that reads the sockets also plays hundreds of matches, and may look at them
     late: an instant bot whose answer (or whose new connection) waited 0.6 s for the loop to
     come back is in time against a 0.2 s limit, its latency logged under the limit."""
-    bot = _HoldingBot(hold=0.0)
-    client = BotClient(allow_private=True)
-    loop = net.CallLoop(client)
-    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
     replies: list[net.Reply] = []
-    try:
+    with _loop_calling(secret, hold=0.0) as (loop, call):
         if kept_alive:  # a connection to reuse, as in a match's later moves
             loop.start(call, replies.append)
             _pump_until_back(loop, replies)
@@ -418,10 +431,6 @@ def test_a_busy_loop_never_charges_a_bot_for_the_time_it_was_away(secret, kept_a
         loop.pump(0)  # sent (or connecting)
         time.sleep(0.6)  # the loop plays other matches meanwhile
         _pump_until_back(loop, replies, away=0.3)
-    finally:
-        loop.close()
-        bot.close()
-        client.close()
     assert [r.failure for r in replies] == [None]
     assert replies[0].elapsed <= 0.2
 
@@ -457,17 +466,9 @@ def test_a_call_the_loop_left_past_curls_limit_is_ours(monkeypatch, secret) -> N
     that long: nobody can tell when its answer came, so it is ``worker_late``, never the
     bot's timeout."""
     monkeypatch.setattr(net, "LATE_GRACE_SECONDS", 0.1)
-    bot = _HoldingBot(hold=0.4)
-    client = BotClient(allow_private=True)
-    loop = net.CallLoop(client)
-    call = Call(url=bot.url, path="/move", body=b"{}", secret=secret, timeout=0.2)
     replies: list[net.Reply] = []
-    try:
+    with _loop_calling(secret, hold=0.4) as (loop, call):
         loop.start(call, replies.append)
         loop.pump(0)
         _pump_until_back(loop, replies, away=1.0)
-    finally:
-        loop.close()
-        bot.close()
-        client.close()
     assert [r.failure.reason for r in replies] == [protocol.WORKER_LATE]
