@@ -36,13 +36,21 @@ QUEUES = ("matches", "housekeeping")
 MATCH_THREADS = 32
 POOLS = {"matches": ("--pool", "threads", "--concurrency", str(MATCH_THREADS)),
          "housekeeping": ("--pool", "solo")}
+#: With ``BLUFF_MULTIPLEXED_WORKER`` on, one loop thread plays every match the matches worker
+#: takes and each of its threads only holds a task's message: this many keep about 500
+#: matches in flight in one process (docs/deploy.md).
+MULTIPLEXED_THREADS = 512
 
 
 def worker_command(queue: str, *extra: str) -> list[str]:
     """A Celery worker consuming ``queue`` (the tests and benches start the same command;
     options in ``extra`` win over the defaults)."""
+    pool = POOLS[queue]
+    if queue == "matches" and os.environ.get("BLUFF_MULTIPLEXED_WORKER", "").strip().lower() in (
+            "1", "true", "yes", "on"):
+        pool = ("--pool", "threads", "--concurrency", str(MULTIPLEXED_THREADS))
     return [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", queue,
-            "--hostname", f"{queue}@%h", *POOLS[queue], *extra]
+            "--hostname", f"{queue}@%h", *pool, *extra]
 
 
 def commands() -> dict[str, list[str]]:

@@ -133,3 +133,17 @@ def test_make_run_plays_matches_on_a_thread_pool_as_the_production_stack_does() 
     assert run.worker_command("housekeeping")[-2:] == ["--pool", "solo"]
     assert run.worker_command("matches", "--pool", "solo")[-2:] == ["--pool", "solo"]
     assert run.commands()["worker-matches"][:len(matches)] == matches
+
+
+def test_make_run_sizes_a_multiplexed_matches_worker_for_500_in_flight(monkeypatch) -> None:
+    """With ``BLUFF_MULTIPLEXED_WORKER`` on, the matches worker's threads only hold their
+    tasks' messages while one loop plays the matches: `make run` starts enough of them to keep
+    about 500 matches in flight; options a caller adds still win."""
+    run = run_script
+    monkeypatch.setenv("BLUFF_MULTIPLEXED_WORKER", "1")
+    matches = run.worker_command("matches")
+    assert " ".join(matches[matches.index("--pool"):]) == "--pool threads --concurrency 512"
+    assert run.worker_command("housekeeping")[-2:] == ["--pool", "solo"]
+    assert run.worker_command("matches", "--concurrency", "8")[-2:] == ["--concurrency", "8"]
+    monkeypatch.setenv("BLUFF_MULTIPLEXED_WORKER", "off")
+    assert run.worker_command("matches")[-2:] == ["--concurrency", "32"]
