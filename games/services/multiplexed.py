@@ -47,6 +47,27 @@ log = logging.getLogger(__name__)
 Play = Generator[Ask | Tell | Write, Any, int]
 
 
+class _OwnThread:
+    """Something that runs its ``_run`` on a daemon thread of its own, started on first use
+    and again in a forked child (a worker process) or after it ended."""
+
+    _thread: threading.Thread | None = None
+    _pid = 0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def _ensure_running(self, name: str) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
 class _Match:
     """One match held by the loop: its play, where it waits, and who waits for its end."""
 
@@ -57,7 +78,7 @@ class _Match:
         self.pending: Pending | None = None
 
 
-class MatchLoop:
+class MatchLoop(_OwnThread):
     """The thread that plays many matches' out-of-process seats (module doc). :meth:`play`
     may be called from any thread; everything else runs in the loop's own.
 
@@ -77,9 +98,7 @@ class MatchLoop:
         self._inbox: queue.SimpleQueue[tuple[int, Future[int]] | None] = queue.SimpleQueue()
         self._waiting: set[_Match] = set()
         self._woken: list[_Match] = []
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._lock = threading.Lock()
+        super().__init__()
         self._writer = _Writer()
 
     def __len__(self) -> int:
@@ -92,7 +111,7 @@ class MatchLoop:
         how many answers were applied, or the exception the play raised."""
         future: Future[int] = Future()
         self._inbox.put((match_id, future))
-        self._ensure_running()
+        self._ensure_running("match-loop")
         return future
 
     def stop(self) -> None:
@@ -104,13 +123,6 @@ class MatchLoop:
         self._writer.stop()
 
     # ---- the loop's thread ---------------------------------------------------------------
-
-    def _ensure_running(self) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
-                self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, name="match-loop", daemon=True)
-                self._thread.start()
 
     def _run(self) -> None:
         stopping = False
@@ -251,28 +263,21 @@ class _Written:
         return self.result
 
 
-class _Writer:
+class _Writer(_OwnThread):
     """The loop's thread for matches' writes, in the order they came, on a connection of its
     own (started on first use, in this process). On SQLite (the embedded default), which takes
     one writer at a time and whose test databases lock whole tables, the loop writes itself."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[_Written | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._lock = threading.Lock()
+        super().__init__()
 
     def submit(self, work: Callable[[], Any]) -> _Written:
         job = _Written(work)
         if connection.vendor == "sqlite":
             job.run()
             return job
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
-                self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, name="match-loop-writer",
-                                                daemon=True)
-                self._thread.start()
+        self._ensure_running("match-loop-writer")
         self._jobs.put(job)
         return job
 
