@@ -21,13 +21,14 @@ multicast, reserved and unspecified addresses are refused always.
 
 Why libcurl and not httpx: the platform's time per bot move is mostly the HTTP client's own.
 httpx's transport (httpcore + h11, pure Python) cost several times libcurl's CPU per call, and
-more than the standard library's ``http.client`` (docs/performance.md); libcurl also runs the
-concurrent calls of a simultaneous step in one thread (``CurlMulti``) instead of a thread pool
-(``bench/bots.py`` measures both).
+more than the standard library's ``http.client`` (docs/performance.md); and libcurl reads a
+blocking call's answer in C without the interpreter's lock, timing it on its own clock, so a
+thread kept from the lock by its process's others is never taken for a slow bot.
 
 Connections are kept alive and reused per origin, per thread (one connection cache each, a
 ``CurlShare``); :meth:`BotClient.call_many` calls several bots at once for simultaneous steps
-(a ``CurlMulti``), one alone by libcurl's own loop.
+(in helper threads), one alone by libcurl's own loop; :class:`CallLoop` keeps hundreds in
+flight from one thread (the multiplexed worker).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final, Self
 
@@ -161,12 +163,11 @@ class _Pool:
 
 
 class _Handles(threading.local):
-    """Per thread (curl handles are not thread-safe): one multi handle for calls made at once,
-    one share handle whose connection cache every easy handle of the thread uses (calls made
-    alone and at once keep the same connections alive), and the idle easy handles to reuse.
-    ``pid``: a forked child (a worker process) must not share its parent's connections."""
+    """Per thread (curl handles are not thread-safe): one share handle whose connection cache
+    every easy handle of the thread uses (a bot's calls keep their connections alive), and the
+    idle easy handles to reuse. ``pid``: a forked child (a worker process) must not share its
+    parent's connections."""
 
-    multi: pycurl.CurlMulti | None = None
     share: pycurl.CurlShare | None = None
     idle: list[pycurl.Curl]
     #: Each easy handle's URL, RESOLVE entry and time limit as last set (``_begin``).
@@ -174,6 +175,9 @@ class _Handles(threading.local):
     pid: int = 0
 
 
+#: Threads :meth:`BotClient.call_many` may make its calls in besides the caller's: a threaded
+#: worker's threads at a simultaneous step of five seats each need four.
+CALL_HELPER_THREADS: Final = 128
 #: Connections kept alive per thread (curl closes the least recently used beyond it).
 DEFAULT_MAX_CONNECTIONS: Final = 100
 #: A kept-alive connection idle longer than this is not reused.
@@ -204,8 +208,11 @@ class BotClient:
         self.dns_clock = dns_clock
         self.wall_clock = wall_clock
         self._handles = _Handles()
-        #: Every thread's (multi, share, idle easy handles), for :meth:`close`.
-        self._owned: list[tuple[pycurl.CurlMulti, pycurl.CurlShare, list[pycurl.Curl]]] = []
+        #: Every thread's (share, idle easy handles), for :meth:`close`.
+        self._owned: list[tuple[pycurl.CurlShare, list[pycurl.Curl]]] = []
+        #: :meth:`call_many`'s threads, and the process they were made in.
+        self._helper_threads: ThreadPoolExecutor | None = None
+        self._helpers_pid = 0
         self._dns: DnsCache = {}
         self._lock = threading.Lock()
         #: Blocking calls on the wire per bot URL, across this process's threads (Call.limit).
@@ -216,10 +223,12 @@ class BotClient:
         """Close every thread's connections (the client must not be used afterwards)."""
         with self._lock:
             owned, self._owned = self._owned, []
-        for multi, share, idle in owned:
+            helpers, self._helper_threads = self._helper_threads, None
+        if helpers is not None and self._helpers_pid == os.getpid():
+            helpers.shutdown()
+        for share, idle in owned:
             for easy in idle:
                 easy.close()
-            multi.close()
             share.close()
 
     def __enter__(self) -> Self:
@@ -230,65 +239,46 @@ class BotClient:
 
     def call(self, call: Call) -> Reply:
         """Send one signed request; a non-200, oversize, slow or failed call is a Failure, and
-        so is an error of ours (``platform_error``, logged), so a caller never sees it raise.
-        Made by libcurl's own loop (``perform``), as most calls are made: alone."""
+        so is an error of ours (``platform_error``, logged), so a caller never sees it raise."""
         with self._limited([call]):
-            start = time.perf_counter()
-            transfer = self._begin_checked(call, start)
-            if isinstance(transfer, Reply):
-                return transfer
-            try:
-                self._perform(transfer)
-            except Exception as exc:  # curl itself failed: ours, never a strike
-                log.exception("driving bot calls failed")
-                return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
-            finally:
-                self._handles.idle.append(transfer.easy)
-            return self._reply(transfer, start)
+            return self._call_alone(call)
 
     def call_many(self, calls: Sequence[Call]) -> list[Reply]:
-        """All ``calls`` at once (a simultaneous step); replies in the same order. One call
-        alone is made by libcurl's own loop (``perform``), several by the thread's multi
-        handle driven from here: for one call the multi's loop in Python cost 35 us more CPU
-        and 40 us more time a call (2026-12-04, a /move body to a reference bot on loopback:
-        150 against 115 us CPU, 372 against 333 us), and most calls are alone."""
+        """All ``calls`` at once (a simultaneous step); replies in the same order. Each is made
+        as :meth:`call` makes one, by libcurl's own loop: the first in this thread, the others
+        in the client's helper threads. curl then reads every answer without the interpreter's
+        lock, on its own clock (:func:`_all_there_in_time`), where a multi handle driven from
+        Python reads an answer only once its thread gets the lock back."""
         if len(calls) == 1:
             return [self.call(calls[0])]
         with self._limited(calls):
-            return self._call_many(calls)
+            helpers = self._helpers()
+            others = [helpers.submit(self._call_alone, call) for call in calls[1:]]
+            return [self._call_alone(calls[0]), *(other.result() for other in others)]
 
-    def _call_many(self, calls: Sequence[Call]) -> list[Reply]:
+    def _call_alone(self, call: Call) -> Reply:
         start = time.perf_counter()
-        replies: list[Reply | None] = [None] * len(calls)
-        running: dict[int, Transfer] = {}
-        for i, call in enumerate(calls):
-            transfer = self._begin_checked(call, start)
-            if isinstance(transfer, Reply):
-                replies[i] = transfer
-            else:
-                running[i] = transfer
-        if running:
-            handles = self._handles
-            multi = handles.multi
-            added = []
-            try:
-                for transfer in running.values():
-                    multi.add_handle(transfer.easy)
-                    added.append(transfer.easy)
-                self._run(multi, list(running.values()))
-            except Exception as exc:  # curl itself failed: ours, never a strike
-                log.exception("driving bot calls failed")
-                for i in running:
-                    replies[i] = self._failed(start, PLATFORM_ERROR,
-                                              f"{type(exc).__name__}: {exc}")
-            finally:
-                for easy in added:
-                    multi.remove_handle(easy)
-                handles.idle.extend(transfer.easy for transfer in running.values())
-            for i, transfer in running.items():
-                if replies[i] is None:
-                    replies[i] = self._reply(transfer, start)
-        return replies  # type: ignore[return-value]
+        transfer = self._begin_checked(call, start)
+        if isinstance(transfer, Reply):
+            return transfer
+        try:
+            self._perform(transfer)
+        except Exception as exc:  # curl itself failed: ours, never a strike
+            log.exception("driving bot calls failed")
+            return self._failed(start, PLATFORM_ERROR, f"{type(exc).__name__}: {exc}")
+        finally:
+            self._handles.idle.append(transfer.easy)
+        return self._reply(transfer, start)
+
+    def _helpers(self) -> ThreadPoolExecutor:
+        """The threads :meth:`call_many` makes its other calls in (made on first use, and again
+        in a forked child: a parent's threads are not there)."""
+        with self._lock:
+            if self._helper_threads is None or self._helpers_pid != os.getpid():
+                self._helper_threads = ThreadPoolExecutor(CALL_HELPER_THREADS,
+                                                          thread_name_prefix="bot-calls")
+                self._helpers_pid = os.getpid()
+            return self._helper_threads
 
     # ---- helpers -----------------------------------------------------------------------------
 
@@ -352,16 +342,14 @@ class BotClient:
         if pool is not None:
             return pool.idle.pop() if pool.idle else self._new_easy(pool.share)
         handles = self._handles
-        if handles.multi is None or handles.pid != os.getpid():
-            handles.multi = pycurl.CurlMulti()
-            handles.multi.setopt(pycurl.M_MAXCONNECTS, self.max_connections)
+        if handles.share is None or handles.pid != os.getpid():
             handles.share = pycurl.CurlShare()
             handles.share.setopt(pycurl.SH_SHARE, pycurl.LOCK_DATA_CONNECT)
             handles.idle = []
             handles.options = {}
             handles.pid = os.getpid()
             with self._lock:
-                self._owned.append((handles.multi, handles.share, handles.idle))
+                self._owned.append((handles.share, handles.idle))
         if handles.idle:
             return handles.idle.pop()
         return self._new_easy(handles.share)
@@ -430,37 +418,12 @@ class BotClient:
     def _perform(transfer: Transfer) -> None:
         """Make one call with libcurl's own loop, noting when it ended and how it failed, as
         :meth:`_run` notes a call made with others."""
+        sent = time.perf_counter()
         try:
             transfer.easy.perform()
         except pycurl.error as exc:
             transfer.errno, transfer.error = exc.args[0], exc.args[1]
-        transfer.done_at = time.perf_counter()
-
-    @staticmethod
-    def _run(multi: pycurl.CurlMulti, transfers: list[Transfer]) -> None:
-        """Drive the multi handle until every transfer is done, noting when each ended."""
-        by_easy = {transfer.easy: transfer for transfer in transfers}
-        pending = len(transfers)
-        while pending:
-            while multi.perform()[0] == pycurl.E_CALL_MULTI_PERFORM:
-                pass
-            while True:
-                queued, ok, failed = multi.info_read()
-                now = time.perf_counter()
-                for easy in ok:
-                    by_easy[easy].done_at = now
-                    pending -= 1
-                for easy, errno, error in failed:
-                    transfer = by_easy[easy]
-                    transfer.done_at, transfer.errno, transfer.error = now, errno, error
-                    pending -= 1
-                if not queued:
-                    break
-            if pending:
-                wait = multi.timeout()
-                wait_s = 0.05 if wait < 0 else min(wait / 1000, 0.05)
-                if multi.select(wait_s) == -1 and wait_s > 0:
-                    time.sleep(min(wait_s, 0.001))  # nothing to wait on yet: curl's own timers
+        transfer.done_at = _ended_at(transfer, sent, time.perf_counter())
 
     def _reply(self, transfer: Transfer, start: float) -> Reply:
         call, easy = transfer.call, transfer.easy
@@ -473,6 +436,8 @@ class BotClient:
                 return Reply(b"", elapsed, easy.getinfo(pycurl.RESPONSE_CODE) or None, Failure(
                     OVERSIZED_BODY, f"body is over the {transfer.cap}-byte limit"))
             if transfer.errno == pycurl.E_OPERATION_TIMEDOUT:
+                if _all_there_in_time(transfer):
+                    return _kept_from_reading(elapsed, limit_ms)
                 return Reply(b"", elapsed, None, Failure(
                     TIMEOUT, f"no answer within {limit_ms} ({transfer.error})"))
             return Reply(b"", elapsed, None, Failure(CONNECTION_ERROR, transport_detail(
@@ -484,9 +449,40 @@ class BotClient:
                 status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL),
                 headers=transfer.headers)))
         if elapsed > call.timeout:
+            if _all_there_in_time(transfer):
+                return _kept_from_reading(elapsed, limit_ms)
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))
         return Reply(b"".join(transfer.chunks), elapsed, status)
+
+
+def _ended_at(transfer: Transfer, sent: float, now: float) -> float:
+    """When a blocking call (:meth:`BotClient.call`, ``call_many``), sent at ``sent`` and seen
+    back at ``now``, ended by curl's own clock: the thread's wait for the interpreter's lock
+    after curl is done is not the bot's (a wait before is :func:`_all_there_in_time`'s)."""
+    took = transfer.easy.getinfo(pycurl.TOTAL_TIME_T) / 1e6
+    return min(now, sent + took) if took > 0 else now
+
+
+def _all_there_in_time(transfer: Transfer) -> bool:
+    """Whether a blocking call over its limit had its whole answer in within it. curl reads the
+    sockets without the interpreter's lock but hands each header line and the body to Python
+    with it, so a thread kept from the lock by the process's other threads is late with an
+    answer that came in time: its first byte within the limit by curl's clock, and every byte
+    its ``Content-Length`` announced read. That wait is the worker's, never the bot's
+    ``timeout``; an answer still arriving (a bot sending its head at once and its body late)
+    is the bot's."""
+    easy = transfer.easy
+    first_byte = easy.getinfo(pycurl.STARTTRANSFER_TIME_T) / 1e6
+    announced = easy.getinfo(pycurl.CONTENT_LENGTH_DOWNLOAD_T)
+    return (0 < first_byte <= transfer.call.timeout and announced >= 0
+            and not transfer.oversized and transfer.size == announced)
+
+
+def _kept_from_reading(elapsed: float, limit_ms: str) -> Reply:
+    return Reply(b"", elapsed, None, Failure(WORKER_LATE, (
+        f"the whole answer was here within {limit_ms}, and this worker's thread was kept from "
+        "reading it in time: ours, asked again")))
 
 
 class CallLoop:

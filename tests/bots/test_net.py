@@ -472,3 +472,57 @@ def test_a_call_the_loop_left_past_curls_limit_is_ours(monkeypatch, secret) -> N
         loop.pump(0)
         _pump_until_back(loop, replies, away=1.0)
     assert [r.failure.reason for r in replies] == [protocol.WORKER_LATE]
+
+
+def _hold_the_interpreter(seconds: float) -> None:
+    """Hold the interpreter's lock (the GIL) about ``seconds`` in one C call, as a thread of a
+    busy threaded worker may keep the others from it: ``sum`` over a range checks no switch."""
+    started = time.perf_counter()
+    sum(range(100_000))
+    per_step = (time.perf_counter() - started) / 100_000
+    sum(range(int(seconds / per_step)))
+
+
+def _starved_call(call: Call, calls: int) -> list[net.Reply]:
+    """``calls`` of ``call`` at once from a worker thread (``call`` alone, ``call_many`` for
+    several), the thread kept from the interpreter 1.5 s while the answers come."""
+    client = BotClient(allow_private=True)
+    replies: list[net.Reply] = []
+    try:
+        client.call_many([call] * calls)  # connections kept alive, as in a match's later moves
+        thread = threading.Thread(target=lambda: replies.extend(client.call_many([call] * calls)))
+        thread.start()
+        time.sleep(0.1)  # sent: the bot answers at 0.3 s
+        _hold_the_interpreter(1.5)
+        thread.join(timeout=30)
+    finally:
+        client.close()
+    return replies
+
+
+@pytest.mark.parametrize("calls", [1, 2])
+def test_a_threaded_call_answered_in_time_while_its_thread_waited_is_ours(secret, calls) -> None:
+    """The threaded worker: curl reads the answer without the interpreter's lock, but hands it
+    to Python with it. A bot whose whole answer came at 0.3 s (0.6 s limit) while the thread was
+    kept 1.5 s from the lock by the process's others is not timed out: the call is
+    ``worker_late``, ours, and asked again (``bots.caller``)."""
+    from tests.helpers.timed_bot import timed_bot
+
+    with timed_bot(head=0.3) as url:
+        call = Call(url=url, path="/move", body=b"{}", secret=secret, timeout=0.6)
+        replies = _starved_call(call, calls)
+    assert [r.failure.reason for r in replies] == [protocol.WORKER_LATE] * calls
+
+
+@pytest.mark.parametrize(("head", "body"), [(1.0, 0.0), (0.0, 1.0)])
+def test_a_threaded_call_answered_late_is_the_bots_timeout_however_its_thread_waited(
+        secret, head, body) -> None:
+    """What came late is still the bot's: an answer at 1 s, or a head at once and its body at
+    1 s (0.6 s limit), is a ``timeout``, the thread kept from the lock meanwhile or not."""
+    from tests.helpers.timed_bot import timed_bot
+
+    with timed_bot(head=head, body=body) as url:
+        call = Call(url=url, path="/move", body=b"{}", secret=secret, timeout=0.6)
+        with BotClient(allow_private=True) as client:
+            assert client.call(call).failure.reason == protocol.TIMEOUT
+        assert [r.failure.reason for r in _starved_call(call, 1)] == [protocol.TIMEOUT]
