@@ -205,6 +205,11 @@ elif CELERY_BROKER_URL.startswith(("amqp://", "pyamqp://")):
     CELERY_TASK_DEFAULT_QUEUE_TYPE = "quorum"
     CELERY_TASK_CREATE_MISSING_QUEUE_TYPE = "quorum"
     CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
+    # A worker's remote-control queue not exclusive to its connection: a worker host cut off
+    # for 40 s reconnects before RabbitMQ has noticed its old connection is gone, and an
+    # exclusive queue still held by that connection refused the new one (RESOURCE_LOCKED),
+    # which Celery treats as unrecoverable: the worker stopped (issue 45; test_hosts.py).
+    CELERY_CONTROL_QUEUE_EXCLUSIVE = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -16,10 +16,11 @@ own services, or refused if they come back late (the version and lease guard: it
 which) and the matches it held were taken over by the other host while it was away: for a
 round robin (on a Redis and on RabbitMQ), a Swiss tournament paired round by round around the
 cut, a continuous one (its matches played once, not compared with another run) and a league
-night of two tables (on a Redis). A cut
-shorter than the lease (2, 6, 14 s; on a Redis and on RabbitMQ) strikes no bot either, the
-cut-off host asking its calls again once it is back. The variants: the broker restarted mid-run (its queued messages lost: the
-sweeps queue them again from the database), and a host cut off while it holds claimed chunks of
+night of two tables (on a Redis). Cuts
+shorter than the lease (2, 6, 14 and 40 s in one 56-match round robin; on a Redis and on
+RabbitMQ) strike no bot either, the cut-off host asking its calls again once it is back. The
+variants: the broker restarted mid-run (its queued messages lost: the sweeps queue them again
+from the database), and a host cut off while it holds claimed chunks of
 tournament matches, their transactions open (nothing of the other host waits on them for long;
 they are committed when the host comes back, or rolled back by PostgreSQL and taken over).
 
@@ -326,6 +327,14 @@ class Series:
     size: Callable[[], str]  # how many matches, for the report
 
 
+def _same_urls(alice: Any, bot_ids: list[int], copies: int = 1) -> list[int]:
+    """``copies`` more bots at each of ``bot_ids``' URLs (entrants of their own, answering the
+    same)."""
+    return [Bot.objects.create(owner=alice, name=f"again{copy}-{bot.pk}", url=bot.url,
+                               secret=new_secret(), games=bot.games, handshake_ok=True).pk
+            for copy in range(copies) for bot in Bot.objects.filter(pk__in=bot_ids)]
+
+
 def _entrants(bot_ids: list[int]) -> list[dict[str, Any]]:
     return [{"kind": "reference", "bot": "heuristic"}, {"kind": "reference", "bot": "random"},
             *({"kind": "webhook", "bot": bot_id} for bot_id in bot_ids)]
@@ -380,10 +389,7 @@ def _league_night(alice: Any, cluster: Cluster, monkeypatch: Any) -> Series:
     from tournaments.leagues import nights
     from tournaments.leagues import services as leagues
 
-    bot_ids = [*cluster.bot_ids, *(
-        Bot.objects.create(owner=alice, name=f"again{n}", url=bot.url, secret=new_secret(),
-                           games=bot.games, handshake_ok=True).pk
-        for n, bot in enumerate(Bot.objects.filter(pk__in=cluster.bot_ids)))]
+    bot_ids = [*cluster.bot_ids, *_same_urls(alice, cluster.bot_ids)]
     members = [{"kind": "reference", "bot": bot, "name": f"{bot}{n}"}
                for n, bot in enumerate(["heuristic", "random"] * 2)]
     members += [{"kind": "webhook", "bot": bot_id} for bot_id in bot_ids]
@@ -468,20 +474,20 @@ def test_a_worker_host_cut_off_for_longer_than_its_leases_loses_nothing(
 
 #: Leases of the short-cut test's workers: longer than every cut, so nothing is taken over and
 #: the cut-off host carries on with what it held once its link is back.
-LONG_LEASE = 30
-#: The short cuts, one after another in one round robin (issue 45's 2, 6 and 14 s; its 40 s
-#: is longer than the leases: the test above).
-SHORT_CUTS = (2, 6, 14)
-#: Meetings of each pair in the short-cut test's round robin: 54 matches, so that the three
-#: cuts and the recoveries between them fall well inside it.
-SHORT_CUT_MEETINGS = 9
+LONG_LEASE = 60
+#: The cuts shorter than the lease, one after another in one round robin: issue 45's 2, 6, 14
+#: and 40 s (a cut longer than the lease, taken over by the other host: the test above).
+SHORT_CUTS = (2, 6, 14, 40)
+#: More bots at the cluster's two URLs in the short-cut test's round robin: eight entrants
+#: (two reference bots, six webhook bots), two meetings a pair, 56 matches as in issue 45.
+SHORT_CUT_COPIES = 2
 
 
 @pytest.mark.parametrize("cluster", ["redis", "rabbitmq"], indirect=True)
 def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
         alice, cluster, settings, monkeypatch) -> None:
     """The blip of issue 45: a worker host loses its network for less than its lease while it
-    asks bots, for 2, then 6, then 14 s, in one 54-match round robin. Every call it made
+    asks bots, for 2, then 6, 14 and 40 s, in one 56-match round robin. Every call it made
     meanwhile failed; none is the bots' fault, since the host could reach neither its
     database nor its broker (bots/reachability.py): its calls are asked again once the link is
     back, and every match ends exactly as undisturbed, with no strike, no default action and
@@ -493,7 +499,8 @@ def test_a_worker_host_cut_off_for_less_than_its_lease_strikes_no_bot(
     workers.start("matches", host=w1, env=env)
     workers.start("housekeeping", host=w2, env=env)
     workers.wait_ready()
-    spec = {**_spec(cluster.bot_ids, seed=SEED), "meetings": SHORT_CUT_MEETINGS}
+    bot_ids = [*cluster.bot_ids, *_same_urls(alice, cluster.bot_ids, SHORT_CUT_COPIES)]
+    spec = {**_spec(bot_ids, seed=SEED), "meetings": 2}
     series = _tournament(alice, spec, monkeypatch)
     asked_again = BotCall.objects.filter(match__tournament_match__tournament=series.row,
                                          reason="platform_error", detail__contains="asked again")
