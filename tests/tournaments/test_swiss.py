@@ -1,6 +1,6 @@
 """Swiss through the API, played to the end by the workers' code path in-process: each round
-planned only once the one before is done, paired by score with no avoidable rematch, one bye a
-round to the lowest-ranked entrant without one, seats alternated; the detail shows the format
+planned only once the one before is done, paired by score with no rematch seats do not need, one
+bye a round to the lowest-ranked entrant without one, seats alternated; the detail shows the format
 and the progress counts the rounds to come; standings and ratings as for round robins; and
 create bodies refuse what they do not know."""
 

@@ -11,9 +11,9 @@ total of the parts below it, so the order is strict; :class:`RoundCosts`):
 1. a second bye (the phantom's partner has had a bye already), by byes had;
 2. seats past a balance of two (first seats minus second seats, in the better seating of the
    two), or the same seat three games in a row (FIDE's absolute colour rules);
-3. a rematch, by meetings so far (in a Swiss as long as a round robin, where avoiding them
-   leaves no room for seats, rematches come before 2);
-4. seats past a balance of one: by how far;
+3. seats past a balance of one: by how far (issue 45: a balance of at most one wherever a
+   pairing allows, before rematches, where FIDE puts rematches first);
+4. a rematch, by meetings so far;
 5. the score gap between the two (in half points; the phantom's partner: its gap to the
    lowest score); then the gap squared, so two small gaps beat one wide one;
 6. a seat taken twice in a row (seats alternate);
@@ -22,11 +22,12 @@ total of the parts below it, so the order is strict; :class:`RoundCosts`):
 
 The round is the perfect matching of least total cost (rustworkx's blossom algorithm on
 ``TOP - cost``, ``max_cardinality``), except that the cheapest pairing that would leave the
-next round no pairing free of rematches gives way to the cheapest that does not, if forbidding
-one of its pairs finds one. Up to ``DENSE_UP_TO`` entrants every pair is an edge; a larger
-field is paired on a sparse graph, each entrant joined to the ``WINDOW`` ranked nearest on
-either side (its own and the neighbouring score groups; lila's arena matches at most 100 at
-once), and on the complete graph only if that one's best needs a rematch or a second bye.
+next round no pairing free of rematches gives way to the cheapest that does not and costs no
+more in seats (parts 1-3), if forbidding one of its pairs finds one. Up to ``DENSE_UP_TO``
+entrants every pair is an edge; a larger field is paired on a sparse graph, each entrant
+joined to the ``WINDOW`` ranked nearest on either side (its own and the neighbouring score
+groups; lila's arena matches at most 100 at once), and on the complete graph only if that
+one's best needs a rematch, a second bye or seats past a balance of one.
 In each pair the seating of lower cost is taken; when both cost the same, the one who took
 the first seat less often so far takes it (then: the one who sat second last time, then the
 higher-ranked). docs/series.md has the rules and figures.
@@ -105,8 +106,7 @@ class Swiss(Format):
         return self._costs(History.of(self.participants, outcomes.values(), self.withdrawn))
 
     def _costs(self, history: History) -> RoundCosts:
-        as_long_as_a_round_robin = self.rounds >= self.participants - 1 + self.participants % 2
-        return RoundCosts(history, self.active(), rematches_first=as_long_as_a_round_robin)
+        return RoundCosts(history, self.active())
 
     def _over(self, history: History) -> bool:
         return history.rounds >= self.rounds or len(self.active()) < 2
@@ -181,8 +181,7 @@ class RoundCosts:
     per pair: each part times a scale above every total the parts below can reach), and the
     matching of least total cost."""
 
-    def __init__(self, history: History, active: Sequence[int], *,
-                 rematches_first: bool = False) -> None:
+    def __init__(self, history: History, active: Sequence[int]) -> None:
         self.history = history
         self.nodes = sorted(active, key=lambda p: (-history.score[p], p))
         if len(self.nodes) % 2:
@@ -198,17 +197,13 @@ class RoundCosts:
         alternate = rank * (pairs * n * n + 1)
         squared = alternate * (pairs * 2 + 1)
         gap = squared * (pairs * widest ** 2 + 1)
-        past_one = gap * (pairs * widest + 1)
+        self.rematch = gap * (pairs * widest + 1)
         rematches = pairs * max(self._most_meetings(), 1) + 1
         seats = pairs * 2 * (max(map(abs, balance)) + 1) + 1  # past two or three in a row
-        if rematches_first:  # no room for seats in a Swiss as long as a round robin
-            absolute = past_one * seats
-            self.rematch = absolute * (seats + 1)
-            self.second_bye = self.rematch * rematches
-        else:
-            self.rematch = past_one * seats
-            absolute = self.rematch * rematches
-            self.second_bye = absolute * (seats + 1)
+        #: The scale of seats past a balance of one: a total of this or more costs seats.
+        self.past_one = past_one = self.rematch * rematches
+        absolute = past_one * seats
+        self.second_bye = absolute * (seats + 1)
         self.top = self.second_bye * (max(history.byes) + 1) + 1
         self.gap_cost = [g * gap + g * g * squared for g in range(widest + 1)]
         # Per node and seat: its seat parts (past two or three in a row, past one, twice in a
@@ -262,23 +257,25 @@ class RoundCosts:
     def best(self, *, lookahead: bool, window: int | None = None) -> list[tuple[int, int]]:
         """The pairs (entrants, ``BYE``) of least total cost; with ``lookahead``, of those
         that leave the next round a pairing without rematches, where one pair forbidden finds
-        one. ``window``: each node joined to that many next to it on either side (default:
-        all up to ``DENSE_UP_TO`` nodes, else ``WINDOW``, all if that needs a rematch)."""
+        one and costs no more in seats. ``window``: each node joined to that many next to it on
+        either side (default: all up to ``DENSE_UP_TO`` nodes, else ``WINDOW``, all if that
+        needs a rematch, a second bye or seats past a balance of one)."""
         n = len(self.nodes)
         sparse = window is None and n > DENSE_UP_TO
         graph = self._graph(WINDOW if sparse else window or n)
         pairs = _matching(graph)
-        if sparse and self.rematches(pairs):
+        if sparse and (self.rematches(pairs) or self.total(pairs) >= self.past_one):
             graph = self._graph(n)
             pairs = _matching(graph)
         if not lookahead or self.rematches(pairs) or self._next_pairable(pairs):
             return [(self.nodes[i], self.nodes[j]) for i, j in pairs]
-        best = pairs
+        best, seats = pairs, self.total(pairs) // self.past_one
         for i, j in pairs:
             graph.update_edge(i, j, self.top - self._cost(i, j) - self.rematch)
             other = _matching(graph)
             graph.update_edge(i, j, self.top - self._cost(i, j))
             if (not self.rematches(other) and self._next_pairable(other)
+                    and self.total(other) // self.past_one <= seats
                     and (best is pairs or self.total(other) < self.total(best))):
                 best = other
         return [(self.nodes[i], self.nodes[j]) for i, j in best]
