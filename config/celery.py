@@ -35,6 +35,18 @@ def check_database_connections(task: object = None, **kwargs: object) -> None:
     close_old_connections()
 
 
+@task_prerun.connect
+def measure_platform_clock(task: object = None, **kwargs: object) -> None:
+    """Measure this process's offset from the platform's clock if a minute old (one query):
+    every task's leases, and its calls' signatures, are on the platform's time (lib/clock.py).
+    Eager tasks (tests) run in their caller's process and transaction: left alone."""
+    if getattr(getattr(task, "request", None), "is_eager", False):
+        return
+    from lib.clock import platform_clock
+
+    platform_clock().refresh()
+
+
 @app.task(name="bluffleague.ping")
 def ping() -> str:
     """Round trip through the broker and a worker; used by health checks and tests."""

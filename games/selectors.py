@@ -17,6 +17,7 @@ from django.db.models import QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from lib.clock import platform_now
 from lib.filtering import filtered
 
 from . import db, log
@@ -66,7 +67,7 @@ def matches_being_advanced(*, match_ids: Iterable[int]) -> list[int]:
     playing them, and they move without the caller. A lease of a task that died runs out, and
     then the match is anyone's again."""
     return list(Match.objects.filter(pk__in=list(match_ids), status=Match.Status.RUNNING,
-                                     lease_until__gt=timezone.now())
+                                     lease_until__gt=platform_now())
                 .order_by("pk").values_list("pk", flat=True))
 
 

@@ -26,6 +26,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from lib.clock import platform_now
+
 from ..driver import Ask, MatchDriver, Move, Tell, answer_here
 from ..models import Match, Seat
 from ..seats import PlatformOutage, SeatAnswer, get_seat_kind, seat_kinds
@@ -292,7 +294,7 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
         return 0
     now = timezone.now()
     quiet = now - timedelta(seconds=settings.BLUFF_STALLED_SECONDS)
-    ran_out = Q(lease_until__lt=now)
+    ran_out = Q(lease_until__lt=platform_now())  # leases are on the platform's clock
     lost = (Q(lease_until__isnull=True, updated_at__lte=quiet)
             & (Q(resumed_at__isnull=True) | Q(resumed_at__lte=quiet)))
     matches = (Match.objects.filter(ran_out | lost, status=Match.Status.RUNNING,

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lib import queueing
+from lib.clock import platform_now
 
 from ..db import (
     claim_match,
@@ -105,7 +106,9 @@ class Lease:
     batch that ends the match, else a statement of its own); a worker that dies keeps it until
     it runs out, then the match is anyone's again (the stalled-match sweep queues it).
 
-    Times are the workers' clocks (keep the hosts in sync, e.g. NTP, as for every lease here).
+    Times are the platform's (``lib.clock``), whatever the worker host's clock says: the
+    database judges the lease by its own clock when a batch is stored, and other hosts' sweeps
+    judge it by theirs.
     """
 
     def __init__(self, match_id: int, until: datetime) -> None:
@@ -130,7 +133,7 @@ class Lease:
         """:meth:`claim`, and the match and its seats as :func:`read_match` reads them, in
         one statement (the task's first read: ``games.db.claim_match``); None if the lease is
         held by another task or the match is gone."""
-        now = timezone.now()
+        now = platform_now()
         until = now + cls.seconds()
         found = claim_match(match_id, until=until, now=now)
         return None if found is None else (cls(match_id, until), *found)
@@ -140,11 +143,11 @@ class Lease:
         whose lease ran out stops even if nobody took the match yet (a host cut off for
         longer than its lease must not store what it saw meanwhile)."""
         return (not self.released and match.lease_until == self.until
-                and timezone.now() < self.until)
+                and platform_now() < self.until)
 
     def renewal(self) -> datetime:
         """A later end for the lease, to be written with the next stored batch."""
-        return timezone.now() + self.seconds()
+        return platform_now() + self.seconds()
 
     def release(self, *, rolled_back: bool = False) -> None:
         """Let go (if still held): the next task may claim the match at once. ``rolled_back``:
@@ -199,7 +202,7 @@ def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
     """
     now = timezone.now()
     finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
-    if lease.released or timezone.now() >= lease.until:
+    if lease.released or platform_now() >= lease.until:
         return False  # ran out: another task may be asking these seats already
     changed = _seat_changes(driver, _by_number(match, seats))
     release = driver.state.is_over

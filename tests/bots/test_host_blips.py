@@ -45,6 +45,8 @@ class Link:
         self.target = target
         self.passing = threading.Event()
         self.passing.set()
+        #: Set once a byte has passed: the match is asking its bot.
+        self.carried = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.closed = False
@@ -84,6 +86,7 @@ class Link:
             while data := source.recv(65536):
                 self.passing.wait()
                 sink.sendall(data)
+                self.carried.set()
         except OSError:
             pass
         finally:
@@ -163,10 +166,12 @@ def advance(request: Any) -> Iterator[Callable[[int], Any]]:
     loop.stop()
 
 
-def advance_with(advance: Callable[[int], Any], match_id: int, cut: Callable[[], Any],
-                 restore: Callable[[], Any], *, after: float, lasting: float) -> None:
+def advance_with(advance: Callable[[int], Any], match_id: int, link: Link,
+                 cut: Callable[[], Any], restore: Callable[[], Any], *, after: float,
+                 lasting: float) -> None:
     """Advance the match in a thread (as a worker would) and cut for ``lasting`` seconds once
-    it has played ``after`` seconds."""
+    it has asked its bot through ``link`` for ``after`` seconds (on a loaded machine a worker
+    may take longer than the cut to start)."""
 
     def work() -> None:
         try:
@@ -174,8 +179,10 @@ def advance_with(advance: Callable[[int], Any], match_id: int, cut: Callable[[],
         finally:
             connection.close()
 
+    link.carried.clear()  # of an earlier match
     worker = threading.Thread(target=work)
     worker.start()
+    assert link.carried.wait(timeout=60), "the match asked its bot"
     time.sleep(after)
     cut()
     time.sleep(lasting)
@@ -211,7 +218,7 @@ def test_a_blip_of_the_workers_own_network_strikes_nobody_and_changes_no_move(
 
     disturbed = new_match(alice, bot_id)
 
-    advance_with(advance, disturbed, host_cut(link, service), host_restored(link, service),
+    advance_with(advance, disturbed, link, host_cut(link, service), host_restored(link, service),
                  after=0.2, lasting=seconds)
     assert Match.objects.get(pk=disturbed).status == "finished"
     no_strikes(disturbed)
@@ -226,7 +233,7 @@ def test_a_bot_that_stops_answering_while_the_platform_is_fine_is_struck_after_a
     link, _, bot_id = network
     hold_tasks(monkeypatch, "games.advance_automatic_seats")
     match_id = new_match(alice, bot_id)
-    advance_with(advance, match_id, link.cut, link.restore, after=0.2, lasting=1.5)
+    advance_with(advance, match_id, link, link.cut, link.restore, after=0.2, lasting=1.5)
     struck = BotCall.objects.filter(match_id=match_id, strike=True, reason="timeout")
     assert struck.exists(), "the bot's own silence is its fault"
     once_more = BotCall.objects.filter(match_id=match_id, strike=False, reason="timeout",
@@ -245,7 +252,7 @@ def test_an_outage_longer_than_the_wait_drops_the_batch_and_the_match_is_asked_a
     disturbed = new_match(alice, bot_id)
     queued.clear()
 
-    advance_with(advance, disturbed, host_cut(link, service), host_restored(link, service),
+    advance_with(advance, disturbed, link, host_cut(link, service), host_restored(link, service),
                  after=0.2, lasting=2.0)
     assert Match.objects.get(pk=disturbed).status == "running", "the task gave up, unplayed"
     assert [args for _, *args in queued] == [[disturbed]], "and queued the match again"

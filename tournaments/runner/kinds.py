@@ -27,6 +27,7 @@ from games.models import Match, Seat
 from games.seats import PLAYER
 from games.services import BuiltMatch, NewMatch, matches_build
 from lib import queueing
+from lib.clock import platform_now
 
 from ..entrants import seat_spec
 from ..formats import Format, Outcome, PlannedMatch, withdrawn_after
@@ -168,7 +169,7 @@ def enqueue(task: str, *args: int) -> None:
 def lease_until(now: datetime | None = None) -> datetime:
     """Until when a claim (a queued chunk, a running night) holds before the reaper takes it
     again: ``TOURNAMENT_LEASE_SECONDS`` from ``now``."""
-    return (now or timezone.now()) + timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
+    return (now or platform_now()) + timedelta(seconds=settings.TOURNAMENT_LEASE_SECONDS)
 
 
 def check_ahead(moment: datetime, what: str, *, now: datetime | None = None) -> None:

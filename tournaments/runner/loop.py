@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from games.db import locks_waited_at_most
 from games.services import match_stop
+from lib.clock import platform_now
 
 from ..formats import Outcome, SeriesState
 from . import kinds
@@ -65,7 +66,7 @@ def _open_rows(k: SeriesKind, series_id: int) -> QuerySet[Any]:
 def advance(*, kind: str, series_id: int, now: datetime | None = None) -> int:
     """Ask a running series' format what to start, and queue play tasks for every pending row
     (its start); finish it if it is over. Returns how many play tasks were queued."""
-    now = now or timezone.now()
+    now = now or platform_now()
     settle(get_kind(kind), series_id, now=now, wait=True, queue=False)
     return dispatch(kind=kind, series_id=series_id, now=now)
 
@@ -75,7 +76,7 @@ def dispatch(*, kind: str, series_id: int, now: datetime | None = None,
     """Queue a play task per chunk of a running series' pending rows, leasing them for
     ``TOURNAMENT_LEASE_SECONDS`` (their message may wait that long); rows a chunk holds are
     skipped. ``lost_only`` (the reaper): only rows whose lease ran out. Returns tasks queued."""
-    k, now = get_kind(kind), now or timezone.now()
+    k, now = get_kind(kind), now or platform_now()
     pending = _open_rows(k, series_id)
     if lost_only:
         pending = pending.filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
@@ -189,7 +190,7 @@ def play(*, kind: str, series_id: int, limit: int | None = None, only: int | Non
     stop_at = clock.monotonic() + TASK_SECONDS
     while True:
         done = _play_chunk(k, series_id, limit=limit or k.chunk(), only=only,
-                           now=now or timezone.now())
+                           now=now or platform_now())
         total = {key: total[key] + done[key] for key in total}
         if not any(done.values()) or only is not None or once:
             return total

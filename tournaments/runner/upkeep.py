@@ -10,9 +10,9 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from games.models import Match
+from lib.clock import platform_now
 
 from . import kinds
 from .kinds import CANCELLED, OPEN, PENDING, RUNNING, get_kind
@@ -27,7 +27,7 @@ def record(*, kind: str, match_id: int, now: datetime | None = None) -> bool:
     still be running), apply the withdrawal rule, plan what comes next or finish the series.
     False if there was nothing to record, or not now: a lock it needs was held longer than
     ``TOURNAMENT_RECORD_LOCK_SECONDS`` (the reaper records it later)."""
-    k, now = get_kind(kind), now or timezone.now()
+    k, now = get_kind(kind), now or platform_now()
 
     def work() -> bool:
         found = kinds.locked_for_recording(k.model.objects.filter(status=RUNNING), match_id)
@@ -67,7 +67,7 @@ def reap(*, now: datetime | None = None, limit: int = 1000) -> int:
     unnoticed, release rows whose chunk died before making their match, queue again pending
     rows whose message is lost, and ask every running series' format again (a stop time, a
     lost finish). Returns how many rows or series it fixed."""
-    now, fixed = now or timezone.now(), 0
+    now, fixed = now or platform_now(), 0
     for k in kinds.kinds().values():
         rows, link = k.model.objects.all(), f"{k.link}_id"
         for series_id in set(rows.filter(status__in=OPEN, **{f"{k.link}__status": CANCELLED})

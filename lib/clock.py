@@ -1,13 +1,17 @@
-"""The platform's clock: the time every call to a bot is signed with.
+"""The platform's clock: the time every call to a bot is signed with, and every lease is written
+and judged by.
 
 A bot checks a call's signed timestamp against its own clock (the Standard Webhooks scheme allows
 5 minutes either way), so a worker host whose clock had drifted signed calls that every careful
 bot refused, and each refusal was a strike: the platform's fault, never the bot's (issue 45,
-docs/bot-protocol.md "Whose fault a failure is"). The platform's clock is its database server's,
-one clock that every worker and web process shares and a deployment keeps right with NTP
-(docs/deploy.md). Each process measures its own clock's offset from it, at most once a minute,
-and signs with its own clock plus that offset. On SQLite the database is the process's own
-machine: the offset is 0.
+docs/bot-protocol.md "Whose fault a failure is"). Leases are compared by hosts whose clocks may
+disagree, and by the database itself (a batch is stored only while its lease is ahead of
+``clock_timestamp()``): a worker whose clock ran behind wrote leases already over and could
+store nothing, one whose clock ran ahead held a dead worker's matches for as long. The
+platform's clock is its database server's, one clock that every worker and web process shares
+and a deployment keeps right with NTP (docs/deploy.md). Each process measures its own clock's
+offset from it, at most once a minute (a worker before each task), and reads its own clock plus
+that offset. On SQLite the database is the process's own machine: the offset is 0.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from django.db import DatabaseError, connection, transaction
 
@@ -85,3 +90,9 @@ _CLOCK = PlatformClock(database_time)
 def platform_clock() -> PlatformClock:
     """The process's one :class:`PlatformClock` (on the database server's time)."""
     return _CLOCK
+
+
+def platform_now() -> datetime:
+    """The platform's time (:func:`platform_clock`, as last measured) as an aware datetime: what
+    leases are written and judged with, whichever host's clock is wrong."""
+    return datetime.fromtimestamp(_CLOCK.now(), UTC)
