@@ -192,7 +192,7 @@ class BotClient:
 
     ``dns_clock`` times how long a host's checked addresses are reused
     (``bots.resolver.DNS_CACHE_SECONDS``): seconds that never go back (:func:`time.monotonic`);
-    ``wall_clock``, the time calls are signed with (the platform's, ``bots.clock``, pooled).
+    ``wall_clock``, the time calls are signed with (the platform's, ``lib.clock``, pooled).
     """
 
     def __init__(self, *, allow_private: bool = False,
@@ -745,10 +745,10 @@ _POST_HEADERS: Final = [*_GET_HEADERS, b"content-type: application/json", b"expe
 
 def client_from_settings(**overrides: Any) -> BotClient:
     """A :class:`BotClient` configured from the ``BOTS_*`` Django settings, signing with the
-    platform's clock (``bots.clock``)."""
+    platform's clock (``lib.clock``)."""
     from django.conf import settings
 
-    from .clock import platform_clock
+    from lib.clock import platform_clock
 
     kwargs: dict[str, Any] = {"allow_private": settings.BOTS_ALLOW_PRIVATE_ADDRESSES,
                               "max_response_bytes": settings.BOTS_MAX_RESPONSE_BYTES,

@@ -21,7 +21,7 @@ from games.services import NewMatch, matches_create
 
 from . import protocol
 from .addresses import BadBotURL, check_url
-from .clock import platform_clock
+from lib.clock import platform_clock
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client

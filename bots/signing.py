@@ -59,7 +59,7 @@ def signed_header_lines(secret: str, body: bytes, *, previous_secret: str = "",
                         timestamp: int | None = None) -> list[bytes]:
     """:func:`sign_headers` as the ``name: value`` lines libcurl sends (``HTTPHEADER``), built
     at once: every call to a bot makes them. ``timestamp``: Unix seconds, this host's clock's by
-    default (a worker passes the platform's: ``bots.clock``)."""
+    default (a worker passes the platform's: ``lib.clock``)."""
     msg, timestamp, signatures = _sign(secret, body, previous_secret, None, timestamp)
     return [ID_HEADER + b": " + msg, b"%s: %d" % (TIMESTAMP_HEADER, timestamp),
             SIGNATURE_HEADER + b": " + signatures]

@@ -32,7 +32,7 @@ from games.seats import Answered, Pending, SeatAnswer, SeatKind, SeatSession, Ta
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
-from .clock import platform_clock
+from lib.clock import platform_clock
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client, call_loop
 from .reachability import platform_reachability

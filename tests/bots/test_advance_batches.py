@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from bots.clock import platform_clock
+from lib.clock import platform_clock
 from bots.models import Bot, BotCall
 from bots.signing import new_secret
 from bots.webhook import WebhookSession
@@ -256,7 +256,7 @@ def test_a_whole_webhook_match_takes_these_statements_and_no_more(alice, open_re
                              secret=new_secret(), games=["dice_cup"], handshake_ok=True,
                              compact_legal_actions=True)
     hold_tasks(monkeypatch, "games.advance_automatic_seats")  # run here instead
-    # The platform's clock (bots/clock.py) is read once a minute per process, not per match:
+    # The platform's clock (lib/clock.py) is read once a minute per process, not per match:
     # read just before, as a running worker's mostly is.
     platform_clock().refresh()
     with CaptureQueriesContext(connection) as queries:

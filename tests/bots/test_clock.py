@@ -1,4 +1,4 @@
-"""The platform's clock (bots/clock.py): calls to bots are signed with the database server's
+"""The platform's clock (lib/clock.py): calls to bots are signed with the database server's
 time, whatever the worker host's own clock says (issue 45). The real fault, a worker whose
 clock runs ten minutes ahead, is tests/bots/test_worker_clock.py."""
 
@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.db import DatabaseError, connection
 
-from bots.clock import PlatformClock, database_time, platform_clock
+from lib.clock import PlatformClock, database_time, platform_clock
 from bots.net import BotClient, Call, client_from_settings
 from bots.signing import TIMESTAMP_HEADER
 

@@ -84,7 +84,7 @@ def test_the_start_claim_reads_the_bots_and_their_owners_in_the_same_statement(
     (one statement on PostgreSQL); a bot deleted meanwhile is a seat with no bot, claimed
     all the same (its row's bot is NULL), and sent nothing. A second session claims nothing
     and sends nothing."""
-    from bots.clock import platform_clock
+    from lib.clock import platform_clock
     from games.services.store import table_of
     from games.states import load_state
 
@@ -97,7 +97,7 @@ def test_the_start_claim_reads_the_bots_and_their_owners_in_the_same_statement(
     gone.delete()
     state = load_state(match)
     session = WebhookSession(table_of(match))
-    platform_clock().refresh()  # read once a minute (bots/clock.py): not the claim's query
+    platform_clock().refresh()  # read once a minute (lib/clock.py): not the claim's query
     # The claim with the bots and their owners (one statement on PostgreSQL), then, for the
     # /start bodies' seat names, the one bot not among them (deleted: no row, "deleted bot").
     with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 3):
