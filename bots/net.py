@@ -39,7 +39,7 @@ import ipaddress
 import itertools
 import logging
 import os
-import selectors
+import select
 import socket
 import threading
 import time
@@ -491,8 +491,9 @@ class CallLoop:
     call and returns at once; :meth:`pump` waits for the sockets (at most a given time) and
     hands each finished call's :class:`Reply` to its callback, in this thread.
 
-    One libcurl multi handle driven by ``socket_action`` and the selector of the platform
-    (epoll on Linux: no ``select()``, whose ``FD_SETSIZE`` stops at 1,024 sockets), its easy
+    One libcurl multi handle driven by ``socket_action`` and an epoll object used directly (no
+    ``select()``, whose ``FD_SETSIZE`` stops at 1,024 sockets; no ``selectors`` layer, whose
+    bookkeeping cost more than the system calls on every call), its easy
     handles and kept-alive connections shared with the client's blocking calls in this thread,
     so connections are reused per bot host. No bot (its base URL) is sent more than its
     ``Call.limit`` calls at once: the next wait in order and start as one finishes, and a call's
@@ -519,7 +520,10 @@ class CallLoop:
         self._pool = _Pool()
         self.multi.setopt(pycurl.M_SOCKETFUNCTION, self._watch)
         self.multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
-        self.selector = selectors.DefaultSelector()
+        self.epoll = select.epoll()
+        #: The sockets curl asked to watch, and what for (curl's ``POLL_*`` mask, which is
+        #: also the ``CSELECT_*`` mask of their events).
+        self._watched: dict[int, int] = {}
         self._timer_at: float | None = None
         self._running: dict[pycurl.Curl, _Flight] = {}
         #: Calls added since curl last ran its timers (sent by that run: their time starts).
@@ -579,18 +583,21 @@ class CallLoop:
             timeout = max(0.0, min(timeout, self._timer_at - time.monotonic()))
         entered = time.perf_counter()
         self._charged += min(entered - self._looked_at, AWAY_SECONDS)
-        if self.selector.get_map():
-            events = self.selector.select(timeout)
+        if self._watched:
+            events = self.epoll.poll(timeout, len(self._watched))
         else:  # nothing on the wire (curl's timers only, or calls waiting for the network)
             if timeout > 0:
                 time.sleep(timeout)
             events = []
         self._looked_at = time.perf_counter()  # every answer there by now is read below
         self._charged += self._looked_at - entered
-        for key, mask in events:
-            flags = ((pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0)
-                     | (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0))
-            self._act(key.fd, flags)
+        watched = self._watched
+        for fd, mask in events:
+            # What curl asked for of what came (an error or hang-up wakes either way).
+            flags = watched.get(fd, 0) & ((pycurl.CSELECT_IN if mask & ~select.EPOLLOUT else 0)
+                                          | (pycurl.CSELECT_OUT if mask & ~select.EPOLLIN else 0))
+            if flags:
+                self._act(fd, flags)
         self._expire()  # before curl's timers: its longer limits are for a late loop only
         if self._unsent or (self._timer_at is not None
                             and time.monotonic() >= self._timer_at):
@@ -614,7 +621,8 @@ class CallLoop:
         self._deadlines.clear()
         self._waiting.clear()
         self._ready.clear()
-        self.selector.close()
+        self._watched.clear()
+        self.epoll.close()
         for easy in self._pool.idle:
             easy.close()
         self.multi.close()
@@ -691,21 +699,31 @@ class CallLoop:
 
     def _watch(self, what: int, fd: int, multi: Any, socketp: Any) -> None:
         """curl's socket callback: what to wait for on ``fd`` (or stop watching it)."""
+        watched = self._watched
         if what == pycurl.POLL_REMOVE:
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
+            if watched.pop(fd, None) is not None:
+                with contextlib.suppress(OSError):  # closed already: epoll forgot it then
+                    self.epoll.unregister(fd)
             return
-        events = ((selectors.EVENT_READ if what in (pycurl.POLL_IN, pycurl.POLL_INOUT) else 0)
-                  | (selectors.EVENT_WRITE if what in (pycurl.POLL_OUT, pycurl.POLL_INOUT)
-                     else 0))
-        if fd in self.selector.get_map():
-            self.selector.modify(fd, events)
-        else:
-            self.selector.register(fd, events)
+        before = watched.get(fd)
+        if before == what:
+            return
+        watched[fd] = what
+        try:
+            if before is not None:
+                self.epoll.modify(fd, _EPOLL_MASKS[what])
+                return
+        except FileNotFoundError:  # closed and its number reused without a word from curl
+            pass
+        self.epoll.register(fd, _EPOLL_MASKS[what])
 
     def _timer(self, timeout_ms: int) -> None:
         """curl's timer callback: act on no socket at this time (-1: no timer)."""
         self._timer_at = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
+
+
+#: curl's ``POLL_NONE``, ``POLL_IN``, ``POLL_OUT``, ``POLL_INOUT`` as epoll's masks.
+_EPOLL_MASKS: Final = (0, select.EPOLLIN, select.EPOLLOUT, select.EPOLLIN | select.EPOLLOUT)
 
 
 class _Flight:
