@@ -151,15 +151,38 @@ class Transfer:
         return None
 
 
+#: An easy handle's URL, RESOLVE entry and time limits (total, connect) as last set.
+_Options = tuple[str, str | None, int, int]
+
+
 class _Pool:
     """Idle easy handles to reuse, and each one's URL, RESOLVE entry and time limit as last set
     (``BotClient._begin``); ``share``: the connection cache they share, None for the multi
-    handle's own (a :class:`CallLoop`'s)."""
+    handle's own (a :class:`CallLoop`'s). The idle handles are kept by those options, so a call
+    gets one already set up for where it goes when there is one: setting them again costs curl
+    a URL parse and a RESOLVE entry loaded anew on top of the setopt calls."""
 
     def __init__(self, share: pycurl.CurlShare | None = None) -> None:
         self.share = share
-        self.idle: list[pycurl.Curl] = []
-        self.options: dict[pycurl.Curl, tuple[str, str | None, int, int]] = {}
+        #: Idle handles by their options (None: unknown), each a stack; never an empty one.
+        self.idle: dict[_Options | None, list[pycurl.Curl]] = {}
+        self.options: dict[pycurl.Curl, _Options] = {}
+
+    def take(self, options: _Options) -> pycurl.Curl | None:
+        """An idle handle set up with ``options`` if there is one, else any idle handle."""
+        idle = self.idle
+        if not idle:
+            return None
+        key = options if options in idle else next(iter(idle))
+        handles = idle[key]
+        easy = handles.pop()
+        if not handles:
+            del idle[key]
+        return easy
+
+    def put(self, easy: pycurl.Curl) -> None:
+        """``easy`` is idle again."""
+        self.idle.setdefault(self.options.get(easy), []).append(easy)
 
 
 class _Handles(threading.local):
@@ -171,7 +194,7 @@ class _Handles(threading.local):
     share: pycurl.CurlShare | None = None
     idle: list[pycurl.Curl]
     #: Each easy handle's URL, RESOLVE entry and time limit as last set (``_begin``).
-    options: dict[pycurl.Curl, tuple[str, str | None, int, int]]
+    options: dict[pycurl.Curl, _Options]
     pid: int = 0
 
 
@@ -336,11 +359,11 @@ class BotClient:
     def _failed(start: float, reason: str, detail: str) -> Reply:
         return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
 
-    def _easy(self, pool: _Pool | None = None) -> pycurl.Curl:
+    def _easy(self, pool: _Pool | None, options: _Options) -> pycurl.Curl:
         """An idle easy handle of ``pool`` (default: this thread's), with the options every
-        call shares."""
+        call shares (and of ``pool``, one set up with ``options`` if there is one)."""
         if pool is not None:
-            return pool.idle.pop() if pool.idle else self._new_easy(pool.share)
+            return pool.take(options) or self._new_easy(pool.share)
         handles = self._handles
         if handles.share is None or handles.pid != os.getpid():
             handles.share = pycurl.CurlShare()
@@ -379,12 +402,11 @@ class BotClient:
         target = call_target(call.url, call.path)
         resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
                                 clock=self.dns_clock)
-        easy = self._easy(pool)
-        transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round((call.timeout + grace) * 1000))
         connect_ms = max(1, min(timeout_ms, round((self.connect_timeout + grace) * 1000)))
         options = (target.url, resolve, timeout_ms, connect_ms)
-        idle = (pool or self._handles).idle
+        easy = self._easy(pool, options)
+        transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         set_on = (pool or self._handles).options
         try:
             # A handle keeps its options from call to call: most calls go where the handle's
@@ -410,7 +432,10 @@ class BotClient:
                 easy.setopt(pycurl.HTTPGET, 1)
             easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
         except BaseException:
-            idle.append(easy)
+            if pool is not None:
+                pool.put(easy)
+            else:
+                self._handles.idle.append(easy)
             raise
         return transfer
 
@@ -615,7 +640,7 @@ class CallLoop:
         """Stop every call in flight (their callbacks are not called) and close the handles."""
         for easy in list(self._running):
             self.multi.remove_handle(easy)
-            self._pool.idle.append(easy)
+            self._pool.put(easy)
         self._running.clear()
         self._unsent.clear()
         self._deadlines.clear()
@@ -623,8 +648,9 @@ class CallLoop:
         self._ready.clear()
         self._watched.clear()
         self.epoll.close()
-        for easy in self._pool.idle:
-            easy.close()
+        for handles in self._pool.idle.values():
+            for easy in handles:
+                easy.close()
         self.multi.close()
 
     # ---- helpers -----------------------------------------------------------------------------
@@ -674,7 +700,7 @@ class CallLoop:
             pass
         reply = (BotClient._failed(start, reason, detail) if reason
                  else self.client._reply(transfer, start))
-        self._pool.idle.append(easy)
+        self._pool.put(easy)
         self._ready.append((reply, done))
         url = transfer.call.url
         self._sending[url] -= 1
