@@ -107,13 +107,21 @@ HEADER_BYTES_KEPT: Final = 8192
 
 class Transfer:
     """One call in flight: its curl handle, the body read so far (up to ``cap`` bytes), and
-    the socket opener that refuses a blocked address however curl resolved it."""
+    the socket opener that refuses a blocked address however curl resolved it. A handle keeps
+    its transfer, made again for each of its calls (:meth:`again`), so curl's callbacks are
+    set once per handle: setting a Python callback costs pycurl more than a call's own use of
+    it."""
 
     __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
                  "error", "header_bytes", "headers", "oversized", "size")
 
     def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
-        self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
+        self.easy, self.cap, self.allow_private = easy, cap, allow_private
+        self.again(call)
+
+    def again(self, call: Call) -> None:
+        """Start over for ``call``: nothing read, nothing failed."""
+        self.call = call
         self.chunks: list[bytes] = []
         self.headers: list[bytes] = []
         self.header_bytes = 0
@@ -393,6 +401,7 @@ class BotClient:
         easy.setopt(pycurl.CAINFO, certifi.where())
         easy.setopt(pycurl.USERAGENT, USER_AGENT)
         easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
+        easy.transfer = None  # its callbacks' transfer, from its first call (_begin)
         return easy
 
     def _begin(self, call: Call, pool: _Pool | None = None, grace: float = 0.0) -> Transfer:
@@ -406,7 +415,6 @@ class BotClient:
         connect_ms = max(1, min(timeout_ms, round((self.connect_timeout + grace) * 1000)))
         options = (target.url, resolve, timeout_ms, connect_ms)
         easy = self._easy(pool, options)
-        transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         set_on = (pool or self._handles).options
         try:
             # A handle keeps its options from call to call: most calls go where the handle's
@@ -419,8 +427,15 @@ class BotClient:
                 easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
                 easy.setopt(pycurl.CONNECTTIMEOUT_MS, connect_ms)
                 set_on[easy] = options
-            easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
-            easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
+            transfer: Transfer | None = easy.transfer
+            if transfer is None:
+                transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
+                easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
+                easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
+                easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
+                easy.transfer = transfer
+            else:
+                transfer.again(call)
             headers = signed_header_lines(call.secret, call.body,
                                           previous_secret=call.previous_secret,
                                           timestamp=int(self.wall_clock()))
@@ -430,7 +445,6 @@ class BotClient:
             else:
                 easy.setopt(pycurl.HTTPHEADER, headers + _GET_HEADERS)
                 easy.setopt(pycurl.HTTPGET, 1)
-            easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
         except BaseException:
             if pool is not None:
                 pool.put(easy)
