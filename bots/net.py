@@ -637,12 +637,14 @@ class CallLoop:
                                           | (pycurl.CSELECT_OUT if mask & ~select.EPOLLIN else 0))
             if flags:
                 self._act(fd, flags)
+        self._collect()  # once for every socket read: curl queues what ended meanwhile
         self._expire()  # before curl's timers: its longer limits are for a late loop only
         if self._unsent or (self._timer_at is not None
                             and time.monotonic() >= self._timer_at):
             unsent, self._unsent = self._unsent, []
             self._timer_at = None
             self._act(pycurl.SOCKET_TIMEOUT, 0)  # curl sends the calls added since
+            self._collect()
             for flight in unsent:
                 if self._running.get(flight.transfer.easy) is flight:
                     flight.charged_from = self._charged
@@ -675,6 +677,9 @@ class CallLoop:
                 pass
         except pycurl.error:
             log.exception("driving bot calls failed")  # each call still ends, by its timeout
+
+    def _collect(self) -> None:
+        """Finish every call curl says has ended."""
         while True:
             queued, ok, failed = self.multi.info_read()
             for easy in ok:
