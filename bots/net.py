@@ -467,7 +467,6 @@ class BotClient:
     def _reply(self, transfer: Transfer, start: float) -> Reply:
         call, easy = transfer.call, transfer.easy
         elapsed = transfer.done_at - start
-        limit_ms = f"{call.timeout * 1000:.0f} ms"
         if transfer.errno:
             if transfer.blocked:
                 return Reply(b"", elapsed, None, Failure(BLOCKED_ADDRESS, transfer.blocked))
@@ -475,6 +474,7 @@ class BotClient:
                 return Reply(b"", elapsed, easy.getinfo(pycurl.RESPONSE_CODE) or None, Failure(
                     OVERSIZED_BODY, f"body is over the {transfer.cap}-byte limit"))
             if transfer.errno == pycurl.E_OPERATION_TIMEDOUT:
+                limit_ms = _limit_ms(call)
                 if _all_there_in_time(transfer):
                     return _kept_from_reading(elapsed, limit_ms)
                 return Reply(b"", elapsed, None, Failure(
@@ -488,11 +488,16 @@ class BotClient:
                 status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL),
                 headers=transfer.headers)))
         if elapsed > call.timeout:
+            limit_ms = _limit_ms(call)
             if _all_there_in_time(transfer):
                 return _kept_from_reading(elapsed, limit_ms)
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))
         return Reply(b"".join(transfer.chunks), elapsed, status)
+
+
+def _limit_ms(call: Call) -> str:
+    return f"{call.timeout * 1000:.0f} ms"
 
 
 def _ended_at(transfer: Transfer, sent: float, now: float) -> float:
