@@ -642,7 +642,7 @@ class CallLoop:
                                           | (pycurl.CSELECT_OUT if mask & ~select.EPOLLIN else 0))
             if flags:
                 self._act(fd, flags)
-        self._collect()  # once for every socket read: curl queues what ended meanwhile
+        self._collect()  # once the sockets are read: curl queues the calls they ended
         self._expire()  # before curl's timers: its longer limits are for a late loop only
         if self._unsent or (self._timer_at is not None
                             and time.monotonic() >= self._timer_at):
