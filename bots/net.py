@@ -39,7 +39,7 @@ import ipaddress
 import itertools
 import logging
 import os
-import selectors
+import select
 import socket
 import threading
 import time
@@ -107,13 +107,21 @@ HEADER_BYTES_KEPT: Final = 8192
 
 class Transfer:
     """One call in flight: its curl handle, the body read so far (up to ``cap`` bytes), and
-    the socket opener that refuses a blocked address however curl resolved it."""
+    the socket opener that refuses a blocked address however curl resolved it. A handle keeps
+    its transfer, made again for each of its calls (:meth:`again`), so curl's callbacks are
+    set once per handle: setting a Python callback costs pycurl more than a call's own use of
+    it."""
 
     __slots__ = ("allow_private", "blocked", "call", "cap", "chunks", "done_at", "easy", "errno",
                  "error", "header_bytes", "headers", "oversized", "size")
 
     def __init__(self, call: Call, easy: pycurl.Curl, cap: int, allow_private: bool) -> None:
-        self.call, self.easy, self.cap, self.allow_private = call, easy, cap, allow_private
+        self.easy, self.cap, self.allow_private = easy, cap, allow_private
+        self.again(call)
+
+    def again(self, call: Call) -> None:
+        """Start over for ``call``: nothing read, nothing failed."""
+        self.call = call
         self.chunks: list[bytes] = []
         self.headers: list[bytes] = []
         self.header_bytes = 0
@@ -151,15 +159,38 @@ class Transfer:
         return None
 
 
+#: An easy handle's URL, RESOLVE entry and time limits (total, connect) as last set.
+_Options = tuple[str, str | None, int, int]
+
+
 class _Pool:
     """Idle easy handles to reuse, and each one's URL, RESOLVE entry and time limit as last set
     (``BotClient._begin``); ``share``: the connection cache they share, None for the multi
-    handle's own (a :class:`CallLoop`'s)."""
+    handle's own (a :class:`CallLoop`'s). The idle handles are kept by those options, so a call
+    gets one already set up for where it goes when there is one: setting them again costs curl
+    a URL parse and a RESOLVE entry loaded anew on top of the setopt calls."""
 
     def __init__(self, share: pycurl.CurlShare | None = None) -> None:
         self.share = share
-        self.idle: list[pycurl.Curl] = []
-        self.options: dict[pycurl.Curl, tuple[str, str | None, int, int]] = {}
+        #: Idle handles by their options (None: unknown), each a stack; never an empty one.
+        self.idle: dict[_Options | None, list[pycurl.Curl]] = {}
+        self.options: dict[pycurl.Curl, _Options] = {}
+
+    def take(self, options: _Options) -> pycurl.Curl | None:
+        """An idle handle set up with ``options`` if there is one, else any idle handle."""
+        idle = self.idle
+        if not idle:
+            return None
+        key = options if options in idle else next(iter(idle))
+        handles = idle[key]
+        easy = handles.pop()
+        if not handles:
+            del idle[key]
+        return easy
+
+    def put(self, easy: pycurl.Curl) -> None:
+        """``easy`` is idle again."""
+        self.idle.setdefault(self.options.get(easy), []).append(easy)
 
 
 class _Handles(threading.local):
@@ -171,7 +202,7 @@ class _Handles(threading.local):
     share: pycurl.CurlShare | None = None
     idle: list[pycurl.Curl]
     #: Each easy handle's URL, RESOLVE entry and time limit as last set (``_begin``).
-    options: dict[pycurl.Curl, tuple[str, str | None, int, int]]
+    options: dict[pycurl.Curl, _Options]
     pid: int = 0
 
 
@@ -336,11 +367,11 @@ class BotClient:
     def _failed(start: float, reason: str, detail: str) -> Reply:
         return Reply(b"", time.perf_counter() - start, failure=Failure(reason, detail))
 
-    def _easy(self, pool: _Pool | None = None) -> pycurl.Curl:
+    def _easy(self, pool: _Pool | None, options: _Options) -> pycurl.Curl:
         """An idle easy handle of ``pool`` (default: this thread's), with the options every
-        call shares."""
+        call shares (and of ``pool``, one set up with ``options`` if there is one)."""
         if pool is not None:
-            return pool.idle.pop() if pool.idle else self._new_easy(pool.share)
+            return pool.take(options) or self._new_easy(pool.share)
         handles = self._handles
         if handles.share is None or handles.pid != os.getpid():
             handles.share = pycurl.CurlShare()
@@ -370,6 +401,7 @@ class BotClient:
         easy.setopt(pycurl.CAINFO, certifi.where())
         easy.setopt(pycurl.USERAGENT, USER_AGENT)
         easy.setopt(pycurl.MAXFILESIZE_LARGE, self.max_response_bytes)
+        easy.transfer = None  # its callbacks' transfer, from its first call (_begin)
         return easy
 
     def _begin(self, call: Call, pool: _Pool | None = None, grace: float = 0.0) -> Transfer:
@@ -379,12 +411,10 @@ class BotClient:
         target = call_target(call.url, call.path)
         resolve = resolve_entry(target, allow_private=self.allow_private, cache=self._dns,
                                 clock=self.dns_clock)
-        easy = self._easy(pool)
-        transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
         timeout_ms = max(1, round((call.timeout + grace) * 1000))
         connect_ms = max(1, min(timeout_ms, round((self.connect_timeout + grace) * 1000)))
         options = (target.url, resolve, timeout_ms, connect_ms)
-        idle = (pool or self._handles).idle
+        easy = self._easy(pool, options)
         set_on = (pool or self._handles).options
         try:
             # A handle keeps its options from call to call: most calls go where the handle's
@@ -397,8 +427,15 @@ class BotClient:
                 easy.setopt(pycurl.TIMEOUT_MS, timeout_ms)
                 easy.setopt(pycurl.CONNECTTIMEOUT_MS, connect_ms)
                 set_on[easy] = options
-            easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
-            easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
+            transfer: Transfer | None = easy.transfer
+            if transfer is None:
+                transfer = Transfer(call, easy, self.max_response_bytes, self.allow_private)
+                easy.setopt(pycurl.OPENSOCKETFUNCTION, transfer.open_socket)
+                easy.setopt(pycurl.HEADERFUNCTION, transfer.header)
+                easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
+                easy.transfer = transfer
+            else:
+                transfer.again(call)
             headers = signed_header_lines(call.secret, call.body,
                                           previous_secret=call.previous_secret,
                                           timestamp=int(self.wall_clock()))
@@ -408,9 +445,11 @@ class BotClient:
             else:
                 easy.setopt(pycurl.HTTPHEADER, headers + _GET_HEADERS)
                 easy.setopt(pycurl.HTTPGET, 1)
-            easy.setopt(pycurl.WRITEFUNCTION, transfer.write)
         except BaseException:
-            idle.append(easy)
+            if pool is not None:
+                pool.put(easy)
+            else:
+                self._handles.idle.append(easy)
             raise
         return transfer
 
@@ -428,7 +467,6 @@ class BotClient:
     def _reply(self, transfer: Transfer, start: float) -> Reply:
         call, easy = transfer.call, transfer.easy
         elapsed = transfer.done_at - start
-        limit_ms = f"{call.timeout * 1000:.0f} ms"
         if transfer.errno:
             if transfer.blocked:
                 return Reply(b"", elapsed, None, Failure(BLOCKED_ADDRESS, transfer.blocked))
@@ -436,6 +474,7 @@ class BotClient:
                 return Reply(b"", elapsed, easy.getinfo(pycurl.RESPONSE_CODE) or None, Failure(
                     OVERSIZED_BODY, f"body is over the {transfer.cap}-byte limit"))
             if transfer.errno == pycurl.E_OPERATION_TIMEDOUT:
+                limit_ms = _limit_ms(call)
                 if _all_there_in_time(transfer):
                     return _kept_from_reading(elapsed, limit_ms)
                 return Reply(b"", elapsed, None, Failure(
@@ -449,11 +488,16 @@ class BotClient:
                 status, b"".join(transfer.chunks), easy.getinfo(pycurl.REDIRECT_URL),
                 headers=transfer.headers)))
         if elapsed > call.timeout:
+            limit_ms = _limit_ms(call)
             if _all_there_in_time(transfer):
                 return _kept_from_reading(elapsed, limit_ms)
             return Reply(b"", elapsed, status, Failure(
                 TIMEOUT, f"answered in {elapsed * 1000:.0f} ms, over the {limit_ms} limit"))
         return Reply(b"".join(transfer.chunks), elapsed, status)
+
+
+def _limit_ms(call: Call) -> str:
+    return f"{call.timeout * 1000:.0f} ms"
 
 
 def _ended_at(transfer: Transfer, sent: float, now: float) -> float:
@@ -491,8 +535,9 @@ class CallLoop:
     call and returns at once; :meth:`pump` waits for the sockets (at most a given time) and
     hands each finished call's :class:`Reply` to its callback, in this thread.
 
-    One libcurl multi handle driven by ``socket_action`` and the selector of the platform
-    (epoll on Linux: no ``select()``, whose ``FD_SETSIZE`` stops at 1,024 sockets), its easy
+    One libcurl multi handle driven by ``socket_action`` and an epoll object used directly (no
+    ``select()``, whose ``FD_SETSIZE`` stops at 1,024 sockets; no ``selectors`` layer, whose
+    bookkeeping cost more than the system calls on every call), its easy
     handles and kept-alive connections shared with the client's blocking calls in this thread,
     so connections are reused per bot host. No bot (its base URL) is sent more than its
     ``Call.limit`` calls at once: the next wait in order and start as one finishes, and a call's
@@ -519,7 +564,10 @@ class CallLoop:
         self._pool = _Pool()
         self.multi.setopt(pycurl.M_SOCKETFUNCTION, self._watch)
         self.multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
-        self.selector = selectors.DefaultSelector()
+        self.epoll = select.epoll()
+        #: The sockets curl asked to watch, and what for (curl's ``POLL_*`` mask, which is
+        #: also the ``CSELECT_*`` mask of their events).
+        self._watched: dict[int, int] = {}
         self._timer_at: float | None = None
         self._running: dict[pycurl.Curl, _Flight] = {}
         #: Calls added since curl last ran its timers (sent by that run: their time starts).
@@ -579,24 +627,29 @@ class CallLoop:
             timeout = max(0.0, min(timeout, self._timer_at - time.monotonic()))
         entered = time.perf_counter()
         self._charged += min(entered - self._looked_at, AWAY_SECONDS)
-        if self.selector.get_map():
-            events = self.selector.select(timeout)
+        if self._watched:
+            events = self.epoll.poll(timeout, len(self._watched))
         else:  # nothing on the wire (curl's timers only, or calls waiting for the network)
             if timeout > 0:
                 time.sleep(timeout)
             events = []
         self._looked_at = time.perf_counter()  # every answer there by now is read below
         self._charged += self._looked_at - entered
-        for key, mask in events:
-            flags = ((pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0)
-                     | (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0))
-            self._act(key.fd, flags)
+        watched = self._watched
+        for fd, mask in events:
+            # What curl asked for of what came (an error or hang-up wakes either way).
+            flags = watched.get(fd, 0) & ((pycurl.CSELECT_IN if mask & ~select.EPOLLOUT else 0)
+                                          | (pycurl.CSELECT_OUT if mask & ~select.EPOLLIN else 0))
+            if flags:
+                self._act(fd, flags)
+        self._collect()  # once the sockets are read: curl queues the calls they ended
         self._expire()  # before curl's timers: its longer limits are for a late loop only
         if self._unsent or (self._timer_at is not None
                             and time.monotonic() >= self._timer_at):
             unsent, self._unsent = self._unsent, []
             self._timer_at = None
             self._act(pycurl.SOCKET_TIMEOUT, 0)  # curl sends the calls added since
+            self._collect()
             for flight in unsent:
                 if self._running.get(flight.transfer.easy) is flight:
                     flight.charged_from = self._charged
@@ -608,15 +661,17 @@ class CallLoop:
         """Stop every call in flight (their callbacks are not called) and close the handles."""
         for easy in list(self._running):
             self.multi.remove_handle(easy)
-            self._pool.idle.append(easy)
+            self._pool.put(easy)
         self._running.clear()
         self._unsent.clear()
         self._deadlines.clear()
         self._waiting.clear()
         self._ready.clear()
-        self.selector.close()
-        for easy in self._pool.idle:
-            easy.close()
+        self._watched.clear()
+        self.epoll.close()
+        for handles in self._pool.idle.values():
+            for easy in handles:
+                easy.close()
         self.multi.close()
 
     # ---- helpers -----------------------------------------------------------------------------
@@ -627,6 +682,9 @@ class CallLoop:
                 pass
         except pycurl.error:
             log.exception("driving bot calls failed")  # each call still ends, by its timeout
+
+    def _collect(self) -> None:
+        """Finish every call curl says has ended."""
         while True:
             queued, ok, failed = self.multi.info_read()
             for easy in ok:
@@ -666,7 +724,7 @@ class CallLoop:
             pass
         reply = (BotClient._failed(start, reason, detail) if reason
                  else self.client._reply(transfer, start))
-        self._pool.idle.append(easy)
+        self._pool.put(easy)
         self._ready.append((reply, done))
         url = transfer.call.url
         self._sending[url] -= 1
@@ -691,21 +749,31 @@ class CallLoop:
 
     def _watch(self, what: int, fd: int, multi: Any, socketp: Any) -> None:
         """curl's socket callback: what to wait for on ``fd`` (or stop watching it)."""
+        watched = self._watched
         if what == pycurl.POLL_REMOVE:
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
+            if watched.pop(fd, None) is not None:
+                with contextlib.suppress(OSError):  # closed already: epoll forgot it then
+                    self.epoll.unregister(fd)
             return
-        events = ((selectors.EVENT_READ if what in (pycurl.POLL_IN, pycurl.POLL_INOUT) else 0)
-                  | (selectors.EVENT_WRITE if what in (pycurl.POLL_OUT, pycurl.POLL_INOUT)
-                     else 0))
-        if fd in self.selector.get_map():
-            self.selector.modify(fd, events)
-        else:
-            self.selector.register(fd, events)
+        before = watched.get(fd)
+        if before == what:
+            return
+        watched[fd] = what
+        try:
+            if before is not None:
+                self.epoll.modify(fd, _EPOLL_MASKS[what])
+                return
+        except FileNotFoundError:  # closed and its number reused without a word from curl
+            pass
+        self.epoll.register(fd, _EPOLL_MASKS[what])
 
     def _timer(self, timeout_ms: int) -> None:
         """curl's timer callback: act on no socket at this time (-1: no timer)."""
         self._timer_at = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
+
+
+#: curl's ``POLL_NONE``, ``POLL_IN``, ``POLL_OUT``, ``POLL_INOUT`` as epoll's masks.
+_EPOLL_MASKS: Final = (0, select.EPOLLIN, select.EPOLLOUT, select.EPOLLIN | select.EPOLLOUT)
 
 
 class _Flight:

@@ -151,6 +151,34 @@ def test_a_socket_to_a_refused_address_is_never_opened(secret) -> None:
     opened.close()
 
 
+@pytest.mark.parametrize("how", ["alone", "loop"])
+def test_a_handles_next_call_starts_clean(fake_bot, secret, how) -> None:
+    """A handle keeps its transfer (and curl's callbacks on it) from call to call: what one
+    call read or how it failed is never the next one's."""
+    bots = {name: fake_bot(name) for name in ("huge", "redirect", "good")}
+    body = b'{"match": {"id": 1}}'
+    calls = [Call(url=bots[name].url, path=path, body=body, secret=secret, timeout=5)
+             for name, path in (("huge", "/move"), ("redirect", "/move"), ("good", "/start"),
+                                ("huge", "/move"), ("good", "/start"))]
+    replies: list[net.Reply] = []
+    with BotClient(allow_private=True) as client:
+        if how == "alone":
+            replies = [client.call(call) for call in calls]
+        else:
+            loop = net.CallLoop(client)
+            for call in calls:  # one at a time: every call on the same handle
+                loop.start(call, replies.append)
+                while len(loop):
+                    loop.pump(0.5)
+            assert sum(map(len, loop._pool.idle.values())) == 1
+            loop.close()
+    assert [r.failure and r.failure.reason for r in replies] == [
+        protocol.OVERSIZED_BODY, protocol.HTTP_STATUS, None, protocol.OVERSIZED_BODY, None]
+    assert replies[1].failure.detail.startswith("HTTP 302 redirect to ")
+    assert replies[1].body == replies[3].body == b""
+    assert replies[2].body == replies[4].body == b"{}"
+
+
 def test_a_failure_of_curl_itself_is_a_platform_error(monkeypatch, fake_bot, secret) -> None:
     """libcurl raising something other than a transfer's error (here: a RuntimeError from the
     handles' own perform) is ours, never a strike; the handles go back and work again."""
