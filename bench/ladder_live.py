@@ -5,6 +5,10 @@ reaper's sweep run here every ``--sweep`` seconds as beat runs it). Two figures 
 
     python bench/ladder_live.py settle [--field 15] [--delay-ms 200] [--minutes 60] [--game dtc]
     python bench/ladder_live.py scale [--field 200] [--delay-ms 50] [--minutes 5] [--game dtc]
+                                      [--multiplexed]
+
+``--multiplexed``: the matches worker plays every match on its one match loop
+(``BLUFF_MULTIPLEXED_WORKER=1``, docs/deploy.md), as deployed otherwise.
 
 **settle**: ``--field`` bots already on the ladder with settled ratings (half the reference
 ``heuristic`` bot at mu 28, half ``random`` at mu 22, sigma 2, 100 matches each), then a new
@@ -56,6 +60,8 @@ def main() -> int:
     parser.add_argument("--minutes", type=float)
     parser.add_argument("--sweep", type=float, default=10.0)
     parser.add_argument("--game", default="dtc")
+    parser.add_argument("--multiplexed", action="store_true",
+                        help="the matches worker plays every match on one loop")
     parser.add_argument("--db", default="postgres://postgres@127.0.0.1:5432/bluff_bench_live")
     args = parser.parse_args()
     settle = args.figure == "settle"
@@ -71,13 +77,14 @@ def main() -> int:
     purge_queues()
     bot_process, url = start_bot("refserver", SECRET, delay)
     base = url.removesuffix("/random")
-    workers = [start_worker(settings.QUEUE_MATCHES, *PRODUCTION_MATCHES_POOL),
+    mode = {"BLUFF_MULTIPLEXED_WORKER": "1" if args.multiplexed else "0"}
+    workers = [start_worker(settings.QUEUE_MATCHES, *PRODUCTION_MATCHES_POOL, env=mode),
                start_worker(settings.QUEUE_HOUSEKEEPING, "--pool", "solo")]
     try:
         wait_for_workers(2)
         print(f"load average {os.getloadavg()[0]:.1f}; {field} bots answering each /move after "
-              f"{delay:.0f} ms; one matches worker ({' '.join(PRODUCTION_MATCHES_POOL)})",
-              flush=True)
+              f"{delay:.0f} ms; one matches worker ({' '.join(PRODUCTION_MATCHES_POOL)}"
+              f"{', multiplexed' if args.multiplexed else ''})", flush=True)
         if settle:
             return _settle(args.game, base, field, minutes, args.sweep)
         return _scale(args.game, base, field, minutes, args.sweep)
