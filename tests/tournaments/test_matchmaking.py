@@ -253,7 +253,7 @@ def test_entrant_ids_are_unique() -> None:
 def test_a_large_field_pairs_neighbours_in_the_ranking_and_seats_nearly_everyone() -> None:
     """Past one block the candidates are sparse: each pair is near in the rating order."""
     rng = random.Random(3)
-    field = [settled(i, mu=rng.uniform(0, 50), sigma=rng.uniform(1, 8),
+    field = [settled(i, mu=rng.uniform(0, 50), sigma=rng.uniform(1, 6),
                      owner=rng.randrange(100)) for i in range(5 * BLOCK)]
     policy = Policy(max_in_flight=len(field))
     rank = {e.id: k for k, e in enumerate(sorted(field, key=lambda e: e.mu))}
@@ -262,6 +262,17 @@ def test_a_large_field_pairs_neighbours_in_the_ranking_and_seats_nearly_everyone
         assert len(tables) >= 0.98 * len(field) / 2
         gaps = [abs(rank[a] - rank[b]) for a, b in (t.seats for t in tables)]
         assert max(gaps) <= policy.neighbours and sum(gaps) <= 3 * len(gaps), gaps
+
+
+def test_entrants_being_placed_meet_random_opponents_not_their_neighbours() -> None:
+    """Above ``placing_sigma`` the ratings say little: opponents are drawn across the block,
+    so the first results are decisive (the module's docstring); below it, neighbours."""
+    policy = Policy(max_in_flight=BLOCK // 2)
+    for sigma, far in ((7.0, True), (5.0, False)):
+        field = [settled(i, mu=i / 2, sigma=sigma) for i in range(BLOCK)]
+        gaps = [abs(a - b) for seed in range(3)
+                for a, b in (t.seats for t in choose(field, {}, policy, now=NOW, seed=seed))]
+        assert (sum(gaps) / len(gaps) > 10) == far, gaps
 
 
 def test_who_a_block_cut_leaves_out_meets_its_neighbour_across_it() -> None:
