@@ -18,10 +18,10 @@ from django.utils import timezone
 from games.engine import game_ids, get_game
 from games.models import Match
 from games.services import NewMatch, matches_create
+from lib.clock import platform_clock
 
 from . import protocol
 from .addresses import BadBotURL, check_url
-from lib.clock import platform_clock
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client

@@ -29,10 +29,10 @@ from games.driver import Move
 from games.engine import State
 from games.names import seat_labels
 from games.seats import Answered, Pending, SeatAnswer, SeatKind, SeatSession, Table
+from lib.clock import platform_clock
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
-from lib.clock import platform_clock
 from .models import Bot, BotCall, BotSeat
 from .net import bot_client, call_loop
 from .reachability import platform_reachability

@@ -11,7 +11,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from lib.clock import platform_clock
 from bots.models import Bot, BotCall
 from bots.signing import new_secret
 from bots.webhook import WebhookSession
@@ -19,6 +18,7 @@ from games import services
 from games.log import entries
 from games.models import Match
 from games.states import load_state
+from lib.clock import platform_clock
 from tests.helpers.matches import act, poll, replay_log, webhook_match
 from tests.helpers.tasks import hold_tasks
 

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.db import DatabaseError, connection
 
-from lib.clock import PlatformClock, database_time, platform_clock
 from bots.net import BotClient, Call, client_from_settings
 from bots.signing import TIMESTAMP_HEADER
+from lib.clock import PlatformClock, database_time, platform_clock
 
 
 class Ticking:

@@ -84,9 +84,9 @@ def test_the_start_claim_reads_the_bots_and_their_owners_in_the_same_statement(
     (one statement on PostgreSQL); a bot deleted meanwhile is a seat with no bot, claimed
     all the same (its row's bot is NULL), and sent nothing. A second session claims nothing
     and sends nothing."""
-    from lib.clock import platform_clock
     from games.services.store import table_of
     from games.states import load_state
+    from lib.clock import platform_clock
 
     server = fake_bot("good")
     match, bots = seated_match(alice)
