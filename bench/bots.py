@@ -47,11 +47,13 @@ with how busy the machine is (bench/common.py), so read the figures beside it.
    --concurrency N``, ``BLUFF_MULTIPLEXED_WORKER=1``: one loop thread plays every match) playing
    ``--in-flight-matches`` matches of ``--game`` (default dice cup, 3 seats; a Great Dalmuti
    hand of 5 is a league night's table) queued all at once against the reference bots
-   answering after ``--bot-delay-ms`` (their seats spread over four bot URLs, each declaring
-   ``max_concurrency`` 256), the same against a second server answering at once, and the
-   threaded worker as deployed against the delayed bots: matches/s of each, matches in flight
-   (sampled from their leases, every 0.5 s while some match has not begun: the queue still
-   feeds the worker, before the last ones drain), the process's peak resident memory, and one
+   answering after ``--bot-delay-ms`` (their seats spread over four bots, each a
+   reference-bot server process of its own, as real bots are, declaring ``max_concurrency``
+   256), the same against four servers answering at once, and the threaded worker as
+   deployed against the delayed bots: matches/s of each, matches in flight (sampled from
+   their leases, every 0.5 s while some match has not begun: the queue still feeds the
+   worker, before the last ones drain), the process's peak resident memory, the CPU time per
+   match of the worker and of the bot servers (on one machine they share its cores), and one
    line a script can
    read: ``multiplexed: 500 in flight, 31.2 matches/s; 0.83x the same process against bots
    answering at once; 4.3x the threaded worker``. Targets: 0.8x, 3x, under 1 GiB.
@@ -76,6 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import (
     PRODUCTION_MATCHES_POOL,
+    cpu_seconds,
     database_round_trip_ms,
     peak_memory_kib,
     raw_round_ms,
@@ -276,6 +279,11 @@ def bench_worker(bench: Bench, count: int, raw: Raw, pool: Sequence[str] = SOLO_
 
 #: Distinct bot URLs the in-flight runs spread their seats over (a bot's calls at once are
 #: capped per URL: Bot.max_concurrency), each declaring the most the handshake allows.
+#: The bots of an in-flight run, each served by a reference-bot process of its own (as real
+#: bots are servers of their own, at their own host and port): one Python server for all of
+#: them was itself the bottleneck at 500 calls in flight, holding them in sleeping threads
+#: behind one interpreter lock, and curl's connection cache searched 500 connections to one
+#: address on every call.
 IN_FLIGHT_ROUTES = ("/random", "/heuristic", "/{game}/random", "/{game}/heuristic")
 IN_FLIGHT_BOT_LIMIT = 256
 #: The multiplexed worker's target (issue 49): against 50 ms bots at least this share of what
@@ -297,22 +305,35 @@ class InFlight:
     #: /move calls that failed as the bot's timeout, and strikes (a fair run has none).
     timeouts: int = 0
     strikes: int = 0
+    #: CPU seconds of the run: the worker process's, and the bot servers' together.
+    worker_cpu_s: float = 0.0
+    bots_cpu_s: float = 0.0
+    matches: int = 1
+
+    @property
+    def worker_cpu_ms_per_match(self) -> float:
+        return 1000 * self.worker_cpu_s / self.matches
+
+    @property
+    def bots_cpu_ms_per_match(self) -> float:
+        return 1000 * self.bots_cpu_s / self.matches
 
 
-def in_flight_matches(owner, base_url: str, secret: str, count: int, seed: int, *,
+def in_flight_matches(owner, base_urls: Sequence[str], secret: str, count: int, seed: int, *,
                       game: str = "dice_cup", players: int = 3, options=None) -> list[int]:
     """``count`` matches of ``game`` with ``players`` webhook seats, spread over the bots of
-    ``IN_FLIGHT_ROUTES`` at ``base_url``, created with their tasks held (not queued)."""
+    ``IN_FLIGHT_ROUTES``, each at its own server of ``base_urls``, created with their tasks
+    held (not queued)."""
     from bots.models import Bot
     from games import services
     from games.engine import game_ids
     from lib import queueing
 
     bots = [Bot.objects.create(owner=owner, name=f"flight{seed}{route.format(game=game)}",
-                               url=base_url + route.format(game=game), secret=secret,
+                               url=base + route.format(game=game), secret=secret,
                                games=game_ids(), handshake_ok=True, compact_legal_actions=True,
                                max_concurrency=IN_FLIGHT_BOT_LIMIT)
-            for route in IN_FLIGHT_ROUTES]
+            for base, route in zip(base_urls, IN_FLIGHT_ROUTES, strict=True)]
     enqueue, queueing.enqueue = queueing.enqueue, lambda task, *args: None
     try:
         return [services.match_create(
@@ -325,9 +346,10 @@ def in_flight_matches(owner, base_url: str, secret: str, count: int, seed: int, 
 
 
 def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str],
-                    players: int = 3) -> InFlight:
+                    players: int = 3, bot_pids: Sequence[int] = ()) -> InFlight:
     """One worker process (of ``pool``, with ``env``) playing the matches ``ids``, their tasks
-    queued all at once as a busy ladder or a night of many tables queues them."""
+    queued all at once as a busy ladder or a night of many tables queues them; the CPU time
+    of the worker and of the bot servers (``bot_pids``) is measured over the run."""
     from django.conf import settings
 
     from bots.models import BotCall, BotSeat
@@ -339,6 +361,8 @@ def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str],
     worker = start_worker(settings.QUEUE_MATCHES, *pool, env=env)
     try:
         wait_for_workers(1)
+        bots_cpu = sum(cpu_seconds(pid) for pid in bot_pids)
+        worker_cpu = cpu_seconds(worker.pid)
         started = time.perf_counter()
         for match_id in ids:
             queueing.enqueue("games.advance_automatic_seats", match_id)
@@ -356,13 +380,16 @@ def bench_in_flight(ids: list[int], pool: Sequence[str], env: dict[str, str],
                 samples.append(held)
         elapsed = time.perf_counter() - started
         peak = peak_memory_kib(worker.pid) / 1024
+        worker_cpu = cpu_seconds(worker.pid) - worker_cpu
+        bots_cpu = sum(cpu_seconds(pid) for pid in bot_pids) - bots_cpu
     finally:
         worker.terminate()
         worker.wait(timeout=60)
     moves = BotCall.objects.filter(match_id__in=ids, path="move")
     return InFlight(len(ids) / elapsed, statistics.mean(samples[1:] or samples or [0]),
                     max(samples or [0]), peak, timeouts=moves.filter(reason="timeout").count(),
-                    strikes=moves.filter(strike=True).count())
+                    strikes=moves.filter(strike=True).count(), worker_cpu_s=worker_cpu,
+                    bots_cpu_s=bots_cpu, matches=len(ids))
 
 
 def main() -> int:
@@ -477,6 +504,11 @@ def main() -> int:
               f"strikes of each run (bots all in time: none is fair): "
               + ", ".join(f"{run.timeouts} and {run.strikes}"
                           for run in (delayed, instant, threaded)))
+        print("  CPU ms per match, the worker's and the bot servers' (two cores serve them, "
+              "PostgreSQL and the broker): " + "; ".join(
+                  f"{name} {run.worker_cpu_ms_per_match:.1f} and {run.bots_cpu_ms_per_match:.1f}"
+                  for name, run in (("delayed", delayed), ("at once", instant),
+                                    ("threaded", threaded))))
         hidden, over = delayed.rate / instant.rate, delayed.rate / threaded.rate
         met = (hidden >= TARGET_HIDDEN_SHARE and over >= TARGET_OVER_THREADED
                and delayed.mean_in_flight >= args.in_flight and delayed.peak_mib < 1024)
@@ -494,22 +526,27 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
     delayed bots and against bots answering at once (a second server), and the threaded
     worker as deployed against the delayed bots; matches of ``--game`` and ``--players``."""
     count = args.in_flight_matches or 3 * args.in_flight
-    base = url.removesuffix("/random")
-    instant_process, instant_url = start_bot("refserver", secret, 0.0)
+    servers = {delay: [start_bot("refserver", secret, delay) for _ in IN_FLIGHT_ROUTES]
+               for delay in (args.bot_delay_ms, 0.0)}
     multiplexed = ("--pool", "threads", "--concurrency", str(args.in_flight))
     on, off = {"BLUFF_MULTIPLEXED_WORKER": "1"}, {"BLUFF_MULTIPLEXED_WORKER": "0"}
     game = {"game": args.game, "players": args.players, "options": options}
+
+    def run(delay: float, matches: int, seed: int, pool: Sequence[str], env: dict[str, str]
+            ) -> InFlight:
+        bases = [found.removesuffix("/random") for _, found in servers[delay]]
+        ids = in_flight_matches(owner, bases, secret, matches, seed, **game)
+        return bench_in_flight(ids, pool, env, args.players,
+                               [process.pid for process, _ in servers[delay]])
+
     try:
-        delayed = bench_in_flight(in_flight_matches(owner, base, secret, count, 1_000_000,
-                                                    **game), multiplexed, on, args.players)
-        instant = bench_in_flight(
-            in_flight_matches(owner, instant_url.removesuffix("/random"), secret, count,
-                              2_000_000, **game), multiplexed, on, args.players)
-        threaded = bench_in_flight(
-            in_flight_matches(owner, base, secret, max(64, count // 4), 3_000_000, **game),
-            PRODUCTION_MATCHES_POOL, off, args.players)
+        delayed = run(args.bot_delay_ms, count, 1_000_000, multiplexed, on)
+        instant = run(0.0, count, 2_000_000, multiplexed, on)
+        threaded = run(args.bot_delay_ms, max(64, count // 4), 3_000_000,
+                       PRODUCTION_MATCHES_POOL, off)
     finally:
-        instant_process.kill()
+        for process, _ in (pair for pairs in servers.values() for pair in pairs):
+            process.kill()
     return delayed, instant, threaded
 
 

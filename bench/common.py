@@ -95,6 +95,12 @@ def peak_memory_kib(pid: int) -> int:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) the process has used so far, in seconds."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def play_alone(game, *, players: int, seed: int, options: dict, bots: list[str]):
     """One match played by the engine and the reference bots alone, as the platform's
     reference seats play it (the same bot seeds: ``games.seats``); returns the final state."""
