@@ -427,3 +427,49 @@ def test_a_version_s_table_size_is_by_default_its_bot_s_one_ladder_s(bot, open_r
     assert default_size() == 2, "on two ladders: the game's first"
     ladders.ladder_leave(game="dice_cup", user=bot.owner, bot=str(bot.pk), seats=4)
     assert default_size() == 3, "the one it has not left"
+
+
+def test_a_table_size_the_game_is_not_played_at_is_refused_before_the_handshake(
+        bot, open_ref_server, alice_api, monkeypatch) -> None:
+    from django.test import Client
+
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    url = f"{open_ref_server.base_url}/dice_cup/heuristic"
+    refused = alice_api.post(api_url(bot), {"url": url, "seats": 9}, format="json")
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["code"] == "bad_ladder"
+    assert "dice_cup is played by 2 to 6 players: it has no ladder of 9 seats" in (
+        refused.json()["detail"])
+    web = Client()
+    web.force_login(bot.owner)
+    page = web.post(f"/bots/{bot.pk}/versions/", {"url": url, "game": "dice_cup", "seats": 1})
+    assert "no ladder of 1 seats (bad_ladder)" in page.content.decode()
+    assert not BotVersion.objects.exists() and not Tournament.objects.exists()
+
+
+def test_the_api_and_the_page_show_a_version_s_table_size(bot, open_ref_server, alice_api,
+                                                         anon_api, monkeypatch) -> None:
+    from django.test import Client
+
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    made = alice_api.post(api_url(bot), {"url": f"{open_ref_server.base_url}/dice_cup/heuristic",
+                                         "seats": 3}, format="json")
+    assert made.status_code == 201, made.json()
+    assert (made.json()["seats"], made.json()["comparison"]["seats"]) == (3, 3)
+    assert alice_api.get(api_url(bot)).json()["results"][0]["seats"] == 3
+    web = Client()
+    web.force_login(bot.owner)
+    assert "</a>, 3 seats<br>0/" in web.get(f"/bots/{bot.pk}/").content.decode()
+    schema = anon_api.get("/api/schema/", {"format": "json"}).json()
+    body = schema["paths"]["/api/bots/{bot_id}/versions/"]["post"]["requestBody"]
+    request = body["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "ladder table size" in schema["components"]["schemas"][request]["properties"][
+        "seats"]["description"]
+    answer = schema["paths"]["/api/bots/{bot_id}/versions/"]["post"]["responses"]["201"]
+    version = answer["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "table size" in schema["components"]["schemas"][version]["properties"]["seats"][
+        "description"]
