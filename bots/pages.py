@@ -169,8 +169,8 @@ def bot_enable(request: HttpRequest, bot_id: int, enabled: bool) -> HttpResponse
 
 
 class VersionForm(forms.Form):
-    """A new version: its URL and the game its provisional run plays (the API's fields,
-    ``POST /api/bots/{id}/versions/``)."""
+    """A new version: its URL, the game its provisional run plays and at which ladder table
+    size (the API's fields, ``POST /api/bots/{id}/versions/``; its service checks the size)."""
 
     url = forms.CharField(label="New URL", max_length=500, widget=forms.URLInput,
                           help_text="Where the new version answers, beside the bot's own URL; "
@@ -180,6 +180,10 @@ class VersionForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["game"] = forms.ChoiceField(choices=[(g, g) for g in bot.games],
                                                 help_text="The game its provisional run plays.")
+        self.fields["seats"] = forms.IntegerField(
+            label="Table size", required=False,
+            help_text="The ladder table size its run plays at. Empty: the size of the game's "
+                      "one ladder the bot is on, else the game's first ladder's.")
 
 
 def version_rows(bot: Bot) -> list[dict[str, Any]]:

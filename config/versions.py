@@ -21,15 +21,19 @@ from tournaments.ladders import versions as runs
 
 
 def version_register(*, bot_id: int, user: AbstractBaseUser, url: str,
-                     game: str | None = None) -> BotVersion:
+                     game: str | None = None, seats: int | None = None) -> BotVersion:
     """A new version of the bot at ``url``: its handshake (signed with the bot's secret) must
     pass and list ``game`` (default: the bot's first game); its provisional run of ``game``
-    starts at once. Nothing of the bot changes. ``version_pending`` if it has a candidate."""
+    starts at once, at tables of ``seats`` (checked before the handshake: ``bad_ladder`` for a
+    size the game is not played at; default: the size of the one ladder of the game the bot is
+    on, else the game's first, ``runs.run_seats``). Nothing of the bot changes.
+    ``version_pending`` if it has a candidate."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
     game = bot.games[0] if game is None and bot.games else game or ""
     if game not in bot.games:
         raise BadVersion(f"bot {bot.pk} does not play {game!r} (its handshake lists "
                          f"{', '.join(bot.games) or 'nothing'})")
+    seats = runs.run_seats(game=game, kind=WEBHOOK, bot=str(bot.pk), seats=seats)
     bot_versions.check_no_candidate(bot)  # before calling the bot
     handshake = bot_versions.version_check(bot=bot, url=url, game=game)
     with transaction.atomic():
@@ -39,7 +43,8 @@ def version_register(*, bot_id: int, user: AbstractBaseUser, url: str,
             candidate={"kind": bot_versions.CANDIDATE, "bot": str(version.pk),
                        "name": f"{bot.name} v{version.number} (candidate)"},
             current={"kind": WEBHOOK, "bot": str(bot.pk),
-                     "name": f"{bot.name} v{bot_versions.current_version(bot)} (current)"})
+                     "name": f"{bot.name} v{bot_versions.current_version(bot)} (current)"},
+            seats=seats)
         version.run = run.pk
         version.save(update_fields=["run"])
     return version

@@ -30,7 +30,8 @@ E400 = error_response(
     ("bad_url", "a bot URL must be http:// or https://, not ftp", None),
     ("bad_version", ("https://ada.example.com/bot is the bot's URL already: a version is a new "
                     "URL, played beside the bot before it replaces it (a secret rotation is "
-                    "not a version)"), None))
+                    "not a version)"), None),
+    ("bad_ladder", "dice_cup is played by 2 to 6 players: it has no ladder of 9 seats", None))
 E404V = error_response("No such bot, or no such version of it.",
                        ("bot_not_found", "No such bot.", None),
                        ("version_not_found", "bot 3 has no version 9", None))
@@ -63,6 +64,8 @@ class ComparisonSerializer(serializers.Serializer):
 
     run = serializers.IntegerField(help_text="The run: /api/tournaments/{run}/.")
     run_status = serializers.CharField(help_text="scheduled, running, finished or cancelled.")
+    seats = serializers.IntegerField(help_text="The run's table size (its tournament's "
+                                               "table_size).")
     matches_total = serializers.IntegerField()
     matches_played = serializers.IntegerField()
     candidate = SideSerializer()
@@ -91,6 +94,9 @@ class VersionSerializer(serializers.Serializer):
     decided_at = serializers.DateTimeField(allow_null=True)
     run = serializers.IntegerField(allow_null=True, help_text="Its provisional run's "
                                                               "tournament id.")
+    seats = serializers.IntegerField(
+        allow_null=True, help_text="The ladder table size its run plays at (the run "
+                                   "tournament's table_size); null without a run.")
     comparison = ComparisonSerializer(allow_null=True)
 
 
@@ -99,7 +105,8 @@ def _rendered(rows: list[BotVersion]) -> Any:
     return VersionSerializer([{
         "number": v.number, "url": v.url, "declared_version": v.declared_version,
         "status": v.status, "created_at": v.created_at, "decided_at": v.decided_at,
-        "run": v.run, "comparison": compared[v.pk]} for v in rows], many=True).data
+        "run": v.run, "seats": compared[v.pk]["seats"] if compared[v.pk] else None,
+        "comparison": compared[v.pk]} for v in rows], many=True).data
 
 
 def _one(version: BotVersion, code: int = status.HTTP_200_OK) -> Response:
@@ -109,8 +116,9 @@ def _one(version: BotVersion, code: int = status.HTTP_200_OK) -> Response:
 REGISTERED = OpenApiExample("registered", response_only=True, status_codes=["201"], value={
     "number": 2, "url": "https://ada.example.com/bot-v2", "declared_version": "2.0.0",
     "status": "candidate", "created_at": "2025-01-01T12:00:00Z", "decided_at": None,
-    "run": 41, "comparison": {
-        "run": 41, "run_status": "running", "matches_total": 40, "matches_played": 0,
+    "run": 41, "seats": 2, "comparison": {
+        "run": 41, "run_status": "running", "seats": 2, "matches_total": 40,
+        "matches_played": 0,
         "candidate": {"matches": 0, "wins": 0, "forfeits": 0, "points": 0.0,
                       "mean_points": None, "mu": 25.0, "sigma": 8.333},
         "current": {"matches": 0, "wins": 0, "forfeits": 0, "points": 0.0,
@@ -129,6 +137,11 @@ class BotVersionsApi(APIView):
         game = serializers.CharField(required=False, max_length=32,
                                      help_text="The game its run plays (default: the bot's "
                                                "first).")
+        seats = serializers.IntegerField(
+            required=False, allow_null=True,
+            help_text="The ladder table size its run plays at: one the game is played by "
+                      "(400 bad_ladder if not). Default: the size of the game's one ladder "
+                      "the bot is on, else the game's first ladder's.")
 
     @extend_schema(tags=["bots"], operation_id="bots_versions_list",
                    summary="Your bot's versions, newest first, each with its comparison",
@@ -146,7 +159,8 @@ class BotVersionsApi(APIView):
                     "handshake must pass and list the game; its `version`, if any, is "
                     "recorded). The version, a candidate, then plays a provisional run beside "
                     "the bot as it plays now: both meet the game's reference bots and the top "
-                    "of its ladder on the same deals (an unrated tournament). Nothing of the "
+                    "of its ladder of `seats` on the same deals (an unrated tournament at that "
+                    "table size). Nothing of the "
                     "bot changes until you promote it. A secret rotation is not a version.",
         parameters=[BOT_ID], request=InputSerializer,
         responses={201: VersionSerializer, 400: E400, 401: E401, 403: E403, 404: E404,

@@ -18,8 +18,9 @@ from lib.errors import DomainError
 
 from . import versions
 
-#: Refusals about the URL given, shown under its field (others above the form).
-URL_REFUSALS = {"bad_url", "bad_version", "handshake_failed"}
+#: Refusals shown under the field they are about (others above the form).
+FIELD_REFUSALS = {"bad_url": "url", "bad_version": "url", "handshake_failed": "url",
+                  "bad_ladder": "seats"}
 
 
 def _back(bot_id: int) -> HttpResponse:
@@ -45,7 +46,7 @@ def version_new(request: HttpRequest, bot_id: int) -> HttpResponse:
             version = versions.version_register(bot_id=bot.pk, user=request.user,
                                                 **form.cleaned_data)
         except DomainError as error:
-            show_refusal(form, error, "url" if error.code in URL_REFUSALS else None)
+            show_refusal(form, error, FIELD_REFUSALS.get(error.code))
         else:
             messages.success(request, f"Version {version.number} registered: its provisional "
                                       f"run plays now.")

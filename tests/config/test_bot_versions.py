@@ -48,13 +48,14 @@ def bot(alice: Any, open_ref_server: RefBotServer) -> Bot:
 
 
 def register(bot: Bot, open_ref_server: RefBotServer, route: str = "dice_cup/heuristic",
-             played: Any = None) -> BotVersion:
-    """Register a version at ``route``; with ``played``, its run is played out in process."""
+             played: Any = None, seats: int | None = None) -> BotVersion:
+    """Register a version at ``route`` (its run at tables of ``seats``, default the service's);
+    with ``played``, its run is played out in process."""
     if played is None:
-        return versions.version_register(bot_id=bot.pk, user=bot.owner,
+        return versions.version_register(bot_id=bot.pk, user=bot.owner, seats=seats,
                                          url=f"{open_ref_server.base_url}/{route}", game="dice_cup")
     with played(execute=True):
-        return register(bot, open_ref_server, route)
+        return register(bot, open_ref_server, route, seats=seats)
 
 
 def test_a_version_plays_its_provisional_run_beside_the_bot_on_the_same_deals(
@@ -375,3 +376,100 @@ def test_the_benchmark_format_seats_both_challengers_on_each_deal_of_each_table(
                           if challenger in m.seats) == [0, 1, 2]
     with pytest.raises(ValueError, match="at least 3 benchmark"):
         get_format("benchmark", participants=4, seats=4, secret="ab" * 32)
+
+
+# ---- the ladder table size ------------------------------------------------------------------
+
+def ladder_bots(owner: Any, open_ref_server: RefBotServer, ordinals: dict[int, float]
+                ) -> dict[int, Bot]:
+    """A bot of ``owner``'s on dice cup's ladder of each size given, rated ``ordinal`` on the
+    game's leaderboard (which every ladder of the game shares)."""
+    made = {}
+    for seats, ordinal in ordinals.items():
+        made[seats], _ = bot_services.bot_register(
+            owner=owner, name=f"top{seats}", url=f"{open_ref_server.base_url}/dice_cup/heuristic?s={seats}")
+        ladders.ladder_join(game="dice_cup", user=owner, bot=str(made[seats].pk), seats=seats)
+        LeaderboardEntry.objects.filter(kind="webhook", ref=str(made[seats].pk)).update(
+            ordinal=ordinal)
+    return made
+
+
+def test_a_version_registered_at_another_table_size_plays_there_against_that_ladder_s_top(
+        bot, open_ref_server, bob, short_runs, played) -> None:
+    top = ladder_bots(bob, open_ref_server, {2: 50, 4: 10})  # the 2-seat one rated higher
+    version = register(bot, open_ref_server, played=played, seats=4)
+    run = Tournament.objects.get(pk=version.run)
+    assert (run.table_size, run.status) == (4, "finished")
+    entrants = list(Participant.objects.filter(tournament=run).order_by("index")
+                    .values_list("kind", "bot"))
+    assert entrants[2:] == [("reference", "random"), ("reference", "heuristic"),
+                            ("webhook", str(top[4].pk))]  # the top of the ladder of four
+    rows = TournamentMatch.objects.filter(tournament=run)
+    assert len(rows) == 2 * 3 * 4 == run.match_total  # challengers x tables x seatings
+    assert {len(r.seats) for r in rows} == {4}
+    assert versions.version_comparisons([version])[version.pk]["seats"] == 4
+
+
+def test_a_version_s_table_size_is_by_default_its_bot_s_one_ladder_s(bot, open_ref_server,
+                                                                    monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk), seats=4)
+
+    def default_size() -> int:
+        version = register(bot, open_ref_server)
+        versions.version_discard(bot_id=bot.pk, user=bot.owner, number=version.number)
+        return Tournament.objects.get(pk=version.run).table_size
+
+    assert default_size() == 4
+    ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk), seats=3)
+    assert default_size() == 2, "on two ladders: the game's first"
+    ladders.ladder_leave(game="dice_cup", user=bot.owner, bot=str(bot.pk), seats=4)
+    assert default_size() == 3, "the one it has not left"
+
+
+def test_a_table_size_the_game_is_not_played_at_is_refused_before_the_handshake(
+        bot, open_ref_server, alice_api, monkeypatch) -> None:
+    from django.test import Client
+
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    url = f"{open_ref_server.base_url}/dice_cup/heuristic"
+    refused = alice_api.post(api_url(bot), {"url": url, "seats": 9}, format="json")
+    assert refused.status_code == 400, refused.json()
+    assert refused.json()["code"] == "bad_ladder"
+    assert "dice_cup is played by 2 to 6 players: it has no ladder of 9 seats" in (
+        refused.json()["detail"])
+    web = Client()
+    web.force_login(bot.owner)
+    page = web.post(f"/bots/{bot.pk}/versions/", {"url": url, "game": "dice_cup", "seats": 1})
+    assert "no ladder of 1 seats (bad_ladder)" in page.content.decode()
+    assert not BotVersion.objects.exists() and not Tournament.objects.exists()
+
+
+def test_the_api_and_the_page_show_a_version_s_table_size(bot, open_ref_server, alice_api,
+                                                         anon_api, monkeypatch) -> None:
+    from django.test import Client
+
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    made = alice_api.post(api_url(bot), {"url": f"{open_ref_server.base_url}/dice_cup/heuristic",
+                                         "seats": 3}, format="json")
+    assert made.status_code == 201, made.json()
+    assert (made.json()["seats"], made.json()["comparison"]["seats"]) == (3, 3)
+    assert alice_api.get(api_url(bot)).json()["results"][0]["seats"] == 3
+    web = Client()
+    web.force_login(bot.owner)
+    assert "</a>, 3 seats<br>0/" in web.get(f"/bots/{bot.pk}/").content.decode()
+    schema = anon_api.get("/api/schema/", {"format": "json"}).json()
+    body = schema["paths"]["/api/bots/{bot_id}/versions/"]["post"]["requestBody"]
+    request = body["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "ladder table size" in schema["components"]["schemas"][request]["properties"][
+        "seats"]["description"]
+    answer = schema["paths"]["/api/bots/{bot_id}/versions/"]["post"]["responses"]["201"]
+    version = answer["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "table size" in schema["components"]["schemas"][version]["properties"]["seats"][
+        "description"]

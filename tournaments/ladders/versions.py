@@ -34,14 +34,31 @@ from .services import ladder_seats
 JSON = dict[str, Any]
 
 
-def benchmark_field(*, game: str, kind: str, bot: str) -> list[dict[str, str]]:
-    """The fixed field of a provisional run of ``game``, as entrant specs: the game's reference
-    bots, then the best ``BOT_VERSION_BENCHMARK_TOP`` bots of its first ladder that may be
+def run_seats(*, game: str, kind: str, bot: str, seats: int | None = None) -> int:
+    """The table size a provisional run of ``game`` plays at: ``seats`` if the game is played
+    by so many (``BadLadder`` if not); by default the size of the one ladder of the game the
+    bot is on (a run is worth most at the table the bot plays), else the game's first
+    (:func:`ladder_seats`), as when it is on none or on several (its owner says which)."""
+    if seats is None:
+        sizes = set(LadderEntry.objects.filter(kind=kind, bot=bot, left_at__isnull=True,
+                                               ladder__game=game)
+                    .values_list("ladder__seats", flat=True))
+        if len(sizes) == 1:
+            seats = sizes.pop()
+    return ladder_seats(game, seats)
+
+
+def benchmark_field(*, game: str, kind: str, bot: str, seats: int | None = None
+                    ) -> list[dict[str, str]]:
+    """The fixed field of a provisional run of ``game`` at tables of ``seats`` (default: the
+    game's first ladder's, :func:`ladder_seats`), as entrant specs: the game's reference bots,
+    then the best ``BOT_VERSION_BENCHMARK_TOP`` bots of its ladder of that size that may be
     seated now (never the bot itself: ``kind``, ``bot``), then reference bots again while a
-    table of the ladder's size is not filled (a reference bot may be entered more than once)."""
+    table of that size is not filled (a reference bot may be entered more than once)."""
+    seats = ladder_seats(game, seats)
     field = [{"kind": REFERENCE, "bot": name} for name in get_game(game).bots]
     top: list[dict[str, str]] = []
-    for entry in ladder_entries(ladder=ladder_get(game=game)).filter(paused=False):
+    for entry in ladder_entries(ladder=ladder_get(game=game, seats=seats)).filter(paused=False):
         if len(top) >= settings.BOT_VERSION_BENCHMARK_TOP:
             break
         spec = {"kind": entry.kind, "bot": entry.bot}
@@ -54,23 +71,25 @@ def benchmark_field(*, game: str, kind: str, bot: str) -> list[dict[str, str]]:
         top.append(spec)
     field += top
     references = [spec for spec in field if spec["kind"] == REFERENCE]
-    while len(field) < ladder_seats(game) - 1:
+    while len(field) < seats - 1:
         field.append(references[len(field) % len(references)])
     return field
 
 
 def provisional_run_create(*, organiser: AbstractBaseUser, name: str, game: str,
-                           candidate: Mapping[str, str], current: Mapping[str, str]
-                           ) -> Tournament:
+                           candidate: Mapping[str, str], current: Mapping[str, str],
+                           seats: int | None = None) -> Tournament:
     """Start the run (call in the transaction that records the version): ``candidate`` and
-    ``current`` (entrant specs, named) against :func:`benchmark_field` at the game's ladder
-    table, ``BOT_VERSION_MEETINGS`` deals per table, each played once per seat rotation by
-    each. Unrated: it never moves the leaderboard. The organiser's limits apply."""
+    ``current`` (entrant specs, named) against :func:`benchmark_field` at tables of ``seats``
+    (:func:`run_seats`: by default the size of the current's one ladder of the game, else the
+    game's first), ``BOT_VERSION_MEETINGS`` deals per table, each played once per seat
+    rotation by each. Unrated: it never moves the leaderboard. The organiser's limits apply."""
+    seats = run_seats(game=game, kind=current["kind"], bot=current["bot"], seats=seats)
     return tournament_create(
         organiser=organiser, name=name, game=game,
-        participants=[dict(candidate), dict(current),
-                      *benchmark_field(game=game, kind=current["kind"], bot=current["bot"])],
-        format=Tournament.Format.BENCHMARK, table_size=ladder_seats(game),
+        participants=[dict(candidate), dict(current), *benchmark_field(
+            game=game, kind=current["kind"], bot=current["bot"], seats=seats)],
+        format=Tournament.Format.BENCHMARK, table_size=seats,
         meetings=settings.BOT_VERSION_MEETINGS, duplicate=True, provisional=True)
 
 
@@ -112,7 +131,8 @@ def comparison(run: Tournament) -> JSON:
     OpenSkill ratings over the run; the rating difference (candidate - current, mu) with its
     95% interval (1.96 times the two sigmas combined); and the paired score difference: the
     mean, over the places both have played (one deal, one seat, one field), of the candidate's
-    points less the current's, with its 95% interval (1.96 standard errors)."""
+    points less the current's, with its 95% interval (1.96 standard errors). ``seats``: the
+    run's table size, the ladder's it was played for (the run is its one record)."""
     results = tournament_results(tournament=run)
     count = run.participants.count()
     rows = {row.participant: row for row in standings(results, count)}
@@ -130,7 +150,8 @@ def comparison(run: Tournament) -> JSON:
     paired = _paired_differences(results)
     mean, half = _mean_interval(paired)
     return {
-        "run": run.pk, "run_status": run.status, "matches_total": run.match_total,
+        "run": run.pk, "run_status": run.status, "seats": run.table_size,
+        "matches_total": run.match_total,
         "matches_played": len(results), "candidate": side(candidate), "current": side(current),
         "rating_difference": difference,
         "rating_interval": [difference - spread, difference + spread],
