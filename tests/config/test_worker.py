@@ -142,7 +142,7 @@ def test_make_run_sizes_a_multiplexed_matches_worker_for_500_in_flight(monkeypat
     run = run_script
     monkeypatch.setenv("BLUFF_MULTIPLEXED_WORKER", "1")
     matches = run.worker_command("matches")
-    assert " ".join(matches[matches.index("--pool"):]) == "--pool threads --concurrency 512"
+    assert " ".join(matches[matches.index("--pool"):]) == "--pool threads --concurrency 528"
     assert run.worker_command("housekeeping")[-2:] == ["--pool", "solo"]
     assert run.worker_command("matches", "--concurrency", "8")[-2:] == ["--concurrency", "8"]
     monkeypatch.setenv("BLUFF_MULTIPLEXED_WORKER", "off")
