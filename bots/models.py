@@ -50,6 +50,12 @@ class Bot(models.Model):
         null=True, blank=True,
         help_text="How many requests the bot takes at once, declared in the handshake (1..256, "
                   "per worker process); None: the platform default BOTS_MAX_CONCURRENCY.")
+    declared_version = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The version string (\"version\") the handshake declared when the platform "
+                  "took the code at its URL as the bot's: at registration, a move to a new URL, "
+                  "a promoted version. Not on routine re-handshakes, so a redeploy declaring "
+                  "another is seen as an in-place version.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

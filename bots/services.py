@@ -85,7 +85,8 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, name=name, url=url, secret=secret,
-                                     public=public, **_handshake_fields(handshake))
+                                     public=public, declared_version=handshake.version,
+                                     **_handshake_fields(handshake))
             _record_handshake(bot, reply)
     except IntegrityError:
         raise BotNameTaken(f"you already have a bot named {name!r}") from None
@@ -95,7 +96,9 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
 def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
                url: str | None = None, public: bool | None = None) -> Bot:
     """Rename or move a bot, or say who may seat it. A rename or move runs the handshake
-    again (with the bot's secret), which must pass, or nothing changes."""
+    again (with the bot's secret), which must pass, or nothing changes. A move records the
+    ``version`` the new URL declares as the bot's live code (``declared_version``); a rename or
+    a health check does not, or a redeploy would be absorbed without its provisional run."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
     fields: dict[str, Any] = {} if public is None else {"public": public}
     reply = None
@@ -107,6 +110,8 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
         handshake, reply = bot_handshake(url=new_url, secret=bot.secret,
                                          previous_secret=bot_previous_secret(bot=bot))
         fields.update(name=new_name, url=new_url, **_handshake_fields(handshake))
+        if new_url != bot.url:  # new code taken as the bot's: what it declares is the live one
+            fields["declared_version"] = handshake.version
     if not fields:
         return bot
     with transaction.atomic():
