@@ -22,7 +22,7 @@ from lib.clock import platform_clock
 
 from . import protocol
 from .addresses import BadBotURL, check_url
-from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
+from .errors import BadBotUrl, BadVersion, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client
 from .selectors import bot_get_owned, bot_previous_secret
@@ -123,6 +123,25 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
             raise BotNameTaken(f"you already have a bot named {fields.get('name')!r}") from None
         if reply is not None:
             _record_handshake(bot, reply)
+    return bot
+
+
+def bot_redeployed(*, bot_id: int, user: AbstractBaseUser, version: str) -> Bot:
+    """Take the code at the bot's own URL as the bot's (an in-place version promoted): the
+    handshake runs again and must pass and still declare ``version`` (the code its run tried:
+    ``bad_version`` if the URL serves another by now), then ``version`` is the bot's
+    ``declared_version``."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    handshake, reply = bot_handshake(url=bot.url, secret=bot.secret,
+                                     previous_secret=bot_previous_secret(bot=bot))
+    if handshake.version != version:
+        raise BadVersion(f"{bot.url} now declares version {handshake.version!r}, not the "
+                         f"{version!r} its run tried: discard it and register what it serves")
+    with transaction.atomic():
+        Bot.objects.filter(pk=bot.pk).update(declared_version=version,
+                                             **_handshake_fields(handshake))
+        _record_handshake(bot, reply)
+    bot.refresh_from_db()
     return bot
 
 
