@@ -179,29 +179,29 @@ def comparison(run: Tournament, *, bot: Key) -> JSON:
     count = run.participants.count()
     rows = {row.participant: row for row in standings(results, count)}
     candidate, current = CHALLENGERS
-    in_place = run.challengers == 1
-    if in_place:
-        mu, sigma, _ = in_place_rating(run, results)
-        standing, = key_ratings(game=run.game, keys=[bot])
-        mus = {candidate: (mu, sigma), current: (standing.mu, standing.sigma)}
-    else:
-        mus = {r.participant: (r.mu, r.sigma) for r in ratings(results, count)}
 
-    def side(index: int) -> JSON:
-        row, (mu, sigma) = rows[index], mus[index]
+    def side(index: int, mu: float, sigma: float) -> JSON:
+        row = rows[index]
         return {"matches": row.matches, "wins": row.firsts, "forfeits": row.forfeits,
                 "points": float(row.points * row.matches) if row.points is not None else 0.0,
                 "mean_points": row.points, "mu": mu, "sigma": sigma}
 
-    difference = mus[candidate][0] - mus[current][0]
-    spread = INTERVAL_SIGMAS * math.hypot(mus[candidate][1], mus[current][1])
-    paired = [] if in_place else _paired_differences(results)
+    if run.challengers == 1:  # in place: the bot's standing is the current
+        ours = side(candidate, *in_place_rating(run, results)[:2])
+        theirs = _standing(key_ratings(game=run.game, keys=[bot])[0])
+        paired: list[float] = []
+    else:
+        rated = {r.participant: r for r in ratings(results, count)}
+        ours = side(candidate, rated[candidate].mu, rated[candidate].sigma)
+        theirs = side(current, rated[current].mu, rated[current].sigma)
+        paired = _paired_differences(results)
+    difference = ours["mu"] - theirs["mu"]
+    spread = INTERVAL_SIGMAS * math.hypot(ours["sigma"], theirs["sigma"])
     mean, half = _mean_interval(paired)
     return {
         "run": run.pk, "run_status": run.status, "seats": run.table_size,
         "matches_total": run.match_total, "matches_played": len(results),
-        "candidate": side(candidate),
-        "current": _standing(standing) if in_place else side(current),
+        "candidate": ours, "current": theirs,
         "rating_difference": difference,
         "rating_interval": [difference - spread, difference + spread],
         "paired_places": len(paired), "score_difference": mean,
