@@ -50,6 +50,12 @@ class Bot(models.Model):
         null=True, blank=True,
         help_text="How many requests the bot takes at once, declared in the handshake (1..256, "
                   "per worker process); None: the platform default BOTS_MAX_CONCURRENCY.")
+    declared_version = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The version string (\"version\") the handshake declared when the platform "
+                  "took the code at its URL as the bot's: at registration, a move to a new URL, "
+                  "a promoted version. Not on routine re-handshakes, so a redeploy declaring "
+                  "another is seen as an in-place version.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -134,10 +140,11 @@ class BotCall(models.Model):
 
 class BotVersion(models.Model):
     """A new version of a bot: another URL (and the version string its handshake declared, if
-    any), played beside the live bot in a provisional run before it may replace it. The bot's
-    row is untouched until the version is promoted (its URL becomes the bot's), so the bot's
-    matches, rating and history stay one bot's; discarding changes nothing. A secret rotation
-    is never a version."""
+    any), played beside the live bot in a provisional run before it may replace it; or, in
+    place, the bot's own URL once its handshake declares a new version (a redeploy). The bot's
+    row is untouched until the version is promoted (its URL, or its declared version, becomes
+    the bot's), so the bot's matches, rating and history stay one bot's; discarding changes
+    nothing. A secret rotation is never a version."""
 
     class Status(models.TextChoices):
         CANDIDATE = "candidate", "candidate (its provisional run plays, or is to be decided)"
@@ -152,6 +159,10 @@ class BotVersion(models.Model):
     compact_legal_actions = models.BooleanField(
         default=False, help_text="From its handshake: what its seats are sent, whatever the "
                                  "bot's own handshake says.")
+    in_place = models.BooleanField(
+        default=False, help_text="A redeploy at the bot's own URL whose handshake declared a new "
+                                 "version: the old code no longer answers, so it plays its run "
+                                 "alone and is compared with the bot's ladder rating.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE)
     run = models.PositiveBigIntegerField(
         null=True, blank=True,

@@ -36,6 +36,8 @@ from lib.live import live_part
 from . import selectors, services
 from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
 from .models import Bot, BotCall, BotVersion
+from .versions import version_note
+from .webhook import WEBHOOK
 
 #: Days of strikes shown per reason, move calls drawn in the latency chart, matches listed.
 STRIKE_DAYS = 14
@@ -172,9 +174,12 @@ class VersionForm(forms.Form):
     """A new version: its URL, the game its provisional run plays and at which ladder table
     size (the API's fields, ``POST /api/bots/{id}/versions/``; its service checks the size)."""
 
-    url = forms.CharField(label="New URL", max_length=500, widget=forms.URLInput,
+    url = forms.CharField(label="URL", max_length=500, widget=forms.URLInput,
+                          required=False,
                           help_text="Where the new version answers, beside the bot's own URL; "
-                                    "its handshake is signed with the bot's secret.")
+                                    "its handshake is signed with the bot's secret. Empty "
+                                    "(same URL): a redeploy there whose handshake declares a "
+                                    "new version, played in place.")
 
     def __init__(self, bot: Bot, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -190,8 +195,10 @@ def version_rows(bot: Bot) -> list[dict[str, Any]]:
     """The bot's latest versions, each with its comparison in its provisional run (the app
     that plays runs reads them: ``games.links.run_comparisons``)."""
     versions = list(BotVersion.objects.filter(bot=bot)[:VERSIONS_SHOWN])
-    compared = run_comparisons([v.run for v in versions if v.run is not None])
-    return [{"version": v, "comparison": compared.get(v.run)} for v in versions]
+    compared = run_comparisons({v.run: (WEBHOOK, str(bot.pk)) for v in versions
+                                if v.run is not None})
+    return [{"version": v, "comparison": compared.get(v.run), "note": version_note(v)}
+            for v in versions]
 
 
 class TestForm(forms.Form):

@@ -22,7 +22,7 @@ from lib.clock import platform_clock
 
 from . import protocol
 from .addresses import BadBotURL, check_url
-from .errors import BadBotUrl, BotNameTaken, HandshakeFailed
+from .errors import BadBotUrl, BadVersion, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client
 from .selectors import bot_get_owned, bot_previous_secret
@@ -85,7 +85,8 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, name=name, url=url, secret=secret,
-                                     public=public, **_handshake_fields(handshake))
+                                     public=public, declared_version=handshake.version,
+                                     **_handshake_fields(handshake))
             _record_handshake(bot, reply)
     except IntegrityError:
         raise BotNameTaken(f"you already have a bot named {name!r}") from None
@@ -95,7 +96,9 @@ def bot_register(*, owner: AbstractBaseUser, name: str, url: str,
 def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
                url: str | None = None, public: bool | None = None) -> Bot:
     """Rename or move a bot, or say who may seat it. A rename or move runs the handshake
-    again (with the bot's secret), which must pass, or nothing changes."""
+    again (with the bot's secret), which must pass, or nothing changes. A move records the
+    ``version`` the new URL declares as the bot's live code (``declared_version``); a rename or
+    a health check does not, or a redeploy would be absorbed without its provisional run."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
     fields: dict[str, Any] = {} if public is None else {"public": public}
     reply = None
@@ -107,6 +110,8 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
         handshake, reply = bot_handshake(url=new_url, secret=bot.secret,
                                          previous_secret=bot_previous_secret(bot=bot))
         fields.update(name=new_name, url=new_url, **_handshake_fields(handshake))
+        if new_url != bot.url:  # new code taken as the bot's: what it declares is the live one
+            fields["declared_version"] = handshake.version
     if not fields:
         return bot
     with transaction.atomic():
@@ -118,6 +123,25 @@ def bot_update(*, bot_id: int, user: AbstractBaseUser, name: str | None = None,
             raise BotNameTaken(f"you already have a bot named {fields.get('name')!r}") from None
         if reply is not None:
             _record_handshake(bot, reply)
+    return bot
+
+
+def bot_redeployed(*, bot_id: int, user: AbstractBaseUser, version: str) -> Bot:
+    """Take the code at the bot's own URL as the bot's (an in-place version promoted): the
+    handshake runs again and must pass and still declare ``version`` (the code its run tried:
+    ``bad_version`` if the URL serves another by now), then ``version`` is the bot's
+    ``declared_version``."""
+    bot = bot_get_owned(bot_id=bot_id, user=user)
+    handshake, reply = bot_handshake(url=bot.url, secret=bot.secret,
+                                     previous_secret=bot_previous_secret(bot=bot))
+    if handshake.version != version:
+        raise BadVersion(f"{bot.url} now declares version {handshake.version!r}, not the "
+                         f"{version!r} its run tried: discard it and register what it serves")
+    with transaction.atomic():
+        Bot.objects.filter(pk=bot.pk).update(declared_version=version,
+                                             **_handshake_fields(handshake))
+        _record_handshake(bot, reply)
+    bot.refresh_from_db()
     return bot
 
 

@@ -1,6 +1,7 @@
 """Versions of a bot (docs/ladder.md, "Versions"): a new URL registered as a candidate, played
 beside the live bot before it may replace it, then promoted (the bot's URL becomes it) or
-discarded. This module is the bots' half: the candidate row, its handshake, the ``candidate``
+discarded; or an in-place one, the bot's own URL once its handshake declares a new
+``version`` (a redeploy: it plays alone, the old code gone). This module is the bots' half: the candidate row, its handshake, the ``candidate``
 seat kind that seats it (the bot's secret, the version's URL), and promoting or discarding it.
 The provisional run and its comparison are ``tournaments.ladders.versions`` (bots never
 imports tournaments).
@@ -31,15 +32,21 @@ CANDIDATE = "candidate"
 
 
 def version_check(*, bot: Bot, url: str, game: str) -> protocol.Handshake:
-    """The new URL's handshake, signed with the bot's secret (network I/O: before any
-    transaction). Raises ``bad_url``, ``bad_version`` (the bot's own URL; a handshake that does
-    not list ``game``) or ``handshake_failed``."""
+    """The version's handshake, signed with the bot's secret (network I/O: before any
+    transaction). At the bot's own URL it is a version (in place) only if the handshake
+    declares a ``version`` other than the one recorded for the bot's live code
+    (``Bot.declared_version``). Raises ``bad_url``, ``bad_version`` (the bot's own URL
+    declaring nothing new; a handshake that does not list ``game``) or ``handshake_failed``."""
     url = services.check_bot_url(url)
-    if url == bot.url:
-        raise BadVersion(f"{url} is the bot's URL already: a version is a new URL, played beside "
-                         f"the bot before it replaces it (a secret rotation is not a version)")
     handshake, _ = services.bot_handshake(url=url, secret=bot.secret,
                                           previous_secret=bot_previous_secret(bot=bot))
+    if url == bot.url and handshake.version in ("", bot.declared_version):
+        said = (f'declares version "{handshake.version}", as the bot\'s live code did'
+                if handshake.version else "declares no version")
+        raise BadVersion(f"{url} is the bot's URL already and its handshake {said}: a redeploy "
+                         f"at the same URL is a version only when its handshake declares a new "
+                         f"`version`; otherwise a version is a new URL, played beside the bot "
+                         f"(a secret rotation is not a version)")
     if game not in handshake.games:
         raise BadVersion(f"the handshake at {url} does not list {game} (it lists "
                          f"{', '.join(handshake.games)}): the provisional run plays {game}")
@@ -48,13 +55,15 @@ def version_check(*, bot: Bot, url: str, game: str) -> protocol.Handshake:
 
 def version_create(*, bot: Bot, url: str, handshake: protocol.Handshake) -> BotVersion:
     """The candidate row (call inside the transaction that makes its run): numbered after the
-    bot's last (the bot as registered is version 1). ``version_pending`` if it has one."""
+    bot's last (the bot as registered is version 1), in place at the bot's own URL
+    (:func:`version_check` let it through). ``version_pending`` if it has one."""
     check_no_candidate(bot)
     last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"] or 1
     try:
         with transaction.atomic():
+            url = services.check_bot_url(url)
             return BotVersion.objects.create(
-                bot=bot, number=last + 1, url=services.check_bot_url(url),
+                bot=bot, number=last + 1, url=url, in_place=url == bot.url,
                 declared_version=handshake.version,
                 compact_legal_actions=handshake.compact_legal_actions)
     except IntegrityError:  # another registration won the race
@@ -83,10 +92,15 @@ def _undecided(version: BotVersion) -> None:
 
 def version_promote(*, version: BotVersion, user: AbstractBaseUser) -> Bot:
     """The bot plays at the version's URL from now on (its handshake runs again and must pass:
-    ``bot_update``); the bot keeps its id, matches, rating and history. The caller checks the
-    run is over."""
+    ``bot_update``); in place, the code at its URL is the bot's (its handshake must still
+    declare the version: ``bot_redeployed``). The bot keeps its id, matches, rating and
+    history. The caller checks the run is over."""
     _undecided(version)
-    bot = services.bot_update(bot_id=version.bot_id, user=user, url=version.url)
+    if version.in_place:
+        bot = services.bot_redeployed(bot_id=version.bot_id, user=user,
+                                      version=version.declared_version)
+    else:
+        bot = services.bot_update(bot_id=version.bot_id, user=user, url=version.url)
     _decide(version, BotVersion.Status.PROMOTED)
     return bot
 
@@ -104,6 +118,22 @@ def _decide(version: BotVersion, status: str) -> BotVersion:
         raise VersionPending(f"version {version.number} was decided meanwhile")
     version.refresh_from_db()
     return version
+
+
+def version_note(version: BotVersion) -> str | None:
+    """What its owner should know of an in-place version (None for others): a candidate holds
+    the bot off its ladders; a discarded one still answers at the bot's URL."""
+    if not version.in_place:
+        return None
+    if version.status == BotVersion.Status.CANDIDATE:
+        return ("In place: the bot is paused on its ladders until you promote or discard this "
+                "version (its old code no longer answers).")
+    if version.status == BotVersion.Status.DISCARDED:
+        return (f"Discarded in place: the bot's URL still serves this code (it declared "
+                f"\"{version.declared_version}\") unless you redeployed since, and the bot plays "
+                f"it on its ladders again: redeploy the version you want there (the platform "
+                f"cannot bring old code back).")
+    return None
 
 
 def current_version(bot: Bot) -> int:

@@ -20,15 +20,21 @@ from bots.webhook import WEBHOOK
 from tournaments.ladders import versions as runs
 
 
-def version_register(*, bot_id: int, user: AbstractBaseUser, url: str,
+def version_register(*, bot_id: int, user: AbstractBaseUser, url: str | None = None,
                      game: str | None = None, seats: int | None = None) -> BotVersion:
     """A new version of the bot at ``url``: its handshake (signed with the bot's secret) must
     pass and list ``game`` (default: the bot's first game); its provisional run of ``game``
     starts at once, at tables of ``seats`` (checked before the handshake: ``bad_ladder`` for a
     size the game is not played at; default: the size of the one ladder of the game the bot is
     on, else the game's first, ``runs.run_seats``). Nothing of the bot changes.
-    ``version_pending`` if it has a candidate."""
+    ``version_pending`` if it has a candidate.
+
+    ``url`` empty or the bot's own: an in-place version, if the handshake there declares a new
+    ``version`` (``bad_version`` if not). Its run plays the field alone (the old code no longer
+    answers), and until it is decided the bot is paused on every ladder it is on, so its
+    rating does not move with code not yet promoted (``runs.hold``)."""
     bot = bot_get_owned(bot_id=bot_id, user=user)
+    url = url or bot.url
     game = bot.games[0] if game is None and bot.games else game or ""
     if game not in bot.games:
         raise BadVersion(f"bot {bot.pk} does not play {game!r} (its handshake lists "
@@ -44,9 +50,11 @@ def version_register(*, bot_id: int, user: AbstractBaseUser, url: str,
                        "name": f"{bot.name} v{version.number} (candidate)"},
             current={"kind": WEBHOOK, "bot": str(bot.pk),
                      "name": f"{bot.name} v{bot_versions.current_version(bot)} (current)"},
-            seats=seats)
+            seats=seats, in_place=version.in_place)
         version.run = run.pk
         version.save(update_fields=["run"])
+        if version.in_place:
+            runs.hold(kind=WEBHOOK, bot=str(bot.pk), declared=version.declared_version)
     return version
 
 
@@ -57,7 +65,8 @@ def version_list(*, bot_id: int, user: AbstractBaseUser) -> QuerySet[BotVersion]
 
 def version_comparisons(versions: list[BotVersion]) -> dict[int, dict[str, Any] | None]:
     """Each version's comparison with the bot in its run, by version id (None: no run)."""
-    found = runs.run_comparisons([v.run for v in versions if v.run is not None])
+    found = runs.run_comparisons({v.run: (WEBHOOK, str(v.bot_id)) for v in versions
+                                  if v.run is not None})
     return {v.pk: found.get(v.run) if v.run is not None else None for v in versions}
 
 
@@ -67,22 +76,31 @@ def _owned(bot_id: int, user: AbstractBaseUser, number: int) -> BotVersion:
 
 def version_promote(*, bot_id: int, user: AbstractBaseUser, number: int) -> BotVersion:
     """The candidate replaces the bot once its run is over (``version_pending`` while it
-    plays): the bot's URL becomes the version's (its handshake must pass), its matches, rating
-    and history stay, and on each ladder it is on it plays the burst of a changed bot."""
+    plays): the bot's URL becomes the version's (its handshake must pass), or in place its
+    declared version is the bot's; its matches, rating and history stay, and on each ladder it
+    is on it plays (again, in place) the burst of a changed bot."""
     version = _owned(bot_id, user, number)
     status = runs.run_playing(version.run)
     if status is not None and version.status == BotVersion.Status.CANDIDATE:
         raise VersionPending(f"version {number}'s provisional run is still playing ({status}): "
                              f"promote it once it is over, or discard it")
     bot_versions.version_promote(version=version, user=user)
+    if version.in_place:
+        runs.release(kind=WEBHOOK, bot=str(bot_id))
     runs.bot_changed(kind=WEBHOOK, bot=str(bot_id))
     version.refresh_from_db()
     return version
 
 
 def version_discard(*, bot_id: int, user: AbstractBaseUser, number: int) -> BotVersion:
-    """Set the candidate aside, its run stopped if it still plays; the bot is unchanged."""
+    """Set the candidate aside, its run stopped if it still plays; the bot is unchanged. In
+    place, the bot plays its ladders again, but its URL still serves the discarded code (the
+    platform cannot bring the old one back): ``bots.versions.version_note`` says so."""
     version = _owned(bot_id, user, number)
     if version.status == BotVersion.Status.CANDIDATE and version.run is not None:
         runs.run_cancel(run_id=version.run, user=user)
-    return bot_versions.version_discard(version=version)
+    discarded = bot_versions.version_discard(version=version)
+    if discarded.in_place:
+        runs.release(kind=WEBHOOK, bot=str(bot_id))
+    return discarded
+

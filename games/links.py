@@ -9,7 +9,7 @@ which app did), one query for many matches::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -112,9 +112,9 @@ def bot_standings(kind: str, bot: str, games: Sequence[str], owner: bool) -> lis
             for found in standings(kind, bot, games, owner)]
 
 
-#: Given the ids of series runs (a bot version's provisional runs), what each found says of
-#: them (its comparison), by id.
-RunComparisons = Callable[[Sequence[int]], dict[int, dict[str, Any]]]
+#: Given series runs (a bot version's provisional runs), each with the bot (seat kind, bot)
+#: it tries a version of, what each found says of them (its comparison), by id.
+RunComparisons = Callable[[Mapping[int, tuple[str, str]]], dict[int, dict[str, Any]]]
 _RUN_COMPARISONS: list[RunComparisons] = []
 
 
@@ -124,9 +124,10 @@ def register_run_comparisons(comparisons: RunComparisons) -> None:
     _RUN_COMPARISONS[:] = [comparisons]
 
 
-def run_comparisons(run_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """Each run's comparison, if an app that plays them is installed (else none)."""
-    return _RUN_COMPARISONS[0](run_ids) if _RUN_COMPARISONS and run_ids else {}
+def run_comparisons(runs: Mapping[int, tuple[str, str]]) -> dict[int, dict[str, Any]]:
+    """Each run's comparison (``runs``: run id -> the bot it tries a version of, as seats name
+    it), if an app that plays them is installed (else none)."""
+    return _RUN_COMPARISONS[0](runs) if _RUN_COMPARISONS and runs else {}
 
 
 __all__ = ["BotStanding", "SeriesLink", "bot_standings", "rating_history",

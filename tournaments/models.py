@@ -65,6 +65,10 @@ class Tournament(models.Model):
                              "when the one before is done: its rows come then).")
     duplicate = models.BooleanField(
         default=False, help_text="Each table's deal is played once per seat rotation.")
+    challengers = models.PositiveSmallIntegerField(
+        default=2, help_text="Benchmark: how many challengers (entrants 0, 1) play its field: 2 "
+                             "(a version beside the bot), or 1 (an in-place version, whose old "
+                             "code no longer answers). Other formats: unused.")
     rated = models.BooleanField(
         default=True, help_text="Its matches move the game's leaderboard (a bot version's "
                                 "provisional run does not).")

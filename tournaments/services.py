@@ -47,7 +47,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
                       strike_limit: int | None = None, move_time_limit: int | None = None,
                       starts_at: datetime | None = None, seed: int | None = None,
                       open_entries: bool = False, entry_cap: int | None = None,
-                      provisional: bool = False) -> Tournament:
+                      provisional: bool = False, challengers: int = 2) -> Tournament:
     """Check everything, plan the first matches and make their rows; start at once unless
     ``starts_at`` is in the future (then ``tournaments.start_due`` starts it). Raises the
     first of :func:`tournament_problems` (a form shows them all).
@@ -68,7 +68,8 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
 
     ``provisional``: a bot version's provisional run (``tournaments.ladders.versions``): of the
     ``benchmark`` format (no other tournament may be), its candidate a seat kind nobody enters
-    (``candidate``), unrated (its matches never move the leaderboard).
+    (``candidate``), unrated (its matches never move the leaderboard); ``challengers``: how
+    many of its first entrants play the field (1 for an in-place version: ``formats.benchmark``).
     """
     checked = _check(organiser=organiser, game=game, participants=participants,
                      options=options, table_size=table_size, meetings=meetings,
@@ -84,7 +85,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     fields = {"name": name, "game": game, "options": checked.options, "organiser": organiser,
               "table_size": size, "format": format, "meetings": meetings, "rounds": rounds,
               "in_flight": in_flight, "ends_at": ends_at, "duplicate": duplicate,
-              "rated": not provisional,
+              "rated": not provisional, "challengers": challengers,
               "seed": seed, "deal_secret": secret, "starts_at": starts_at,
               "strike_limit": settings.BLUFF_MAX_STRIKES if strike_limit is None
               else strike_limit,
@@ -99,7 +100,7 @@ def tournament_create(*, organiser: AbstractBaseUser, name: str, game: str,
     try:
         plan = format_named(format, participants=count, table_size=size, meetings=meetings,
                             rounds=rounds, seed=seed, secret=secret, duplicate=duplicate,
-                            in_flight=in_flight, ends_at=ends_at)
+                            in_flight=in_flight, ends_at=ends_at, challengers=challengers)
     except ValueError as exc:
         raise BadTournament(str(exc)) from None
     scheduled = plan.plan({})

@@ -253,8 +253,10 @@ def test_the_api_s_errors(bot, open_ref_server, alice_api, bob_api, anon_api, mo
     assert bob_api.get(api_url(bot)).json()["code"] == "not_your_bot"
     assert bob_api.post(api_url(bot), {"url": url}, format="json").status_code == 403
     assert alice_api.get("/api/bots/999999/versions/").status_code == 404
-    missing = alice_api.post(api_url(bot), {}, format="json")
-    assert (missing.status_code, missing.json()["code"]) == (400, "invalid")
+    malformed = alice_api.post(api_url(bot), {"url": 5}, format="json")
+    assert (malformed.status_code, malformed.json()["code"]) == (400, "invalid")
+    missing = alice_api.post(api_url(bot), {}, format="json")  # the bot's own URL: nothing new
+    assert (missing.status_code, missing.json()["code"]) == (400, "bad_version")
     same = alice_api.post(api_url(bot), {"url": bot.url}, format="json")
     assert (same.status_code, same.json()["code"]) == (400, "bad_version")
     assert alice_api.post(api_url(bot), {"url": url}, format="json").status_code == 201
@@ -378,6 +380,23 @@ def test_the_benchmark_format_seats_both_challengers_on_each_deal_of_each_table(
         get_format("benchmark", participants=4, seats=4, secret="ab" * 32)
 
 
+def test_a_benchmark_of_one_challenger_plays_the_same_field_on_the_same_deals() -> None:
+    """An in-place version's run: the first challenger alone, entrants 1, 2 ... its field."""
+    from tournaments.formats import get_format
+
+    both = get_format("benchmark", participants=5, seats=3, secret="ab" * 32, meetings=2)
+    alone = get_format("benchmark", participants=4, seats=3, secret="ab" * 32, meetings=2,
+                       challengers=1)
+    assert alone.match_count() == 3 * 3 * 2  # tables x rotations x meetings
+    firsts = [m for m in both.matches if 0 in m.seats]
+    assert [(m.seed, m.deal, m.seats.index(0)) for m in alone.matches] == [
+        (m.seed, m.deal, m.seats.index(0)) for m in firsts]
+    assert [tuple(s - 1 if s else s for s in m.seats) for m in firsts] == [
+        m.seats for m in alone.matches]  # the field one index down, seat for seat
+    with pytest.raises(ValueError, match="1 or 2 challengers"):
+        get_format("benchmark", participants=5, seats=3, secret="ab" * 32, challengers=3)
+
+
 # ---- the ladder table size ------------------------------------------------------------------
 
 def ladder_bots(owner: Any, open_ref_server: RefBotServer, ordinals: dict[int, float]
@@ -473,3 +492,252 @@ def test_the_api_and_the_page_show_a_version_s_table_size(bot, open_ref_server, 
     version = answer["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     assert "table size" in schema["components"]["schemas"][version]["properties"]["seats"][
         "description"]
+
+
+# ---- a version in place: a redeploy at the bot's own URL declaring a new version -------------
+
+@pytest.fixture
+def declares(monkeypatch: Any) -> Any:
+    """Make every handshake declare ``version`` (the code behind the reference server's URL
+    redeployed): call the returned function with the version string ("" for none)."""
+    from bots import protocol
+
+    real, said = protocol.parse_handshake, {"version": ""}
+
+    def parse(raw: bytes) -> Any:
+        found = real(raw)
+        if isinstance(found, protocol.Failure):
+            return found
+        return dataclasses.replace(found, version=said["version"])
+
+    monkeypatch.setattr(protocol, "parse_handshake", parse)
+    return lambda version: said.update(version=version)
+
+
+def in_place(bot: Bot, played: Any = None, **kwargs: Any) -> BotVersion:
+    """Register an in-place version (no URL: the bot's own), its run played out with ``played``."""
+    if played is None:
+        return versions.version_register(bot_id=bot.pk, user=bot.owner, game="dice_cup", **kwargs)
+    with played(execute=True):
+        return in_place(bot, **kwargs)
+
+
+def on_ladder(bot: Bot, mu: float = 30.0, sigma: float = 2.0) -> LadderEntry:
+    """The bot on dice cup's ladder, rated ``mu``, ``sigma`` on the game's leaderboard."""
+    entry, _ = ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk))
+    LeaderboardEntry.objects.filter(pk=entry.rating_id).update(mu=mu, sigma=sigma, matches=40)
+    LadderEntry.objects.filter(pk=entry.pk).update(burst_left=0)
+    return entry
+
+
+def test_the_bot_records_the_version_its_live_code_declared_but_not_at_health_checks(
+        alice, open_ref_server, declares) -> None:
+    declares("1.0")
+    made, _ = bot_services.bot_register(owner=alice, name="ada",
+                                        url=f"{open_ref_server.base_url}/dice_cup/random")
+    assert made.declared_version == "1.0"
+    declares("1.1")  # redeployed: a health check or a rename takes it as nothing new
+    assert bot_services.bot_check(bot_id=made.pk).declared_version == "1.0"
+    renamed = bot_services.bot_update(bot_id=made.pk, user=alice, name="ada2")
+    assert renamed.declared_version == "1.0"
+    moved = bot_services.bot_update(bot_id=made.pk, user=alice,
+                                    url=f"{open_ref_server.base_url}/dice_cup/heuristic")
+    assert moved.declared_version == "1.1", "a move takes the new URL's code as the bot's"
+
+
+def test_a_redeploy_at_the_same_url_declaring_nothing_new_is_refused(
+        bot, alice_api, declares, monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    for said, url in (("", None), ("", bot.url)):
+        declares(said)
+        body = {} if url is None else {"url": url}
+        refused = alice_api.post(api_url(bot), body, format="json")
+        assert (refused.status_code, refused.json()["code"]) == (400, "bad_version")
+        assert "declares no version" in refused.json()["detail"]
+        assert ("a redeploy at the same URL is a version only when its handshake declares a "
+                "new `version`") in refused.json()["detail"]
+    Bot.objects.filter(pk=bot.pk).update(declared_version="2.1")
+    declares("2.1")  # what the live code declared already
+    with pytest.raises(BadVersion, match='declares version "2.1", as the bot\'s live code did'):
+        in_place(bot)
+    assert not BotVersion.objects.exists() and not Tournament.objects.exists()
+
+
+def test_an_in_place_version_plays_the_field_alone_and_holds_the_bot_on_its_ladders(
+        bot, alice_api, declares, short_runs, monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+    from tournaments.ladders.kind import follow_seatability
+
+    hold_tasks(monkeypatch)
+    entry = on_ladder(bot)
+    declares("2.1")
+    made = alice_api.post(api_url(bot), {}, format="json")
+    assert made.status_code == 201, made.json()
+    body = made.json()
+    assert (body["number"], body["url"], body["in_place"], body["declared_version"]) == (
+        2, bot.url, True, "2.1")
+    assert "paused on its ladders" in body["note"]
+    version = BotVersion.objects.get()
+    run = Tournament.objects.get(pk=version.run)
+    assert (run.format, run.challengers, run.rated) == ("benchmark", 1, False)
+    entrants = list(Participant.objects.filter(tournament=run).order_by("index")
+                    .values_list("kind", "bot"))
+    assert entrants == [("candidate", str(version.pk)),  # no current: the field follows
+                        ("reference", "random"), ("reference", "heuristic")]
+    rows = list(TournamentMatch.objects.filter(tournament=run))
+    assert len(rows) == 2 * 2 == run.match_total  # 2 tables x 2 seatings, one challenger
+    assert all(0 in r.seats and set(r.seats) <= {0, 1, 2} for r in rows)
+    entry.refresh_from_db()
+    assert entry.paused and entry.paused_reason == "version 2.1 (in place) in its provisional run"
+    # Neither the ladder's look at seatability nor a join lifts it.
+    ladder_entries = {e.pk: e for e in LadderEntry.objects.filter(ladder=entry.ladder)}
+    follow_seatability(entry.ladder, ladder_entries)
+    entry.refresh_from_db()
+    assert entry.paused
+    again, changed = ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk))
+    assert not changed and again.paused and again.paused_reason == entry.paused_reason
+    other, _ = ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk), seats=3)
+    assert other.paused and other.paused_reason == entry.paused_reason
+    bot.refresh_from_db()
+    assert bot.declared_version == "", "nothing of the bot changes before it is promoted"
+
+
+def test_an_in_place_version_s_comparison_is_with_the_bot_s_ladder_rating(
+        bot, declares, short_runs, played) -> None:
+    from tournaments.scoring.leaderboard import rating_against
+
+    on_ladder(bot, mu=30.0, sigma=2.0)
+    field_before = list(LeaderboardEntry.objects.values_list("kind", "ref", "mu", "sigma"))
+    declares("2.1")
+    version = in_place(bot, played=played)
+    run = Tournament.objects.get(pk=version.run)
+    assert run.status == "finished"
+    found = versions.version_comparisons([version])[version.pk]
+    rows = list(TournamentMatch.objects.filter(tournament=run))
+    mine = [r for r in rows if 0 in r.seats]
+    assert found["candidate"]["matches"] == len(mine) == 4 == found["matches_played"]
+    assert found["candidate"]["wins"] == sum(1 for r in mine if r.ranks[r.seats.index(0)] == 1)
+    assert found["current"] == {"matches": 40, "wins": None, "forfeits": None, "points": None,
+                                "mean_points": None, "mu": 30.0, "sigma": 2.0}
+    people = {p.index: (p.kind, p.bot) for p in Participant.objects.filter(tournament=run)}
+    mu, sigma, rated = rating_against(game="dice_cup", results=[
+        ([None if s == 0 else people[s] for s in r.seats], r.ranks, r.forfeited)
+        for r in sorted(rows, key=lambda r: r.number)])
+    assert rated == 4 and (found["candidate"]["mu"], found["candidate"]["sigma"]) == (mu, sigma)
+    assert found["rating_difference"] == pytest.approx(mu - 30.0)
+    low, high = found["rating_interval"]
+    spread = 1.96 * (sigma ** 2 + 2.0 ** 2) ** 0.5
+    assert (low, high) == (pytest.approx(mu - 30.0 - spread), pytest.approx(mu - 30.0 + spread))
+    assert (found["paired_places"], found["score_difference"], found["score_interval"]) == (
+        0, None, None)
+    assert list(LeaderboardEntry.objects.values_list("kind", "ref", "mu", "sigma")) == (
+        field_before), "no rating moved"
+
+
+def test_rating_against_moves_only_the_newcomer() -> None:
+    from tournaments.scoring.leaderboard import rating_against
+
+    LeaderboardEntry.objects.create(game="dice_cup", kind="reference", ref="random", mu=20,
+                                    sigma=3, ordinal=11)
+    won = [([None, ("reference", "random")], [1, 2], []),
+           ([("reference", "random"), None], [2, 1], []),
+           ([None, ("reference", "random")], [2, 1], [0])]  # a forfeit: not rated
+    mu, sigma, rated = rating_against(game="dice_cup", results=won)
+    assert rated == 2 and mu > 25 and sigma < 25 / 3
+    assert LeaderboardEntry.objects.get(ref="random").mu == 20
+
+
+def test_promoting_an_in_place_version_records_it_and_lifts_the_hold(
+        bot, declares, short_runs, played, settings) -> None:
+    entry = on_ladder(bot)
+    declares("2.1")
+    version = in_place(bot, played=played)
+    url = bot.url
+    promoted = versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
+    assert promoted.status == BotVersion.Status.PROMOTED
+    bot.refresh_from_db()
+    assert (bot.url, bot.declared_version) == (url, "2.1")
+    entry.refresh_from_db()
+    assert (entry.paused, entry.paused_reason) == (False, "")
+    assert entry.burst_left == settings.LADDER_BURST > 0
+    with pytest.raises(BadVersion, match='declares version "2.1", as the bot'):  # live now
+        in_place(bot)
+
+
+def test_promoting_refuses_an_url_that_serves_another_version_by_now(
+        bot, declares, short_runs, played) -> None:
+    declares("2.1")
+    version = in_place(bot, played=played)
+    declares("2.2")
+    with pytest.raises(BadVersion, match="now declares version '2.2'"):
+        versions.version_promote(bot_id=bot.pk, user=bot.owner, number=version.number)
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.CANDIDATE
+
+
+def test_discarding_an_in_place_version_lifts_the_hold_and_says_the_url_still_serves_it(
+        bot, alice_api, declares, short_runs, played) -> None:
+    entry = on_ladder(bot)
+    declares("2.1")
+    version = in_place(bot, played=played)
+    before = Bot.objects.values().get(pk=bot.pk)
+    answer = alice_api.post(api_url(bot, f"{version.number}/discard/"))
+    assert answer.status_code == 200 and answer.json()["status"] == "discarded"
+    assert "the bot's URL still serves this code" in answer.json()["note"]
+    assert "redeploy the version you want" in answer.json()["note"]
+    assert Bot.objects.values().get(pk=bot.pk) == before
+    entry.refresh_from_db()
+    assert (entry.paused, entry.paused_reason, entry.burst_left) == (False, "", 0)
+
+
+def test_a_new_url_version_is_not_in_place_and_still_plays_beside_the_bot(
+        bot, open_ref_server, alice_api, declares, short_runs, monkeypatch) -> None:
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    entry = on_ladder(bot)
+    declares("2.1")
+    made = alice_api.post(api_url(bot), {"url": f"{open_ref_server.base_url}/dice_cup/heuristic"},
+                          format="json")
+    assert made.status_code == 201, made.json()
+    assert (made.json()["in_place"], made.json()["note"]) == (False, None)
+    run = Tournament.objects.get(pk=made.json()["run"])
+    assert run.challengers == 2 and run.match_total == 2 * 2 * 2
+    entry.refresh_from_db()
+    assert not entry.paused, "a version at a new URL holds nothing"
+
+
+def test_the_page_registers_an_in_place_version_with_the_url_left_empty(
+        bot, declares, short_runs, monkeypatch) -> None:
+    from django.test import Client
+
+    from tests.helpers.tasks import hold_tasks
+
+    hold_tasks(monkeypatch)
+    web = Client()
+    web.force_login(bot.owner)
+    page = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Redeployed at the same URL?" in page and "(the live code declared none)" in page
+    refused = web.post(f"/bots/{bot.pk}/versions/", {"url": "", "game": "dice_cup"})
+    assert "declares no version" in refused.content.decode()
+    declares("2.1")
+    made = web.post(f"/bots/{bot.pk}/versions/", {"url": "", "game": "dice_cup"})
+    assert made.status_code == 302
+    page = web.get(f"/bots/{bot.pk}/").content.decode()
+    assert "v2 “2.1” in place" in page and "paused on its ladders until you promote" in page
+    assert "current: ladder rating 25.0" in page
+
+
+def test_the_schema_documents_in_place_versions(anon_api) -> None:
+    schema = anon_api.get("/api/schema/", {"format": "json"}).json()
+    post = schema["paths"]["/api/bots/{bot_id}/versions/"]["post"]
+    request = post["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    fields = schema["components"]["schemas"][request.rsplit("/", 1)[-1]]
+    assert "url" not in fields.get("required", [])
+    assert "in-place" in fields["properties"]["url"]["description"]
+    answer = post["responses"]["201"]["content"]["application/json"]["schema"]["$ref"]
+    version = schema["components"]["schemas"][answer.rsplit("/", 1)[-1]]["properties"]
+    assert "own URL" in version["in_place"]["description"]
+    assert version["note"]["nullable"] is True

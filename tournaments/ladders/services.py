@@ -26,6 +26,11 @@ from ..scoring.leaderboard import MODEL
 from .errors import BadLadder, BadLadderEntry, LadderBotNotFound, NotOnLadder, NotYourLadderBot
 from .kind import SERIES
 
+#: The end of the pause reason of a bot whose in-place version plays its provisional run
+#: (``versions.hold``): only the version's decision lifts it, not a join.
+VERSION_HELD = "(in place) in its provisional run"
+PAUSE = ("paused", "paused_reason", "paused_at")
+
 
 def ladder_seats(game: str, seats: int | None = None) -> int:
     """The table size of a game's ladder: ``seats`` if the game is played by so many
@@ -105,8 +110,10 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
                 kind: str = "webhook", seats: int | None = None) -> tuple[LadderEntry, bool]:
     """Put ``user``'s bot on the game's ladder, or back on it (after leaving, or paused: the
     owner says it is fixed). The bot must be one any match may seat (public, enabled, through
-    its handshake, playing the game): ladder matches are the platform's. Returns (the entry,
-    whether it changed: False if it was on and playing already)."""
+    its handshake, playing the game): ladder matches are the platform's. A bot held by its
+    in-place version's run (:data:`VERSION_HELD`) joins paused so, on any ladder, until the
+    version is decided. Returns (the entry, whether it changed: False if it was on and playing,
+    or held, already)."""
     bot = str(bot)
     _check_game(game)
     seats = ladder_seats(game, seats)
@@ -121,6 +128,10 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
     ladder = ladder_get_or_create(game=game, seats=seats)
     now = timezone.now()
     start = MODEL.rating()
+    held = (LadderEntry.objects.filter(kind=kind, bot=bot, paused=True,
+                                       paused_reason__endswith=VERSION_HELD)
+            .values_list("paused_reason", flat=True).first())
+    pause = (True, held, now) if held else (False, "", None)
     with transaction.atomic():
         rating, _ = LeaderboardEntry.objects.get_or_create(
             game=game, kind=kind, ref=bot, defaults={"mu": start.mu, "sigma": start.sigma,
@@ -128,13 +139,13 @@ def ladder_join(*, game: str, user: AbstractBaseUser | None, bot: str,
         entry, made = LadderEntry.objects.select_for_update().get_or_create(
             ladder=ladder, kind=kind, bot=bot, defaults={
                 "owner_id": owner, "rating": rating, "joined_at": now,
-                "burst_left": ladder.burst})
-        changed = made or entry.paused or entry.left_at is not None
+                "burst_left": ladder.burst, **dict(zip(PAUSE, pause))})
+        changed = made or (entry.paused and not held) or entry.left_at is not None
         if not made and changed:
             if entry.left_at is not None:
                 entry.joined_at = now
-            entry.left_at, entry.paused, entry.paused_reason, entry.paused_at = (
-                None, False, "", None)
+            entry.left_at = None
+            entry.paused, entry.paused_reason, entry.paused_at = pause
             entry.save(update_fields=["joined_at", "left_at", "paused", "paused_reason",
                                       "paused_at"])
         if changed:

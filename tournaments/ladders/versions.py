@@ -2,8 +2,11 @@
 unrated tournament the one runner plays, in the ``benchmark`` format: the candidate (the
 bot's secret at its new URL: the ``candidate`` seat kind, ``bots.versions``) and the bot as it
 plays now each meet the same fixed field, the game's reference bots and the top of its ladder,
-on the same deals; and its comparison, read side by side. Promoting a version gives the bot the
-ladder's burst of a changed bot (:func:`bot_changed`). Bots are named as seats name them (a
+on the same deals; and its comparison, read side by side. An in-place version (a redeploy at
+the bot's own URL declaring a new ``version``) plays the field alone, its old code gone: its
+comparison is with the bot's ladder rating, and the bot is paused on its ladders until it is
+decided (:func:`hold`, :func:`release`). Promoting a version gives the bot the ladder's burst
+of a changed bot (:func:`bot_changed`). Bots are named as seats name them (a
 kind and a ``bot`` string): tournaments never imports bots; ``config.versions`` joins the two.
 """
 
@@ -15,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
 
 from games.engine import get_game
 from games.errors import BadSeats
@@ -23,15 +27,18 @@ from games.seats import REFERENCE, get_seat_kind
 from ..formats.benchmark import CHALLENGERS
 from ..models import LadderEntry, Tournament
 from ..runner import kinds
+from ..scoring.leaderboard import entrant_key, key_ratings, rating_against
 from ..scoring.ratings import ratings
 from ..scoring.standings import match_points, standings
 from ..selectors import tournament_results
 from ..services import tournament_cancel, tournament_create
 from .kind import SERIES
 from .selectors import INTERVAL_SIGMAS, ladder_entries, ladder_get
-from .services import ladder_seats
+from .services import VERSION_HELD, ladder_seats
 
 JSON = dict[str, Any]
+#: A bot as seats name it: (kind, bot).
+Key = tuple[str, str]
 
 
 def run_seats(*, game: str, kind: str, bot: str, seats: int | None = None) -> int:
@@ -78,19 +85,24 @@ def benchmark_field(*, game: str, kind: str, bot: str, seats: int | None = None
 
 def provisional_run_create(*, organiser: AbstractBaseUser, name: str, game: str,
                            candidate: Mapping[str, str], current: Mapping[str, str],
-                           seats: int | None = None) -> Tournament:
+                           seats: int | None = None, in_place: bool = False) -> Tournament:
     """Start the run (call in the transaction that records the version): ``candidate`` and
     ``current`` (entrant specs, named) against :func:`benchmark_field` at tables of ``seats``
     (:func:`run_seats`: by default the size of the current's one ladder of the game, else the
     game's first), ``BOT_VERSION_MEETINGS`` deals per table, each played once per seat
-    rotation by each. Unrated: it never moves the leaderboard. The organiser's limits apply."""
+    rotation by each. ``in_place``: the current's code no longer answers (the candidate is
+    it, redeployed), so the candidate plays the field alone (one challenger); ``current``
+    still says which bot the field leaves out. Unrated: it never moves the leaderboard. The
+    organiser's limits apply."""
     seats = run_seats(game=game, kind=current["kind"], bot=current["bot"], seats=seats)
+    challengers = [dict(candidate)] if in_place else [dict(candidate), dict(current)]
     return tournament_create(
         organiser=organiser, name=name, game=game,
-        participants=[dict(candidate), dict(current), *benchmark_field(
+        participants=[*challengers, *benchmark_field(
             game=game, kind=current["kind"], bot=current["bot"], seats=seats)],
         format=Tournament.Format.BENCHMARK, table_size=seats,
-        meetings=settings.BOT_VERSION_MEETINGS, duplicate=True, provisional=True)
+        meetings=settings.BOT_VERSION_MEETINGS, duplicate=True, provisional=True,
+        challengers=len(challengers))
 
 
 def run_playing(run_id: int | None) -> str | None:
@@ -104,6 +116,30 @@ def run_cancel(*, run_id: int, user: AbstractBaseUser) -> None:
     """Stop a run still playing (its candidate was discarded)."""
     if run_playing(run_id):
         tournament_cancel(tournament_id=run_id, user=user)
+
+
+def hold(*, kind: str, bot: str, declared: str) -> int:
+    """An in-place version plays its run: on every ladder the bot is on (left ones too, so a
+    join does not bring it back: ``ladder_join`` keeps the hold) it is paused, whatever it
+    was paused for, so its one rating does not move with code not yet promoted. Only a
+    decision lifts it (:func:`release`): the ladder's look at seatability leaves it alone.
+    Returns how many entries."""
+    reason = f"version {declared[:100]} {VERSION_HELD}"
+    return LadderEntry.objects.filter(kind=kind, bot=bot).update(
+        paused=True, paused_reason=reason, paused_at=timezone.now())
+
+
+def release(*, kind: str, bot: str) -> int:
+    """The in-place version is decided: the bot plays its ladders again (one that cannot be
+    seated is paused again at the ladder's next look). Each ladder is asked at once."""
+    entries = list(LadderEntry.objects.filter(kind=kind, bot=bot, paused=True,
+                                              paused_reason__endswith=VERSION_HELD)
+                   .values_list("pk", "ladder_id"))
+    LadderEntry.objects.filter(pk__in=[pk for pk, _ in entries]).update(
+        paused=False, paused_reason="", paused_at=None)
+    for ladder_id in {ladder for _, ladder in entries}:
+        kinds.enqueue("advance", SERIES, ladder_id)
+    return len(entries)
 
 
 def bot_changed(*, kind: str, bot: str) -> int:
@@ -120,44 +156,75 @@ def bot_changed(*, kind: str, bot: str) -> int:
 
 # ---- the comparison -----------------------------------------------------------------------
 
-def run_comparisons(run_ids: Sequence[int]) -> dict[int, JSON]:
-    """The comparison of each run found (:func:`comparison`), by run id."""
-    return {pk: comparison(run) for pk, run in Tournament.objects.in_bulk(list(run_ids)).items()}
+def run_comparisons(runs: Mapping[int, Key]) -> dict[int, JSON]:
+    """The comparison of each run found (:func:`comparison`), by run id: ``runs`` names the
+    bot (kind, bot) each run tries a version of."""
+    return {pk: comparison(run, bot=runs[pk])
+            for pk, run in Tournament.objects.in_bulk(list(runs)).items()}
 
 
-def comparison(run: Tournament) -> JSON:
+def comparison(run: Tournament, *, bot: Key) -> JSON:
     """Candidate and current side by side in their provisional run, as far as it is played:
     matches, first places (wins), points (1 first to 0 last a match, ``match_points``), their
     OpenSkill ratings over the run; the rating difference (candidate - current, mu) with its
     95% interval (1.96 times the two sigmas combined); and the paired score difference: the
     mean, over the places both have played (one deal, one seat, one field), of the candidate's
     points less the current's, with its 95% interval (1.96 standard errors). ``seats``: the
-    run's table size, the ladder's it was played for (the run is its one record)."""
+    run's table size, the ladder's it was played for (the run is its one record).
+
+    An in-place version's run (one challenger) has no current in it: its current is ``bot``'s
+    standing on the game's leaderboard (the one rating its ladders show), and the candidate's
+    rating is on that scale (:func:`in_place_rating`); no place is paired."""
     results = tournament_results(tournament=run)
     count = run.participants.count()
     rows = {row.participant: row for row in standings(results, count)}
-    rated = {r.participant: r for r in ratings(results, count)}
     candidate, current = CHALLENGERS
 
-    def side(index: int) -> JSON:
-        row, rating = rows[index], rated[index]
+    def side(index: int, mu: float, sigma: float) -> JSON:
+        row = rows[index]
         return {"matches": row.matches, "wins": row.firsts, "forfeits": row.forfeits,
                 "points": float(row.points * row.matches) if row.points is not None else 0.0,
-                "mean_points": row.points, "mu": rating.mu, "sigma": rating.sigma}
+                "mean_points": row.points, "mu": mu, "sigma": sigma}
 
-    difference = rated[candidate].mu - rated[current].mu
-    spread = INTERVAL_SIGMAS * math.hypot(rated[candidate].sigma, rated[current].sigma)
-    paired = _paired_differences(results)
+    if run.challengers == 1:  # in place: the bot's standing is the current
+        ours = side(candidate, *in_place_rating(run, results)[:2])
+        theirs = _standing(key_ratings(game=run.game, keys=[bot])[0])
+        paired: list[float] = []
+    else:
+        rated = {r.participant: r for r in ratings(results, count)}
+        ours = side(candidate, rated[candidate].mu, rated[candidate].sigma)
+        theirs = side(current, rated[current].mu, rated[current].sigma)
+        paired = _paired_differences(results)
+    difference = ours["mu"] - theirs["mu"]
+    spread = INTERVAL_SIGMAS * math.hypot(ours["sigma"], theirs["sigma"])
     mean, half = _mean_interval(paired)
     return {
         "run": run.pk, "run_status": run.status, "seats": run.table_size,
-        "matches_total": run.match_total,
-        "matches_played": len(results), "candidate": side(candidate), "current": side(current),
+        "matches_total": run.match_total, "matches_played": len(results),
+        "candidate": ours, "current": theirs,
         "rating_difference": difference,
         "rating_interval": [difference - spread, difference + spread],
         "paired_places": len(paired), "score_difference": mean,
         "score_interval": None if half is None else [mean - half, mean + half],
     }
+
+
+def in_place_rating(run: Tournament, results: Sequence[Any]) -> tuple[float, float, int]:
+    """An in-place candidate's rating on its game's leaderboard scale: from the board's
+    starting rating, its run's matches rated against the field held at their board ratings
+    (``leaderboard.rating_against``; forfeits not rated). Returns mu, sigma, matches rated."""
+    candidate = CHALLENGERS[0]
+    people = {p.index: entrant_key(p) for p in run.participants.all()}
+    return rating_against(game=run.game, results=[
+        ([None if seat == candidate else people[seat] for seat in result.seats],
+         result.ranks, result.forfeited) for result in results])
+
+
+def _standing(rating: Any) -> JSON:
+    """An in-place version's current side: the bot's standing on the leaderboard (it did not
+    play the run: ``matches`` are the rated matches its rating rests on, the rest null)."""
+    return {"matches": rating.matches, "wins": None, "forfeits": None, "points": None,
+            "mean_points": None, "mu": rating.mu, "sigma": rating.sigma}
 
 
 def _paired_differences(results: Sequence[Any]) -> list[float]:

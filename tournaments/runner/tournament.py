@@ -31,13 +31,14 @@ def tournament_format(tournament: Tournament) -> Format:
                         rounds=tournament.rounds, seed=tournament.seed,
                         secret=tournament.deal_secret, duplicate=tournament.duplicate,
                         in_flight=tournament.in_flight, ends_at=tournament.ends_at,
-                        withdrawn=[index for index, out in entrants.items() if out])
+                        withdrawn=[index for index, out in entrants.items() if out],
+                        challengers=tournament.challengers)
 
 
 def format_named(name: str, *, participants: int, table_size: int, meetings: int,
                  rounds: int | None, seed: int, secret: str, duplicate: bool,
                  in_flight: int | None = None, ends_at: datetime | None = None,
-                 withdrawn: Collection[int] = ()) -> Format:
+                 withdrawn: Collection[int] = (), challengers: int = 2) -> Format:
     """A tournament's format: Swiss, continuous, a two-seat round robin, or rounds of
     balanced tables. ``secret`` keys every deal (``rng.deal_seed``); ``seed`` only the
     tables' search."""
@@ -49,7 +50,7 @@ def format_named(name: str, *, participants: int, table_size: int, meetings: int
                           withdrawn=withdrawn)
     if name == Tournament.Format.BENCHMARK:
         return get_format("benchmark", participants=participants, seats=table_size,
-                          secret=secret, meetings=meetings)
+                          secret=secret, meetings=meetings, challengers=challengers)
     if name == Tournament.Format.SWISS:
         return get_format("swiss", participants=participants, rounds=rounds, secret=secret,
                           withdrawn=withdrawn)

@@ -84,10 +84,40 @@ def ratings_of(*, game: str, entrants: Iterable[Any]) -> list[LeaderboardEntry]:
     """The one rating on ``game``'s board of each of ``entrants`` (a tournament's participants,
     a league's members), in their order: its row, or the starting rating (unsaved, no
     matches) for one never rated. One query."""
-    keys = [entrant_key(entrant) for entrant in entrants]
+    return key_ratings(game=game, keys=[entrant_key(entrant) for entrant in entrants])
+
+
+def key_ratings(*, game: str, keys: Sequence[Key]) -> list[LeaderboardEntry]:
+    """The one rating on ``game``'s board of each entrant key (:func:`entrant_key`), in their
+    order: its row, or the starting rating (unsaved, no matches). One query."""
     found = {(entry.kind, entry.ref): entry
              for entry in _entries(game, keys)} if keys else {}
     return [found.get(key) or _new_entry(game, key) for key in keys]
+
+
+def rating_against(*, game: str, results: Iterable[tuple[Sequence[Key | None],
+                                                          Sequence[int] | None,
+                                                          Sequence[int] | None]]
+                   ) -> tuple[float, float, int]:
+    """The rating on ``game``'s board of a newcomer who played ``results`` (each: its seats'
+    entrant keys, None at the newcomer's own; the ranks; who forfeited), without moving the
+    board: from the board's starting rating, each match rated as :func:`record_results` rates
+    one (the same model, each seat a team), the others at their ratings on the board now and
+    held there, so only the newcomer's moves (an in-place version's candidate, whose old code
+    no longer answers: its rating is compared with the bot's). Forfeits are not rated, as on
+    the board; a held entrant seated twice is (it moves nothing). Returns mu, sigma and the
+    matches rated."""
+    results = [(list(keys), list(ranks)) for keys, ranks, forfeited in results
+               if ranks is not None and not forfeited]
+    held = sorted({key for keys, _ in results for key in keys if key is not None})
+    board = dict(zip(held, key_ratings(game=game, keys=held)))
+    rating = MODEL.rating()
+    for keys, ranks in results:
+        teams = [[rating if key is None else MODEL.rating(mu=board[key].mu,
+                                                          sigma=board[key].sigma)]
+                 for key in keys]
+        rating = MODEL.rate(teams, ranks=ranks)[keys.index(None)][0]
+    return rating.mu, rating.sigma, len(results)
 
 
 def _entries(game: str, keys: Iterable[Key]) -> QuerySet[LeaderboardEntry]:
