@@ -416,6 +416,8 @@ def main() -> int:
     parser.add_argument("--in-flight-matches", type=int, default=0,
                         help="matches each multiplexed run plays (default 3x --in-flight)")
     args = parser.parse_args()
+    if args.matches < 2:
+        parser.error("--matches: at least 2 (a line is fitted through each round's matches)")
     if args.in_flight and args.bot != "refserver":
         raise SystemExit("--in-flight plays the reference bots (--bot refserver)")
     setup_bench(args.db)
