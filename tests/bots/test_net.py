@@ -5,6 +5,7 @@ no redirects, capped bodies (the policy itself: test_addresses.py). DNS is faked
 from __future__ import annotations
 
 import contextlib
+import random
 import socket
 import threading
 import time
@@ -379,7 +380,10 @@ class _HoldingBot:
                 self.end_headers()
                 self.wfile.write(b"{}")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # A backlog for hundreds of connections at once (the default 5 drops most of them).
+        server = type("Server", (ThreadingHTTPServer,), {"request_queue_size": 1024,
+                                                         "daemon_threads": True})
+        self.server = server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
@@ -417,6 +421,37 @@ def test_no_bot_gets_more_calls_at_once_than_its_limit(secret, how) -> None:
         client.close()
     assert len(replies) == 18 and all(r.failure is None for r in replies)
     assert bot.counts["most"] == 3, f"the bot held {bot.counts['most']} calls at once (limit 3)"
+
+
+def test_the_limit_holds_with_500_calls_in_flight(secret) -> None:
+    """Issue 49: one loop with 600 calls started at once, as 600 matches each waiting for a
+    seat: 500 to two bots of limit 256 all go on the wire together, while a bot of limit 8 is
+    never sent more than 8 at once (counted at the bot) and its other 92 calls wait their
+    turn."""
+    limited, busy = _HoldingBot(hold=0.2), [_HoldingBot(hold=1.0) for _ in range(2)]
+    client = BotClient(allow_private=True)
+    loop = net.CallLoop(client)
+    replies: list[net.Reply] = []
+
+    def call(url: str, limit: int) -> Call:
+        return Call(url=url, path="/move", body=b"{}", secret=secret, timeout=20.0, limit=limit)
+
+    try:
+        plan = [(limited.url, 8)] * 100 + [(bot.url, 256) for bot in busy for _ in range(250)]
+        random.Random(49).shuffle(plan)
+        for url, limit in plan:
+            loop.start(call(url, limit), replies.append)
+        on_the_wire = sum(loop.sending(bot.url) for bot in (limited, *busy))
+        while len(loop):
+            loop.pump(0.5)
+            assert loop.sending(limited.url) <= 8
+    finally:
+        for bot in (limited, *busy):
+            bot.close()
+        client.close()
+    assert on_the_wire == 508, f"{on_the_wire} calls went on the wire at once (500 + 8)"
+    assert len(replies) == 600 and all(r.failure is None for r in replies)
+    assert limited.counts["most"] == 8, f"the bot held {limited.counts['most']} at once (limit 8)"
 
 
 @contextlib.contextmanager
