@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from lib.steps import answer_here
+
 from .engine import IllegalAction, State
 from .seats import (
     Answered,
@@ -495,25 +497,6 @@ class Tell:
 
     def later(self) -> Pending:
         return self.driver.announce(over=self.over)
-
-
-def answer_here(run: Generator[Any, Any, T]) -> T:
-    """Play ``run`` (a match's play that yields what it waits for: :class:`Ask`, :class:`Tell`,
-    or any request with a ``here()`` of its own) to its end, answering each request from this
-    thread; an exception answering is raised
-    inside ``run`` where it asked, as if it had asked itself. Its return value."""
-    reply: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            request = run.throw(error) if error is not None else run.send(reply)
-        except StopIteration as stop:
-            return stop.value
-        error = reply = None
-        try:
-            reply = request.here()
-        except BaseException as exc:  # noqa: BLE001 - raised inside run, where it asked
-            error = exc
 
 
 class _AllOf:

@@ -83,7 +83,11 @@ class Match(models.Model):
         # deadline) serves status alone and the deadline sweep; a CharField's db_index would
         # also add a LIKE index nobody uses.
         indexes = [models.Index(fields=["status", "deadline"], name="match_status_deadline"),
-                   models.Index(fields=["game"], name="match_game")]
+                   models.Index(fields=["game"], name="match_game"),
+                   # The stalled-match sweep's look for leases that ran out (finished
+                   # matches too): only matches a task holds are in it.
+                   models.Index(fields=["lease_until"], condition=models.Q(
+                       lease_until__isnull=False), name="match_leased")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.game} ({self.status}, v{self.version})"

@@ -13,8 +13,11 @@ trip per match before), where Django's ``bulk_update`` builds a ``CASE WHEN`` pe
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +28,8 @@ from django.utils import timezone
 from lib import jsontext
 
 from .transactions import execute_unflushed
+
+log = logging.getLogger(__name__)
 
 
 def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
@@ -39,13 +44,18 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
     harmless, e.g. the call log of /end). On PostgreSQL that is one ``INSERT ... SELECT FROM
     json_populate_recordset`` (COPY cannot share its round trip): for 3 call log rows 0.43 ms
     against 0.45 ms by COPY, for 69 1.3 against 1.2 ms, less CPU either way (0.18 against 0.26
-    ms, 0.39 against 0.44 ms; 2026-12-03, load average 2), before the commit."""
+    ms, 0.39 against 0.44 ms; 2026-12-03, load average 2), before the commit. Inside
+    :func:`unflushed_rows_held` such rows wait for the block's end, with others."""
     if not rows:
         return
     if connection.vendor != "postgresql":
         model.objects.bulk_create([model(**row) for row in rows])
         return
     if not durable and connection.get_autocommit():
+        held = getattr(_HELD, "rows", None)
+        if held is not None:
+            held.append((model, rows))
+            return
         with connection.cursor() as cursor:
             execute_unflushed(cursor, *insert_json_statement(model, rows))
         return
@@ -61,6 +71,50 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]], *,
         for row in rows:
             copy.write_row([value(row) for value in values])
     _log_statement(f"{sql} -- {len(rows)} rows", started)
+
+
+_HELD = threading.local()
+
+
+@contextmanager
+def unflushed_rows_held() -> Iterator[None]:
+    """Hold the rows this thread's :func:`insert_rows` would write unflushed on their own
+    (``durable=False``, autocommit) in the block, and write them at its end: one statement
+    per model for all of them. The multiplexed worker's writer stores many matches' batches
+    in a row (``games.services.multiplexed``), each with its call log rows: a statement each
+    was a round trip each, which a thread sharing its interpreter with a busy loop waits for
+    several times over. Nothing may read the held rows back in the block (they are logs).
+    A write that fails is tried again call by call, so one bad call's rows lose only
+    themselves, as without holding; what still fails is logged, never raised (a log must not
+    stall what it logs). On other databases (no unflushed commits) nothing is held."""
+    if connection.vendor != "postgresql" or getattr(_HELD, "rows", None) is not None:
+        yield
+        return
+    held: list[tuple[type[models.Model], Sequence[Mapping[str, Any]]]] = []
+    _HELD.rows = held
+    try:
+        yield
+    finally:
+        _HELD.rows = None
+        _write_held(held)
+
+
+def _write_held(held: Sequence[tuple[type[models.Model], Sequence[Mapping[str, Any]]]]
+                ) -> None:
+    by_model: dict[type[models.Model], list[Mapping[str, Any]]] = {}
+    for model, rows in held:
+        by_model.setdefault(model, []).extend(rows)
+    for model, rows in by_model.items():
+        try:
+            insert_rows(model, rows, durable=False)
+        except Exception:  # noqa: BLE001 - each call's rows alone, so only the bad ones fail
+            for own, own_rows in held:
+                if own is model:
+                    try:
+                        insert_rows(model, own_rows, durable=False)
+                    except Exception:
+                        log.exception("%d %s rows held for one statement were lost",
+                                      len(own_rows), model.__name__)
 
 
 def insert_json_statement(model: type[models.Model],

@@ -22,7 +22,10 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from lib.steps import answer_here
+
 from .bulk import insert_json_statement, insert_rows, mark_stored, value_reader
+from .together import Statement, Steps
 from .transactions import execute_unflushed
 
 
@@ -90,7 +93,20 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     stored so, guarded by the match's version and lease, with its log page. One statement
     needs no transaction around it: run on its own, it commits by itself. The ORM takes two
     statements (the guarded UPDATE, then the page by COPY), here in a transaction of their own
-    (a savepoint inside the caller's)."""
+    (a savepoint inside the caller's).
+    :func:`updating_then_inserting` is the same for a writer that sends it with others."""
+    return answer_here(updating_then_inserting(model, filters, values, child, rows,
+                                             still_ahead=still_ahead))
+
+
+def updating_then_inserting(model: type[models.Model], filters: Mapping[str, Any],
+                            values: Mapping[str, Any], child: type[models.Model],
+                            rows: Sequence[Mapping[str, Any]], *,
+                            still_ahead: str | None = None, durable: bool = True
+                            ) -> Steps[bool]:
+    """:func:`update_then_insert` as a write whose one statement on PostgreSQL may be sent
+    with others' (``games.db.together``); elsewhere it writes without yielding. Not
+    ``durable``: run on its own, its commit does not wait for the disk (a lease)."""
     if connection.vendor != "postgresql":
         with transaction.atomic():
             found = model.objects.filter(**filters)
@@ -134,9 +150,9 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
         sql += (f", inserted AS (INSERT INTO {quote(child._meta.db_table)} ({columns}) "
                 f"SELECT {casts} FROM (VALUES {', '.join(tuples)}) AS v({names}) "
                 f"WHERE EXISTS (SELECT FROM changed))")
-    with connection.cursor() as cursor:
-        cursor.execute(sql + " SELECT count(*) FROM changed", params)
-        return cursor.fetchone()[0] > 0
+    counted = yield Statement(sql + " SELECT count(*) FROM changed", params,
+                              unflushed=not durable)
+    return counted[0][0] > 0
 
 
 def insert_tree(parent: models.Model, children: Sequence[Sequence[models.Model]]) -> None:

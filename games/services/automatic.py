@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from lib.clock import platform_now
 
+from ..db import Steps
 from ..driver import Ask, MatchDriver, Move, Tell, answer_here
 from ..models import Match, Seat
 from ..seats import PlatformOutage, SeatAnswer, get_seat_kind, seat_kinds
@@ -39,8 +40,8 @@ from .store import (
     flush,
     locked_match,
     read_match,
-    save_batch,
     save_locked,
+    saving_batch,
 )
 
 log = logging.getLogger(__name__)
@@ -102,15 +103,15 @@ def advancing(*, match_id: int, max_steps: int = 10_000, max_seconds: float = 12
             # else by the stalled-match sweep: docs/bot-protocol.md).
             log.warning("%s; the batch is dropped, the match is asked again", exc)
             try:
-                lease.release(rolled_back=True)
+                lease.release()
                 enqueue_advance(match_id)
             except Exception:  # noqa: BLE001 - still cut off: the sweep takes it up
                 log.warning("match %s: left to the stalled-match sweep", match_id)
             return applied
         except BaseException:
-            lease.release(rolled_back=True)
+            lease.release()
             raise
-        lease.release()
+        yield Write(lease.releasing)  # the multiplexed worker sends it with others' writes
         steps += done
         applied += answered
         if outcome == _REQUEUE:
@@ -214,22 +215,24 @@ def _play(match: Match, seats: list[Seat], driver: MatchDriver, lease: Lease, *,
 
 @dataclass(slots=True)
 class Write:
-    """What a match waits for: a write of its own to the database, answered with what
-    ``work`` returns. :meth:`here` writes from this thread; the thread that plays many matches
-    at once hands it to its writer's (``games.services.multiplexed``), and plays other
-    matches meanwhile."""
+    """What a match waits for: a write of its own to the database, answered with what it
+    returns. ``steps`` starts it: a write that yields its statements (``games.db.together``).
+    :meth:`here` writes from this thread, a statement per round trip; the thread that plays
+    many matches at once hands it to its writer's (``games.services.multiplexed``), which
+    sends the statements of many matches' writes in one, and plays other matches meanwhile."""
 
-    work: Callable[[], Any]
+    steps: Callable[[], Steps[Any]]
 
     def here(self) -> Any:
-        return self.work()
+        return answer_here(self.steps())
 
 
-def _store_batch(match: Match, driver: MatchDriver, **batch: Any) -> tuple[bool, list[Move]]:
-    """:func:`~games.services.store.save_batch`, then the seat kinds' records of its moves
+def _store_batch(match: Match, driver: MatchDriver, **batch: Any
+                 ) -> Steps[tuple[bool, list[Move]]]:
+    """:func:`~games.services.store.saving_batch`, then the seat kinds' records of its moves
     (those of a batch that ends the match wait for its /end notices: :func:`_play`); whether
     it was stored, and its moves."""
-    stored = save_batch(match, driver, **batch)
+    stored = yield from saving_batch(match, driver, **batch)
     moves = driver.take_moves()
     if not stored:
         flush(driver, moves, applied=False)
@@ -281,7 +284,10 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
       and a live one renews it with every batch, so no healthy match has one;
     - **no lease and nothing changed for** ``BLUFF_STALLED_SECONDS`` (its message was lost): a
       healthy match waiting for a worker in a queue backlog looks the same for a while, so
-      only after that quiet period.
+      only after that quiet period;
+    - **a finished match whose lease ran out**: a task holds the lease until it has told the
+      seats the match ended, so its worker died before it could (the task sends what is
+      still unsent, once).
 
     Each match is claimed first (a conditional update that also clears the lease that ran out
     and sets ``Match.resumed_at``), so it is queued once, then at most once per
@@ -297,16 +303,24 @@ def matches_resume_stalled(*, limit: int = 500) -> int:
     ran_out = Q(lease_until__lt=platform_now())  # leases are on the platform's clock
     lost = (Q(lease_until__isnull=True, updated_at__lte=quiet)
             & (Q(resumed_at__isnull=True) | Q(resumed_at__lte=quiet)))
-    matches = (Match.objects.filter(ran_out | lost, status=Match.Status.RUNNING,
-                                    seats__kind__in=kinds)
-               .distinct().prefetch_related("seats").order_by("updated_at")[:limit])
+
+    def found(condition: Q) -> list[Match]:
+        return list(Match.objects.filter(condition, seats__kind__in=kinds).distinct()
+                    .prefetch_related("seats").order_by("updated_at")[:limit])
+
+    # Two looks, each on its own index: finished matches are most of the table.
+    matches = (found(Q(ran_out, status=Match.Status.FINISHED))
+               + found(Q(ran_out | lost, status=Match.Status.RUNNING)))
     queued = 0
     for match in matches:
-        claim = Match.objects.filter(ran_out | lost, pk=match.pk)
-        waiting = {s.number for s in match.seats.all() if s.kind in kinds and not s.forfeited}
-        if not waiting & set(load_state(match).to_act()):
-            claim.filter(ran_out).update(lease_until=None)  # nobody's: not looked at again
-            continue
+        if match.status == Match.Status.FINISHED:
+            claim = Match.objects.filter(ran_out, pk=match.pk)
+        else:
+            claim = Match.objects.filter(ran_out | lost, pk=match.pk)
+            waiting = {s.number for s in match.seats.all() if s.kind in kinds and not s.forfeited}
+            if not waiting & set(load_state(match).to_act()):
+                claim.filter(ran_out).update(lease_until=None)  # nobody's: not looked at again
+                continue
         if claim.update(resumed_at=now, lease_until=None):
             enqueue_advance(match.pk)
             queued += 1

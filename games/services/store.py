@@ -23,14 +23,17 @@ from django.utils import timezone
 
 from lib import queueing
 from lib.clock import platform_now
+from lib.steps import answer_here
 
 from ..db import (
+    Steps,
     claim_match,
     insert_models,
     insert_rows,
     insert_tree,
     savepoint,
     update_then_insert,
+    updating_then_inserting,
 )
 from ..driver import MatchDriver, Move
 from ..engine import State
@@ -102,9 +105,11 @@ class Lease:
     holds it no other task asks them, so a duplicate message (a re-queue, a redelivery) costs
     one statement, not a second round of bot calls. Claimed when the task starts (with its
     first read: :meth:`claim_and_read`), renewed by each batch it stores (:func:`save_batch`
-    writes only while the lease is still its own) and released when it stops (by the UPDATE of the
-    batch that ends the match, else a statement of its own); a worker that dies keeps it until
-    it runs out, then the match is anyone's again (the stalled-match sweep queues it).
+    writes only while the lease is still its own, the batch that ends the match too) and
+    released when it stops (:meth:`release`), once its seats have been told what they must be
+    told: that the match ended too. A worker that dies keeps it until it runs out, then the
+    match is anyone's again: the stalled-match sweep queues it, a finished one too (a worker
+    killed between the moves that end a match and their /end notices left them untold).
 
     Times are the platform's (``lib.clock``), whatever the worker host's clock says: the
     database judges the lease by its own clock when a batch is stored, and other hosts' sweeps
@@ -115,7 +120,7 @@ class Lease:
         self.match_id = match_id
         #: The lease_until this task wrote last: the match is its own while the row holds it.
         self.until = until
-        #: Let go already, with the batch that ended the match (:func:`save_batch`).
+        #: Let go already (:meth:`release`).
         self.released = False
 
     @staticmethod
@@ -149,12 +154,18 @@ class Lease:
         """A later end for the lease, to be written with the next stored batch."""
         return platform_now() + self.seconds()
 
-    def release(self, *, rolled_back: bool = False) -> None:
-        """Let go (if still held): the next task may claim the match at once. ``rolled_back``:
-        an error may have undone the batch that let it go, so say it again."""
-        if rolled_back or not self.released:
-            Match.objects.filter(pk=self.match_id, lease_until=self.until).update(
-                lease_until=None)
+    def release(self) -> None:
+        """Let go (if still held): the next task may claim the match at once."""
+        answer_here(self.releasing())
+
+    def releasing(self) -> Steps[None]:
+        """:meth:`release` as a write that may share its round trip (``games.db.together``).
+        Its commit does not wait for the disk: a database crash that undid it would leave the
+        lease to run out, and the sweep's task would find nothing to do."""
+        if not self.released:
+            yield from updating_then_inserting(
+                Match, {"pk": self.match_id, "lease_until": self.until}, {"lease_until": None},
+                MatchLogPage, [], durable=False)
             self.released = True
 
 
@@ -192,39 +203,49 @@ def save_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
     (``driver.moves``, left there for the caller's :func:`flush`) in one guarded UPDATE with
     their log page, no row locked (the task asked bots meanwhile). Returns False, having
     written nothing, when the match is no longer at ``base_version`` (or not running) or
-    ``lease`` is no longer held. The write renews the lease, or, when these moves end the
-    match, lets it go (the task asks nothing more). Run outside a transaction: that statement
-    is one of its own (its commit waits for the disk: these are the match's moves) unless a
-    seat's strikes or forfeit changed too, which are written with it in one transaction. The
-    sessions write their records after it (:func:`flush`), so a failing one never undoes the
-    moves and costs the batch no savepoint. The state is not cached: a worker's readers are
-    web processes.
-    """
+    ``lease`` is no longer held. The write renews the lease, also when these moves end the
+    match: the task still tells the seats (:class:`Lease`). Run outside a transaction: that
+    statement is one of its own (its commit waits for the disk: these are the match's moves)
+    unless a seat's strikes or forfeit changed too, which are written with it in one
+    transaction. The sessions write their records after it (:func:`flush`), so a failing one
+    never undoes the moves and costs the batch no savepoint. The state is not cached: a
+    worker's readers are web processes. :func:`saving_batch` is the same for a writer that
+    sends its statement with others'."""
+    return answer_here(saving_batch(match, driver, seats=seats, previous_to_act=previous_to_act,
+                                    base_version=base_version, lease=lease))
+
+
+def saving_batch(match: Match, driver: MatchDriver, *, seats: Sequence[Seat],
+                 previous_to_act: Sequence[int], base_version: int, lease: Lease
+                 ) -> Steps[bool]:
+    """:func:`save_batch` as a write whose guarded statement may be sent with other writes'
+    (``games.db.together``), unless a seat's strikes or forfeit changed too: those are
+    written at once in a transaction of their own, which no other write's statement may
+    join."""
     now = timezone.now()
     finishing = _take_state(match, driver, now=now, previous_to_act=previous_to_act)
     if lease.released or platform_now() >= lease.until:
         return False  # ran out: another task may be asking these seats already
     changed = _seat_changes(driver, _by_number(match, seats))
-    release = driver.state.is_over
     guard = {"pk": match.pk, "version": base_version, "status": Match.Status.RUNNING,
              "lease_until": lease.until}
     fields = {field: getattr(match, field) for field in SAVED_FIELDS}
-    fields["lease_until"] = renewed = None if release else lease.renewal()
+    fields["lease_until"] = renewed = lease.renewal()
     # The moves' log page goes with the guarded UPDATE, in the same statement. The lease must
     # still hold when the database writes it, not only when it was sent: a host cut off just
     # after sending comes back with it seconds later, maybe before anyone took the match over,
     # and what it saw while cut off (its bots' timeouts) is not stored.
     page = [page_row(match.pk, driver.moves)] if driver.moves else []
-    with transaction.atomic() if changed else nullcontext():
-        if not update_then_insert(Match, guard, fields, MatchLogPage, page,
-                                  still_ahead="lease_until"):
-            return False
-        _save_seats(changed)
-    match.lease_until = renewed
-    if release:  # lease.until stays what the row held, for release(rolled_back=True)
-        lease.released = True
-    else:
-        lease.until = renewed
+    if changed:
+        with transaction.atomic():
+            if not update_then_insert(Match, guard, fields, MatchLogPage, page,
+                                      still_ahead="lease_until"):
+                return False
+            _save_seats(changed)
+    elif not (yield from updating_then_inserting(Match, guard, fields, MatchLogPage, page,
+                                                 still_ahead="lease_until")):
+        return False
+    match.lease_until = lease.until = renewed
     _after_commit([(match, False, None, finishing)])
     return True
 
@@ -382,4 +403,5 @@ def _wakes_out_of_process(driver: MatchDriver, started: bool) -> bool:
 
 
 __all__ = ["Lease", "Started", "driver_for", "enqueue_advance", "flush", "locked_match",
-           "save_batch", "save_locked", "save_new", "seat_of", "table_of", "take_started"]
+           "save_batch", "save_locked", "save_new", "saving_batch", "seat_of", "table_of",
+           "take_started"]

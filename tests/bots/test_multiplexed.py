@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import pytest
@@ -210,13 +210,13 @@ def test_a_busy_loop_never_strikes_a_bot(alice, loop, monkeypatch, settings) -> 
     hold_tasks(monkeypatch, "games.advance")
     settings.BOTS_MOVE_TIMEOUT_MS = 200
     settings.BLUFF_MULTIPLEXED_BATCH_SECONDS = 0.05
-    save_batch = automatic.save_batch
+    saving_batch = automatic.saving_batch
 
-    def slow_save_batch(*args: Any, **kwargs: Any) -> bool:
+    def slow_saving_batch(*args: Any, **kwargs: Any) -> Generator[Any, Any, bool]:
         time.sleep(0.3)
-        return save_batch(*args, **kwargs)
+        return (yield from saving_batch(*args, **kwargs))
 
-    monkeypatch.setattr(automatic, "save_batch", slow_save_batch)
+    monkeypatch.setattr(automatic, "saving_batch", slow_saving_batch)
     server = _serve(move_delay=0.0)
     try:
         bots = [_bot(alice, server.base_url + "/random") for _ in range(2)]
@@ -232,3 +232,41 @@ def test_a_busy_loop_never_strikes_a_bot(alice, loop, monkeypatch, settings) -> 
     assert not moves.exclude(reason="").exists(), sorted(
         moves.exclude(reason="").values_list("reason", "detail"))[:3]
     assert not Seat.objects.filter(match_id__in=ids, strikes__gt=0).exists()
+
+
+@pytest.mark.postgres
+def test_the_writer_sends_the_writes_waiting_together_and_a_failing_one_fails_alone(
+        alice, bot_server, monkeypatch, django_assert_num_queries) -> None:
+    """The loop's writer takes the matches' writes waiting and sends their statements in one
+    round trip; when one of them fails none is written, so each is sent again alone: the
+    others are stored and only the failing write gets its error (raised in its match's play)."""
+    import functools
+
+    from django.db import IntegrityError
+
+    from games.db import updating_then_inserting
+    from games.models import MatchLogPage
+    from games.services.multiplexed import _Writer, _Written
+
+    hold_tasks(monkeypatch, "games.advance")
+    bots = [_bot(alice, bot_server.base_url + "/random")]
+    ids = _matches(alice, bots, [("dice_cup", 3)], range(4))
+
+    def write(match_id: int, first: int) -> _Written:
+        page = {"match_id": match_id, "first": first, "last": first, "event_count": 1,
+                "entries": "[]"}
+        return _Written(functools.partial(
+            updating_then_inserting, Match, {"pk": match_id}, {"version": 7}, MatchLogPage,
+            [page]))
+
+    together = [write(match_id, 10**6) for match_id in ids[:3]]
+    with django_assert_num_queries(1):
+        _Writer._write(together)
+    assert [(job.done, job.result, job.error) for job in together] == [(True, True, None)] * 3
+
+    again = [write(ids[3], 10**6), write(ids[0], 10**6), write(ids[1], 10**6 + 1)]
+    _Writer._write(again)  # the second's page is there already
+    assert [job.result for job in again] == [True, None, True]
+    assert isinstance(again[1].error, IntegrityError)
+    assert MatchLogPage.objects.filter(match_id__in=ids, first__gte=10**6).count() == 5
+    assert set(Match.objects.filter(pk__in=ids).values_list("version", flat=True)) == {7}

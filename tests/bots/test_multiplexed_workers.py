@@ -164,9 +164,12 @@ def test_a_multiplexed_worker_killed_with_200_matches_in_flight_loses_none(
         at_kill = dict(matches.values_list("pk", "version"))
         finished_before = matches.filter(status="finished").count()
         workers.start("matches", concurrency=THREADS)
+        # Finished, and let go: a match the killed worker finished but had not told its bots
+        # about keeps its lease until it runs out, then the sweep's task tells them.
         try:
-            wait_until(lambda: matches.filter(status="finished").count() == MATCHES, 120,
-                       tick=beat, what="every match to finish", workers=workers)
+            wait_until(lambda: matches.filter(status="finished", lease_until=None).count()
+                       == MATCHES, 120, tick=beat, what="every match to finish and let go",
+                       workers=workers)
         except AssertionError as exc:
             unfinished = list(matches.exclude(status="finished").values_list("pk", flat=True))
             raise AssertionError(f"matches {unfinished} did not finish\n{exc}") from None

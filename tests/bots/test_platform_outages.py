@@ -6,6 +6,7 @@ test_worker_kills.py.)"""
 from __future__ import annotations
 
 import time
+from collections.abc import Generator
 from datetime import timedelta
 from typing import Any
 
@@ -204,20 +205,20 @@ def test_a_batch_that_reaches_the_database_after_its_lease_ran_out_stores_nothin
     driver = store.driver_for(loaded, load_state(loaded, for_update=True))
     driver.run(max_steps=1)
     assert lease.held_by_me(loaded), "sent while the lease holds"
-    real = store.update_then_insert
+    real = store.updating_then_inserting
 
-    def on_a_cut_link(*args: Any, **kwargs: Any) -> bool:
+    def on_a_cut_link(*args: Any, **kwargs: Any) -> Generator[Any, Any, bool]:
         while timezone.now() < lease.until + timedelta(seconds=0.2):
             time.sleep(0.05)
-        return real(*args, **kwargs)
+        return (yield from real(*args, **kwargs))
 
-    monkeypatch.setattr(store, "update_then_insert", on_a_cut_link)
+    monkeypatch.setattr(store, "updating_then_inserting", on_a_cut_link)
     with transaction.atomic():
         assert not store.save_batch(loaded, driver, seats=list(loaded.seats.all()),
                                     previous_to_act=[], base_version=match.version,
                                     lease=lease), "it reached the database after the lease"
     after = Match.objects.get(pk=match.pk)
     assert (after.version, after.lease_until) == (match.version, lease.until), "nobody took it"
-    monkeypatch.setattr(store, "update_then_insert", real)
+    monkeypatch.setattr(store, "updating_then_inserting", real)
     assert services.match_advance_automatic_seats(match_id=match.pk) > 0, "anyone's again"
     assert consistent(match.pk).status == "finished"

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from games.db import execute_unflushed, insert_rows, locks_waited_at_most
 from games.models import Match, MatchLogPage
@@ -354,3 +355,75 @@ def test_a_deadlock_rolls_one_side_back_and_it_answers_held(django_user_model) -
     winner = next(side for side, answer in answers.items() if answer == "done")
     changed = users.filter(pk__in=[first.pk, second.pk]).exclude(first_name="")
     assert list(changed.values_list("first_name", flat=True)) == [winner], "one side only"
+
+
+def _started(steps):
+    """A write's generator and the statement it waits for first."""
+    return steps, next(steps)
+
+
+def _finished(steps, rows):
+    with pytest.raises(StopIteration) as stop:
+        steps.send(rows)
+    return stop.value.value
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)  # autocommit: writes sent together commit as one
+def test_writes_sent_together_take_one_round_trip_and_are_all_or_nothing(
+        make_match, django_assert_num_queries) -> None:
+    """The multiplexed worker's writer sends many matches' guarded batches in one round trip
+    (games.db.together): each gets its own answer (a guard that no longer holds is a False
+    for that one only), and a statement that fails leaves every one of them unwritten."""
+    from django.db import IntegrityError
+
+    from games.db import run_together, updating_then_inserting
+
+    def write(match, version, pages):
+        return _started(updating_then_inserting(
+            Match, {"pk": match.pk, "version": version}, {"version": match.version + 1},
+            MatchLogPage, pages))
+
+    first, second, moved_on = (make_match("dice_cup", [None, None]) for _ in range(3))
+    writes = [write(first, first.version, _pages(first)), write(second, second.version, []),
+              write(moved_on, moved_on.version + 5, _pages(moved_on))]
+    with django_assert_num_queries(1):
+        found = run_together([statement for _, statement in writes])
+    assert [_finished(steps, rows) for (steps, _), rows in zip(writes, found)] == [
+        True, True, False]
+    assert [Match.objects.get(pk=m.pk).version for m in (first, second, moved_on)] == [
+        first.version + 1, second.version + 1, moved_on.version]
+    assert _read(first) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")] and _read(moved_on) == []
+
+    fresh = make_match("dice_cup", [None, None])
+    duplicate = write(first, first.version + 1, _pages(first)[:1])  # page 1 is there already
+    with pytest.raises(IntegrityError):
+        run_together([write(fresh, fresh.version, _pages(fresh))[1], duplicate[1]])
+    assert Match.objects.get(pk=fresh.pk).version == fresh.version and _read(fresh) == []
+    assert Match.objects.get(pk=first.pk).version == first.version + 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)  # autocommit, as the writer thread writes
+def test_unflushed_rows_held_go_in_one_statement_and_a_bad_call_loses_only_its_own(
+        make_match, django_assert_num_queries, caplog) -> None:
+    from games.db import unflushed_rows_held
+
+    first, second = make_match("dice_cup", [None, None]), make_match("dice_cup", [None, None])
+    with CaptureQueriesContext(connection) as written, unflushed_rows_held():
+        with django_assert_num_queries(0):
+            insert_rows(MatchLogPage, _pages(first), durable=False)
+            insert_rows(MatchLogPage, _pages(second)[:1], durable=False)
+        assert _read(first) == [], "held until the block ends"
+    assert [q["sql"].count("INSERT") for q in written.captured_queries] == [0, 1], \
+        "the read, then one statement for both calls"
+    assert _read(first) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")]
+    assert _read(second) == [(1, 2, 3, BAIT)]
+
+    third = make_match("dice_cup", [None, None])
+    with unflushed_rows_held():
+        insert_rows(MatchLogPage, _pages(second)[:1], durable=False)  # a duplicate: refused
+        insert_rows(MatchLogPage, _pages(third), durable=False)
+    assert _read(third) == [(1, 2, 3, BAIT), (3, 3, 3, "[]")], "the good call's rows"
+    assert _read(second) == [(1, 2, 3, BAIT)]
+    assert "1 MatchLogPage rows held for one statement were lost" in caplog.text
