@@ -10,6 +10,7 @@ workers."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -49,10 +50,6 @@ def test_a_ladder_goes_on_through_a_worker_kill_playing_and_rating_each_match_on
     def finished() -> int:
         return LadderMatch.objects.filter(status="finished").count()
 
-    def sweep() -> None:  # what beat does every minute, here every tick
-        matches_resume_stalled()
-        runner.reap()
-
     try:
         workers.start("housekeeping")
         workers.start("matches")
@@ -67,15 +64,10 @@ def test_a_ladder_goes_on_through_a_worker_kill_playing_and_rating_each_match_on
         workers.kill("matches")
         killed_at = finished()
         workers.start("matches")
-        wait_until(lambda: finished() >= killed_at + 8, 180, tick=sweep,
+        wait_until(lambda: finished() >= killed_at + 8, 180, tick=_sweep,
                    what="the new worker to go on with the ladder", workers=workers)
         standings = client.get("/api/ladders/dice_cup/").json()["standings"]
-        for bot_id in ids:  # nothing new starts; what is in flight ends
-            owner = Bot.objects.get(pk=bot_id).owner
-            ladders.ladder_leave(game="dice_cup", user=owner, bot=str(bot_id))
-        wait_until(lambda: not LadderMatch.objects.exclude(
-            status__in=["finished", "cancelled"]).exists(), 120, tick=sweep,
-                   what="the matches in flight to end", workers=workers)
+        _leave_and_drain(Bot.objects.filter(pk__in=ids), workers)
     finally:
         workers.stop()
 
@@ -100,6 +92,22 @@ def test_a_ladder_goes_on_through_a_worker_kill_playing_and_rating_each_match_on
     assert sorted(row["rank"] for row in standings) == [1, 2, 3, 4], "each bot ranked"
     assert all(row["matches"] > 0 and row["interval"] for row in standings), (
         "each rank with the matches it rests on and how sure it is")
+
+
+def _sweep() -> None:
+    """What beat does every minute, here every tick: stalled matches resumed, the reaper."""
+    matches_resume_stalled()
+    runner.reap()
+
+
+def _leave_and_drain(bots: Iterable[Bot], workers: Workers) -> None:
+    """Every bot leaves the ladder, so nothing new starts; then what is in flight ends (a
+    match planned and not started for a bot that left is cancelled, not played)."""
+    for bot in bots:
+        ladders.ladder_leave(game="dice_cup", user=bot.owner, bot=str(bot.pk))
+    wait_until(lambda: not LadderMatch.objects.exclude(
+        status__in=["finished", "cancelled"]).exists(), 120, tick=_sweep,
+               what="the matches in flight to end", workers=workers)
 
 
 def _bots(row: LadderMatch) -> list[str]:
@@ -138,20 +146,16 @@ def test_a_new_bot_plays_its_burst_gets_a_rank_and_its_version_is_promoted(
         return sum(entry().pk in row.seats for row in
                    LadderMatch.objects.filter(status="finished", pk__gt=since))
 
-    def sweep() -> None:
-        matches_resume_stalled()
-        runner.reap()
-
     try:
         workers.start("housekeeping")
         workers.start("matches")
         for bot in field:
             ladders.ladder_join(game="dice_cup", user=bot.owner, bot=str(bot.pk))
         wait_until(lambda: LadderMatch.objects.filter(status="finished").count() >= 3, 120,
-                   tick=sweep, what="the field's first ladder matches", workers=workers)
+                   tick=_sweep, what="the field's first ladder matches", workers=workers)
         ladders.ladder_join(game="dice_cup", user=newcomer.owner, bot=str(newcomer.pk))
         wait_until(lambda: entry().burst_left == 0 and finished_with_newcomer() >= burst, 180,
-                   tick=sweep, what="the newcomer's burst", workers=workers)
+                   tick=_sweep, what="the newcomer's burst", workers=workers)
         ranked = {row["bot"]: row for row in
                   client.get("/api/ladders/dice_cup/").json()["standings"]}
         assert ranked[newcomer.pk]["rank"] and ranked[newcomer.pk]["interval"], (
@@ -161,7 +165,7 @@ def test_a_new_bot_plays_its_burst_gets_a_rank_and_its_version_is_promoted(
         version = versions.version_register(bot_id=newcomer.pk, user=newcomer.owner,
                                             url=f"{base}/dice_cup/heuristic", game="dice_cup")
         wait_until(lambda: Tournament.objects.get(pk=version.run).status == "finished", 180,
-                   tick=sweep, what="the version's provisional run", workers=workers)
+                   tick=_sweep, what="the version's provisional run", workers=workers)
         assert TournamentMatch.objects.filter(tournament_id=version.run,
                                               match__status="finished").exists()
         versions.version_promote(bot_id=newcomer.pk, user=newcomer.owner,
@@ -171,13 +175,9 @@ def test_a_new_bot_plays_its_burst_gets_a_rank_and_its_version_is_promoted(
         assert BotVersion.objects.get(pk=version.pk).status == "promoted"
         assert entry().burst_left > 0, "a promoted version is a changed bot: its burst again"
         promoted_at = LadderMatch.objects.order_by("-pk").values_list("pk", flat=True).first()
-        wait_until(lambda: finished_with_newcomer(since=promoted_at) >= 1, 180, tick=sweep,
+        wait_until(lambda: finished_with_newcomer(since=promoted_at) >= 1, 180, tick=_sweep,
                    what="a ladder match of the promoted version", workers=workers)
-        for bot in [*field, newcomer]:
-            ladders.ladder_leave(game="dice_cup", user=bot.owner, bot=str(bot.pk))
-        wait_until(lambda: not LadderMatch.objects.exclude(
-            status__in=["finished", "cancelled"]).exists(), 120, tick=sweep,
-                   what="the matches in flight to end", workers=workers)
+        _leave_and_drain([*field, newcomer], workers)
     finally:
         workers.stop()
 
