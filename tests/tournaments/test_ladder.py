@@ -239,6 +239,33 @@ def test_leaving_stops_new_matches_and_joining_again_starts_them(
     assert len(finished(ladder)) == 9, "a meets c three times now (a and b are capped)"
 
 
+def test_a_match_planned_for_a_bot_that_left_before_it_started_is_cancelled_not_forfeited(
+        bots: Bots, owned: Any, held: Any) -> None:
+    """Leaving between a match's planning and its start (its play task on its way): the
+    match is cancelled. The bot that left forfeited nothing, its opponent played nothing (its
+    burst and last match stand), nobody is rated, and the next match is numbered past it."""
+    ladder = cap_pairs("dice_cup", 5)
+    a, b = owned("heuristic-a"), owned("random-a")
+    join(a)
+    join(b)
+    loop.advance(kind="ladder", series_id=ladder.pk)  # what the join queued: planned, not run
+    [planned] = LadderMatch.objects.filter(ladder=ladder)
+    assert planned.status == "pending"
+    services.ladder_leave(game="dice_cup", user=None, bot=b, kind=KIND)
+    assert loop.play(kind="ladder", series_id=ladder.pk) == {
+        "started": 0, "finished": 0, "forfeit": 0}
+    planned.refresh_from_db()
+    assert (planned.status, planned.forfeited, planned.ranks, planned.match_id) == (
+        "cancelled", [], None, None)
+    entry_a = LadderEntry.objects.get(bot=a)
+    assert (entry_a.burst_left, entry_a.last_match_at) == (ladder.burst, None)
+    assert not RatingPoint.objects.exists()
+    join(owned("random-b"))
+    loop.advance(kind="ladder", series_id=ladder.pk)
+    loop.play(kind="ladder", series_id=ladder.pk)
+    assert [row.number for row in finished(ladder)][:1] == [1], "a meets c, past the cancelled"
+
+
 def test_a_paused_entrant_is_never_chosen(bots: Bots, owned: Any, inline_tasks: Any) -> None:
     ladder = cap_pairs("dice_cup", 5)
     a, b = owned("heuristic-a"), owned("random-a")

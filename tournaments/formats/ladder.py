@@ -36,8 +36,9 @@ class Ladder(Format):
                  cancelled: int = 0, **_: Any) -> None:
         """``entrants``: every entrant that may be seated (``in_flight`` is read from the
         state, not from here); ``pair_counts_today``: matches each pair started in the last
-        24 hours; ``cancelled``: matches of the series cancelled (none while it runs, but a
-        ladder stopped and started again keeps them, and their keys are taken)."""
+        24 hours; ``cancelled``: matches of the series cancelled (a ladder stopped and
+        started again keeps them, and a match of a bot that left before it started is
+        cancelled while it runs): their keys are taken."""
         self.entrants, self.policy, self.secret = list(entrants), policy, secret
         self.pair_counts_today = dict(pair_counts_today or {})
         self.cancelled = cancelled

@@ -45,10 +45,11 @@ def policy_of(ladder: Ladder) -> Policy:
 
 
 def pair_counts(ladder_id: int, *, now: datetime) -> dict[frozenset[int], int]:
-    """Matches each pair of entries started in the last 24 hours (in play ones too)."""
+    """Matches each pair of entries started in the last 24 hours (in play ones too; not
+    cancelled ones, never played)."""
     counts: Counter[frozenset[int]] = Counter()
-    for seats in LadderMatch.objects.filter(ladder_id=ladder_id, created_at__gte=now - DAY
-                                            ).values_list("seats", flat=True):
+    for seats in (LadderMatch.objects.filter(ladder_id=ladder_id, created_at__gte=now - DAY)
+                  .exclude(status=kinds.CANCELLED).values_list("seats", flat=True)):
         counts.update(frozenset(pair) for pair in combinations(seats, 2))
     return dict(counts)
 
@@ -64,7 +65,8 @@ def entrant_of(entry: LadderEntry) -> Entrant:
 
 def out_of_play(entries: Mapping[int, LadderEntry]) -> set[int]:
     """Entries no match may seat now: paused or gone (the runner's ``withdrawn``: a match of
-    theirs planned and not started is scored unplayed, a forfeit, never rated)."""
+    theirs planned and not started is scored unplayed, a forfeit, never rated, if paused;
+    cancelled if gone, :meth:`LadderKind.dropped`)."""
     return {pk for pk, e in entries.items() if e.paused or e.left_at is not None}
 
 
@@ -136,6 +138,13 @@ class LadderKind(kinds.SeriesKind):
         loaded.entrants = entries
         loaded.withdrawn = out_of_play(entries)
         loaded.format = self._format(ladder, entries)
+
+    def dropped(self, loaded: kinds.Loaded, plan: PlannedMatch) -> bool:
+        """A match planned for a bot that has left since is cancelled, not scored a forfeit:
+        its owner took it off the ladder before the match was offered to it, so it forfeited
+        nothing (no forfeit in its history, none towards a pause when it comes back), and its
+        opponent did not play it (its burst and last match stand; it is planned another)."""
+        return any(loaded.entrants[i].left_at is not None for i in plan.forfeited)
 
     def planned(self, row: Any, *, forfeited: Collection[int] = ()) -> PlannedMatch:
         return PlannedMatch(key=str(row.number), seats=tuple(row.seats), seed=row.seed,

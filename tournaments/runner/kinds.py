@@ -121,6 +121,12 @@ class SeriesKind(ABC):
         """Read again what may change between two matches of a table (a league member who
         left): a chunk chaining a table's matches calls it before planning the next."""
 
+    def dropped(self, loaded: Loaded, plan: PlannedMatch) -> bool:
+        """Whether a planned match that seats an entrant out of the series (``plan.forfeited``)
+        is cancelled when its chunk comes to start it, rather than scored unplayed: a match
+        that never counted for anyone (default: none is; a ladder's of a bot that left)."""
+        return False
+
     def forfeited(self, row: Any) -> Collection[int]:
         """The entrants a closed row scored as forfeits."""
         return row.forfeited

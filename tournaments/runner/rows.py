@@ -5,6 +5,7 @@ recording of a match that ended elsewhere (``upkeep``) both close rows here."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -15,8 +16,10 @@ from games.services import matches_save
 
 from ..formats import Outcome
 from . import kinds
-from .kinds import FINISHED, RUNNING, Loaded, SeriesKind
+from .kinds import CANCELLED, FINISHED, RUNNING, Loaded, SeriesKind
 from .withdrawal import withdraw_forfeiters, withdraw_unseatable
+
+log = logging.getLogger(__name__)
 
 
 def start_rows(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datetime,
@@ -24,13 +27,21 @@ def start_rows(k: SeriesKind, loaded: Loaded, rows: Sequence[Any], *, now: datet
            ) -> list[tuple[Any, Outcome]]:
     """Start claimed ``rows`` as games matches and record those that end here. A withdrawn
     entrant's match is scored unplayed, or played with its seat forfeited if the format plays
-    every match (``Format.plays_withdrawn``). Stored at once, or put in ``unstored`` for
+    every match (``Format.plays_withdrawn``), or cancelled if its kind drops it
+    (``SeriesKind.dropped``: counted nowhere). Stored at once, or put in ``unstored`` for
     :func:`store` (a chain of tables that play apart). Returns the rows closed here, with
     their outcomes."""
     seated = {i for row in rows for i in row.seats}
     withdraw_unseatable(k, loaded, seated)
     for attempt in range(2):
         plans = [(row, k.planned(row, forfeited=loaded.withdrawn)) for row in rows]
+        # Cancelled, not scored (a ladder's match of a bot that left before it started).
+        for row, plan in plans:
+            if plan.forfeited and k.dropped(loaded, plan):
+                row.status, row.finished_at, row.lease_until = CANCELLED, now, None
+                log.info("%s %s: match %s cancelled: %s out before it started", k.name,
+                         loaded.series.pk, plan.key, sorted(plan.forfeited))
+        plans = [(row, plan) for row, plan in plans if row.status != CANCELLED]
         plays = loaded.format.plays_withdrawn
         unplayed = [(row, plan) for row, plan in plans if plan.forfeited and not plays]
         to_play = [(row, plan) for row, plan in plans if plays or not plan.forfeited]
