@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from lib.steps import answer_here
 
@@ -51,7 +51,6 @@ from .seats import (
 log = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
-T = TypeVar("T")
 
 class EntryKind(StrEnum):
     """What made a log entry (``games.log`` stores the value; the API shows it)."""

@@ -93,8 +93,8 @@ def update_then_insert(model: type[models.Model], filters: Mapping[str, Any],
     stored so, guarded by the match's version and lease, with its log page. One statement
     needs no transaction around it: run on its own, it commits by itself. The ORM takes two
     statements (the guarded UPDATE, then the page by COPY), here in a transaction of their own
-    (a savepoint inside the caller's).
-    :func:`updating_then_inserting` is the same for a writer that sends it with others."""
+    (a savepoint inside the caller's). :func:`updating_then_inserting` is the same for a
+    writer that sends it with others."""
     return answer_here(updating_then_inserting(model, filters, values, child, rows,
                                              still_ahead=still_ahead))
 

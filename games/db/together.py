@@ -3,10 +3,11 @@
 A write that can share its round trip is a generator: it yields each :class:`Statement` whose
 rows it needs and is resumed with them (its Python work, e.g. a batch's guards and log page,
 stays where it was). ``lib.steps.answer_here`` runs one such write, a statement per round trip
-(:meth:`Statement.here`); :func:`run_together` sends the statements of many in one. The multiplexed worker's writer
-stores many matches' batches so (``games.services.multiplexed``): at 500 matches in flight
-each of its statements had waited about 4 ms for a thread that shares its interpreter with a
-busy loop, so a statement per batch made the writer the worker's bottleneck.
+(:meth:`Statement.here`); :func:`run_together` sends the statements of many in one. The
+multiplexed worker's writer stores many matches' batches so (``games.services.multiplexed``):
+at 500 matches in flight each of its statements had waited about 4 ms for a thread that
+shares its interpreter with a busy loop, so a statement per batch made the writer the
+worker's bottleneck.
 """
 
 from __future__ import annotations
