@@ -132,9 +132,10 @@ def version_note(version: BotVersion) -> str | None:
                 "version (its old code no longer answers).")
     if version.status == BotVersion.Status.DISCARDED:
         return (f"Discarded in place: the bot's URL still serves this code (it declared "
-                f"\"{version.declared_version}\") unless you redeployed since, and the bot plays "
-                f"it on its ladders again: redeploy the version you want there (the platform "
-                f"cannot bring old code back).")
+                f"\"{version.declared_version}\") unless you redeployed since, and the bot is "
+                f"paused on its ladders while it does (its rating never moves with code not "
+                f"promoted): redeploy the version you want there, then run its handshake (the "
+                f"platform cannot bring old code back).")
     return None
 
 

@@ -108,11 +108,11 @@ def redeployed_webhook_bots(bots: set[str]) -> dict[str, str]:
 
 def redeploy_reason(bot_id: int, url: str, serving: str, declared: str) -> str:
     """What the owner of a bot whose URL serves ``serving`` (not its ``declared``) reads."""
-    own = f'"{declared}"' if declared else "no version"
+    own = f'not the bot\'s "{declared}"' if declared else "while the bot's declared none"
     back = f'serve "{declared}" again' if declared else "serve code that declares none again"
-    return (f'{url} declares version "{serving}", not the bot\'s {own}: register it as a '
-            f"version (POST /api/bots/{bot_id}/versions/) to play it, or {back} and run the "
-            f"handshake (POST /api/bots/{bot_id}/check/)")
+    return (f'{url} declares version "{serving}", {own}: register it as a version '
+            f"(POST /api/bots/{bot_id}/versions/) to play it, or {back} and run the handshake "
+            f"(POST /api/bots/{bot_id}/check/)")
 
 
 def new_code_webhook_seats(match_ids: set[int]) -> dict[int, dict[int, str]]:
