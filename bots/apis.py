@@ -145,6 +145,15 @@ class BotSerializer(serializers.Serializer):
         help_text="The most requests it is sent at once from one worker process: "
                   "max_concurrency, else the platform's default (BOTS_MAX_CONCURRENCY, 8 "
                   "unless set otherwise).")
+    declared_version = serializers.CharField(
+        help_text='The version ("version" in the handshake) taken as the bot\'s: at '
+                  "registration, a move to a new URL, a promoted version; \"\" for none.")
+    serving_version = serializers.CharField(
+        help_text="The version its URL serves now, as last seen (every handshake that passed, "
+                  "and /start answers that declare one). Another non-empty one than "
+                  "declared_version is a redeploy: the ladder pauses the bot until you "
+                  "register it as a version (POST /api/bots/{id}/versions/) or serve the "
+                  "declared one again.")
     created_at = serializers.DateTimeField()
 
 
@@ -208,6 +217,7 @@ def _bot_data(bot: Bot, **extra: Any) -> dict[str, Any]:
             "concurrency_limit": selectors.bot_concurrency(bot),
             "previous_secret_expires_at": (bot.previous_secret_expires_at
                                            if selectors.bot_previous_secret(bot=bot) else None),
+            "declared_version": bot.declared_version, "serving_version": bot.serving_version,
             "created_at": bot.created_at, **extra}
 
 
@@ -223,7 +233,8 @@ REGISTERED = {"id": 3, "name": "ada", "url": "https://ada.example.com/bot", "ena
               "handshake_at": "2025-01-01T12:00:00Z", "handshake_error": "",
               "remote_name": "Ada", "remote_author": "alice", "compact_legal_actions": False,
               "max_concurrency": None, "concurrency_limit": 8,
-              "previous_secret_expires_at": None, "created_at": "2025-01-01T12:00:00Z",
+              "previous_secret_expires_at": None, "declared_version": "2.1.0",
+              "serving_version": "2.1.0", "created_at": "2025-01-01T12:00:00Z",
               "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
 SECRET_EXAMPLE = OpenApiExample("registered", response_only=True, status_codes=["201"],
                                 value=REGISTERED)

@@ -91,6 +91,9 @@ class WebhookCaller:
         self.reachability = reachability or Reachability([])
         self.outage_wait = outage_wait
         self.records: list[CallRecord] = []
+        #: The ``version`` each seat's /start answer declared, if it declared one (kept until
+        #: the session reads it: ``bots.webhook.WebhookSession``).
+        self.versions: dict[int, str] = {}
 
     @property
     def client(self) -> BotClient:
@@ -170,8 +173,9 @@ class WebhookCaller:
                           detail=outcome.detail)
 
     def notify(self, state: State, seats: Sequence[int], path: str) -> None:
-        """``/start`` or ``/end`` to every seat at once, waiting here; answers are ignored,
-        failures recorded (never a strike)."""
+        """``/start`` or ``/end`` to every seat at once, waiting here; answers are ignored but
+        for the ``version`` a /start answer may declare (:attr:`versions`), failures recorded
+        (never a strike)."""
         make = protocol.start_body if path == "start" else protocol.end_body
         _, calls = self._calls(state, seats, path, make)
         replies = self.client.call_many(list(calls.values())) if calls else []
@@ -191,11 +195,17 @@ class WebhookCaller:
         return pending
 
     def _noticed(self, state: State, seat: int, path: str, reply: Reply) -> None:
+        """A /start or /end reply: its record; a /start answer's ``version`` kept
+        (:attr:`versions`), or why it was ignored in the record's detail (never a strike)."""
         record = self._record(seat, path, state, reply)
         if reply.failure is not None:
             record.reason, record.detail = reply.failure.reason, reply.failure.detail
             if record.reason == protocol.WORKER_LATE:
                 record.reason = protocol.PLATFORM_ERROR
+        elif path == "start":
+            version, record.detail = protocol.parse_start_answer(reply.body)
+            if version:
+                self.versions[seat] = version
         self.records.append(record)
 
     def _move_body(self, info: MatchInfo, state: State, seat: int) -> JSON:

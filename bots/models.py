@@ -56,6 +56,14 @@ class Bot(models.Model):
                   "took the code at its URL as the bot's: at registration, a move to a new URL, "
                   "a promoted version. Not on routine re-handshakes, so a redeploy declaring "
                   "another is seen as an in-place version.")
+    serving_version = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The version string its URL serves now, as far as the platform saw: from "
+                  "every handshake that passed (registration, a move, a check, the health "
+                  "check, a promotion) and every /start answer that declares one. Another "
+                  "non-empty one than declared_version is new code at the same URL: the "
+                  "ladder pauses the bot until it is registered as a version or served no "
+                  "more.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -83,6 +91,11 @@ class BotSeat(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     strikes = models.JSONField(default=dict, blank=True, help_text="Strikes by reason.")
     last_error = models.JSONField(null=True, blank=True)
+    new_version = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="The version its /start answer declared when it was not the bot's "
+                  "declared_version: new code played this seat (a ladder does not rate the "
+                  "match). Empty otherwise, so an ordinary match writes nothing here.")
 
     class Meta:
         ordering = ["match", "number"]

@@ -35,6 +35,10 @@ LEGAL_LIST_LIMIT: Final = 256
 #: A bot's ``log`` string is kept for its developer, cut to this many characters.
 LOG_LIMIT: Final = 1000
 
+#: The longest ``version`` string read: a handshake's is cut to it, a longer one in a /start
+#: answer is ignored (``Bot.serving_version``'s length).
+VERSION_LIMIT: Final = 100
+
 #: The range of a handshake's optional ``max_concurrency``: how many requests the bot takes at
 #: once (from one worker process; absent: the platform's ``BOTS_MAX_CONCURRENCY``).
 MAX_CONCURRENCY_RANGE: Final = range(1, 257)
@@ -290,7 +294,25 @@ def parse_handshake(raw: bytes) -> Handshake | Failure:
     return Handshake(name=name[:100], author=author[:100],
                      games=[g for g in games if g in ours], compact_legal_actions=compact,
                      unknown_games=[g[:100] for g in games if g not in ours][:20],
-                     version=declared[:100], max_concurrency=concurrency)
+                     version=declared[:VERSION_LIMIT], max_concurrency=concurrency)
+
+
+def parse_start_answer(raw: bytes) -> tuple[str, str]:
+    """The ``version`` a 200 answer to /start declares ("" for none) and, when it has one that
+    cannot be read (not a string, over :data:`VERSION_LIMIT` characters), why it was ignored.
+    Never a failure: the rest of the answer is ignored, as ever, and a bot that sends ``{}``
+    (or nothing readable) declares nothing."""
+    data = _load(raw)
+    if not isinstance(data, dict) or "version" not in data:
+        return "", ""
+    declared = data["version"]
+    if not isinstance(declared, str):
+        return "", (f'"version" ignored: it must be a string, not '
+                    f"{_describe_json(declared)}")
+    if len(declared) > VERSION_LIMIT:
+        return "", (f'"version" ignored: {len(declared)} characters, over the '
+                    f"{VERSION_LIMIT} allowed")
+    return declared, ""
 
 
 def _describe_json(value: Any) -> str:

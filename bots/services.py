@@ -59,12 +59,21 @@ def bot_handshake(*, url: str, secret: str,
 
 
 def _handshake_fields(handshake: protocol.Handshake) -> dict[str, Any]:
-    return {"games": handshake.games, "handshake_ok": True, "handshake_at": timezone.now(),
-            "handshake_error": "", "remote_name": handshake.name,
-            "remote_author": handshake.author,
+    """What a handshake that passed says of the bot: every one records what its URL serves
+    now (``serving_version``), never the version taken as the bot's (``declared_version``)."""
+    return {"serving_version": handshake.version, "games": handshake.games,
+            "handshake_ok": True, "handshake_at": timezone.now(), "handshake_error": "",
+            "remote_name": handshake.name, "remote_author": handshake.author,
             "compact_legal_actions": handshake.compact_legal_actions,
             "max_concurrency": handshake.max_concurrency,
             "unknown_games": handshake.unknown_games}
+
+
+def note_serving_version(*, bot_id: int, version: str) -> bool:
+    """What the bot's URL was just seen serving (a handshake there, a /start answer), written
+    only if it changed: one conditional UPDATE, nothing when it did not. True if it did."""
+    return bool(Bot.objects.filter(pk=bot_id).exclude(serving_version=version)
+                .update(serving_version=version))
 
 
 def _record_handshake(bot: Bot, reply: Reply, failure: HandshakeFailed | None = None) -> None:

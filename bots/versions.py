@@ -40,6 +40,8 @@ def version_check(*, bot: Bot, url: str, game: str) -> protocol.Handshake:
     url = services.check_bot_url(url)
     handshake, _ = services.bot_handshake(url=url, secret=bot.secret,
                                           previous_secret=bot_previous_secret(bot=bot))
+    if url == bot.url:  # what the bot's URL serves now, a version or not
+        services.note_serving_version(bot_id=bot.pk, version=handshake.version)
     if url == bot.url and handshake.version in ("", bot.declared_version):
         said = (f'declares version "{handshake.version}", as the bot\'s live code did'
                 if handshake.version else "declares no version")
@@ -130,9 +132,10 @@ def version_note(version: BotVersion) -> str | None:
                 "version (its old code no longer answers).")
     if version.status == BotVersion.Status.DISCARDED:
         return (f"Discarded in place: the bot's URL still serves this code (it declared "
-                f"\"{version.declared_version}\") unless you redeployed since, and the bot plays "
-                f"it on its ladders again: redeploy the version you want there (the platform "
-                f"cannot bring old code back).")
+                f"\"{version.declared_version}\") unless you redeployed since, and the bot is "
+                f"paused on its ladders while it does (its rating never moves with code not "
+                f"promoted): redeploy the version you want there, then run its handshake (the "
+                f"platform cannot bring old code back).")
     return None
 
 
@@ -183,6 +186,9 @@ class CandidateSession(WebhookSession):
 
     kind = CANDIDATE
     bots_read_with_claim = False  # seats name versions, not bots
+    # Its seats play a version, not the code at the bot's URL (an in-place one's handshake
+    # at registration recorded that): what its /start answers declare is left alone.
+    tracks_versions = False
 
     def _load(self, ids: set[int]) -> dict[int, Bot]:
         found = {}

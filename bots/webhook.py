@@ -21,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -37,6 +38,7 @@ from .models import Bot, BotCall, BotSeat
 from .net import bot_client, call_loop
 from .reachability import platform_reachability
 from .selectors import bot_concurrency, bot_previous_secret, bots_seatable
+from .services import note_serving_version
 
 WEBHOOK = "webhook"
 #: Strike reason of a seat whose bot was disabled or deleted during the match.
@@ -89,6 +91,39 @@ def _unseatable_reason(game_id: str, bot_id: int, found: Mapping[str, Any] | Non
         return (f"bot {bot_id} does not play {game_id} (its handshake lists "
                 f"{', '.join(found['games']) or 'nothing'})")
     return None
+
+
+def redeployed_webhook_bots(bots: set[str]) -> dict[str, str]:
+    """Of ``bots`` (ids as strings), those whose URL serves, as last seen, a non-empty version
+    other than the one taken as the bot's (``serving_version`` against ``declared_version``):
+    new code nobody registered as a version, with what its owner should do, in one query
+    (``SeatKind.redeployed``). A bot that declares no version anywhere is never one."""
+    ids = {int(bot) for bot in bots if bot.isdigit()}
+    found = (Bot.objects.filter(pk__in=ids).exclude(serving_version="")
+             .exclude(serving_version=F("declared_version"))
+             .values_list("pk", "url", "serving_version", "declared_version"))
+    return {str(pk): redeploy_reason(pk, url, serving, declared)
+            for pk, url, serving, declared in found}
+
+
+def redeploy_reason(bot_id: int, url: str, serving: str, declared: str) -> str:
+    """What the owner of a bot whose URL serves ``serving`` (not its ``declared``) reads."""
+    own = f'not the bot\'s "{declared}"' if declared else "while the bot's declared none"
+    back = f'serve "{declared}" again' if declared else "serve code that declares none again"
+    return (f'{url} declares version "{serving}", {own}: register it as a version '
+            f"(POST /api/bots/{bot_id}/versions/) to play it, or {back} and run the handshake "
+            f"(POST /api/bots/{bot_id}/check/)")
+
+
+def new_code_webhook_seats(match_ids: set[int]) -> dict[int, dict[int, str]]:
+    """Of ``match_ids``, the seats whose bot answered /start with a version other than its
+    own (``BotSeat.new_version``), by match, in one query (``SeatKind.new_code_seats``)."""
+    found: dict[int, dict[int, str]] = {}
+    for match_id, number, version in (BotSeat.objects.filter(match_id__in=match_ids)
+                                      .exclude(new_version="")
+                                      .values_list("match_id", "number", "new_version")):
+        found.setdefault(match_id, {})[number] = version
+    return found
 
 
 #: What :func:`check_webhook_bot` reads of a bot.
@@ -153,6 +188,8 @@ class WebhookSession(SeatSession):
     kind = WEBHOOK
     #: :meth:`started` may read the bots with its claim (seat ``bot`` values are Bot ids).
     bots_read_with_claim = True
+    #: A /start answer's ``version`` is what the bot's own URL serves (:meth:`_note_versions`).
+    tracks_versions = True
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -225,6 +262,7 @@ class WebhookSession(SeatSession):
 
     def started(self, state: State) -> None:
         self._notify(state, "start", self._claim_start())
+        self._note_versions()
 
     def finished(self, state: State) -> None:
         """``/end`` to the seats this task claims it for (a task that finds it claimed sends
@@ -244,7 +282,7 @@ class WebhookSession(SeatSession):
             return Answered()
         return self.caller.notify_later(state, seats, "end" if over else "start", call_loop(),
                                         (lambda: self._write_calls(applied=True)) if over
-                                        else None)
+                                        else self._note_versions)
 
     def flush(self, moves: Sequence[Move], applied: bool) -> None:
         """Write the call rows (and, for moves that were stored, the strikes they gave)."""
@@ -281,6 +319,27 @@ class WebhookSession(SeatSession):
         seats = self._available(claimed)
         if seats:
             self.caller.notify(state, seats, path)
+
+    def _note_versions(self) -> None:
+        """What the /start answers said of the code that plays (``WebhookCaller.versions``):
+        a version other than the one the bot's URL was last seen serving is recorded
+        (``Bot.serving_version``: a redeploy noticed at its first match, not at the next
+        health check), and one other than the bot's own (``declared_version``) is noted on
+        the seat (``BotSeat.new_version``: a ladder does not rate the match). When they agree,
+        as in every match but the first after a redeploy, nothing is written."""
+        if not self.tracks_versions or self._caller is None:
+            return
+        versions, self._caller.versions = self._caller.versions, {}
+        for seat, version in versions.items():
+            bot = self.bots.get(seat)
+            if bot is None:
+                continue
+            if version != bot.serving_version:
+                note_serving_version(bot_id=bot.pk, version=version)
+                bot.serving_version = version
+            if version != bot.declared_version:
+                BotSeat.objects.filter(match_id=self.table.match_id, number=seat).update(
+                    new_version=version)
 
     def _write_calls(self, *, applied: bool) -> None:
         if self._caller is None:
@@ -364,7 +423,9 @@ def register() -> None:
 
     register_seat_kind(SeatKind(name=WEBHOOK, automatic=WEBHOOK_KIND, inline=False,
                                 check_bot=check_webhook_bot,
-                                unseatable=unseatable_webhook_bots, bot_is_id=True,
+                                unseatable=unseatable_webhook_bots,
+                                redeployed=redeployed_webhook_bots,
+                                new_code_seats=new_code_webhook_seats, bot_is_id=True,
                                 bot_names=bot_names, bot_url=bot_page_url,
                                 bot_choices=bot_choices, bot_owners=bot_owners,
                                 label="webhook bot"))

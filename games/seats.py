@@ -241,6 +241,15 @@ class SeatKind:
     #: the platform) now, in one query: ``{bot: reason}``, those absent can be
     #: (:func:`unseatable`). ``None``: :attr:`check_bot` is asked bot by bot.
     unseatable: Callable[[str, set[str], Any], dict[str, str]] | None = None
+    #: Of a set of ``bot`` values, those whose code answering now is not the code taken as
+    #: theirs (a bot redeployed where it answers, declaring a new version), each with what its
+    #: owner should read: ``{bot: why}``, in one query (:func:`redeployed`). ``None``: the
+    #: kind's bots are always their own code.
+    redeployed: Callable[[set[str]], dict[str, str]] | None = None
+    #: Of some matches (ids), the seats whose bot said, when the match started, that it plays
+    #: code other than the code taken as its own: ``{match id: {seat: version it said}}``, in
+    #: one query (:func:`new_code_seats`). ``None``: never.
+    new_code_seats: Callable[[set[int]], dict[int, dict[int, str]]] | None = None
     #: What a seat of this kind is called ("webhook bot"); "" reads as its name.
     label: str = ""
     #: An organiser may enter one of its bots in a series by its spec (a tournament, a
@@ -333,6 +342,25 @@ def unseatable(kind: str, game: str, bots: set[str], user: Any = None) -> dict[s
         except (ValueError, BadSeats) as exc:
             reasons[bot] = str(exc)
     return reasons
+
+
+def redeployed(kind: str, bots: set[str]) -> dict[str, str]:
+    """Which of ``bots`` of seat kind ``kind`` answer with code other than their own now, and
+    why (:attr:`SeatKind.redeployed`): a series that must not rate new code (a ladder) holds
+    them. None for a kind that has no such notion, or an unknown one."""
+    found = _KINDS.get(kind)
+    if found is None or found.redeployed is None or not bots:
+        return {}
+    return found.redeployed(set(bots))
+
+
+def new_code_seats(kind: str, match_ids: set[int]) -> dict[int, dict[int, str]]:
+    """Of ``match_ids``, the seats of kind ``kind`` whose bot played code other than its own
+    there (:attr:`SeatKind.new_code_seats`), by match: ``{match id: {seat: version}}``."""
+    found = _KINDS.get(kind)
+    if found is None or found.new_code_seats is None or not match_ids:
+        return {}
+    return found.new_code_seats(set(match_ids))
 
 
 def bot_reference(kind: str, bot: str) -> int | str | None:

@@ -36,13 +36,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        declared = {"version": self.server.version} if self.server.version else {}
         self._send({"apiversion": "1", "name": "det", "author": "tests",
-                    "games": list(game_ids())})
+                    "games": list(game_ids()), **declared})
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         if not self.path.endswith("/move"):
-            self._send({})
+            started = self.path.endswith("/start") and self.server.version
+            self._send({"version": self.server.version} if started else {})
             return
         time.sleep(self.server.delay)
         legal = body["legal_actions"]
@@ -52,13 +54,17 @@ class _Handler(BaseHTTPRequestHandler):
 
 class DeterministicBot(ThreadingHTTPServer):
     """A webhook bot whose answer depends only on what it is shown (no state, no randomness),
-    so a match replayed after a crash goes exactly as it would have."""
+    so a match replayed after a crash goes exactly as it would have. ``version``: what its
+    code declares (redeployed at the same URL: set another)."""
 
     daemon_threads = True
 
     def __init__(self, delay: float = 0.0, host: str = "127.0.0.1") -> None:
         super().__init__((host, 0), _Handler)
         self.delay = delay
+        #: The version its handshake and its /start answers declare ("": none), as code
+        #: redeployed at its URL would.
+        self.version = ""
 
     @property
     def url(self) -> str:

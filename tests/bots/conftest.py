@@ -85,7 +85,7 @@ class FakeBot(ThreadingHTTPServer):
     """A bot whose /move answer is ``behaviour``: good, slow, gated (good once the test opens
     its gate), error500, invalid_json, illegal, null_action, list_only (an action from
     legal_actions, null without it), huge, huge_stream, redirect, bad_shape. ``compact``: its
-    handshake says ``compact_legal_actions: true``. Counts
+    handshake says ``compact_legal_actions: true``; ``start_answer``: what /start gets. Counts
     calls per path; verifies every signature."""
 
     daemon_threads = True
@@ -98,6 +98,7 @@ class FakeBot(ThreadingHTTPServer):
         self.sleep = 0.5
         self.compact = False
         self.handshake: dict[str, Any] = {}  # keys that replace those of its handshake
+        self.start_answer = b"{}"  # what it answers /start with
         self.calls: Counter = Counter()  # by path as requested, query string included
         self.bad_signatures = 0
         self.hosts: list[str] = []
@@ -161,7 +162,8 @@ class _FakeHandler(BaseHTTPRequestHandler):
         self.server.match_ids.add(json.loads(raw)["match"]["id"])
         behaviour = self.server.behaviour
         if self.path.split("?", 1)[0] != "/move":
-            self._send(200, b"{}")
+            start = self.path.split("?", 1)[0] == "/start"
+            self._send(200, self.server.start_answer if start else b"{}")
             return
         started = time.monotonic()
         if behaviour == "slow":

@@ -677,7 +677,7 @@ def test_promoting_refuses_an_url_that_serves_another_version_by_now(
     assert version.status == BotVersion.Status.CANDIDATE
 
 
-def test_discarding_an_in_place_version_lifts_the_hold_and_says_the_url_still_serves_it(
+def test_discarding_an_in_place_version_lifts_the_hold_and_the_url_still_serving_it_pauses(
         bot, alice_api, declares, short_runs, played) -> None:
     entry = on_ladder(bot)
     declares("2.1")
@@ -689,7 +689,11 @@ def test_discarding_an_in_place_version_lifts_the_hold_and_says_the_url_still_se
     assert "redeploy the version you want" in answer.json()["note"]
     assert Bot.objects.values().get(pk=bot.pk) == before
     entry.refresh_from_db()
-    assert (entry.paused, entry.paused_reason, entry.burst_left) == (False, "", 0)
+    # The hold is lifted, but the URL still serves the discarded code: the ladder's look
+    # (the advance the release asked for) pauses it as redeployed, not rated with it.
+    assert entry.paused and entry.paused_reason.startswith(
+        f'redeployed: {bot.url} declares version "2.1", while the bot\'s declared none')
+    assert entry.burst_left == 0
 
 
 def test_a_new_url_version_is_not_in_place_and_still_plays_beside_the_bot(

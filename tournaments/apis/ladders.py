@@ -195,6 +195,13 @@ class LadderMatchSerializer(serializers.Serializer):
                                    help_text="By seat, 1 = best; forfeiters last.")
     forfeited = serializers.ListField(child=serializers.IntegerField(),
                                       help_text="Entries scored as forfeits (unrated).")
+    new_code = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Entries whose bot played code other than its own: its /start answer "
+                  "declared another version than the bot's (a redeploy not registered as a "
+                  "version). Recorded, unrated; the bot is paused.")
+    rated = serializers.BooleanField(
+        help_text="Whether it moved the ratings: finished, no forfeit, no new code.")
     planned_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
 

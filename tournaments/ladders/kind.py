@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from games.seats import unseatable
+from games.seats import new_code_seats, redeployed, unseatable
 
 from ..formats import Outcome, PlannedMatch, get_format
 from ..models import Ladder, LadderEntry, LadderMatch
@@ -33,6 +33,12 @@ SERIES = "ladder"
 #: The runner's reason for a bot it cannot seat starts so (``runner.withdrawal``): such a pause
 #: ends by itself once the bot can be seated again.
 UNSEATABLE = "cannot be seated"
+#: The reason of a bot whose URL serves new code nobody registered as a version (its
+#: ``serving_version`` is not its ``declared_version``) starts so: it ends by itself once the
+#: two agree again (rolled back, or the in-place version promoted).
+REDEPLOYED = "redeployed"
+#: The pauses the ladder's look (:func:`follow_seatability`) makes, and so may lift.
+LOOKED_AT = (UNSEATABLE, REDEPLOYED)
 #: The window of a pair's cap (``Ladder.pair_cap_per_day``).
 DAY = timedelta(hours=24)
 
@@ -74,17 +80,21 @@ def follow_seatability(ladder: Ladder, entries: Mapping[int, LadderEntry]) -> No
     """Look at every present entry's bot as the runner would seat it, on each ask: one that
     cannot be seated now (disabled, its handshake or the periodic health check failed, no
     longer public or playing the game) is paused with the reason its owner sees, before any
-    match seats it (none is forfeited for it); one paused so whose bot can be seated again is
-    back on ("resumes when it answers again"). One query a seat kind where it can
-    (``games.seats.unseatable``)."""
+    match seats it (none is forfeited for it); so is one whose URL serves new code nobody
+    registered as a version (``games.seats.redeployed``: its rating must not move with it);
+    one paused so whose bot can be seated, its own code, again is back on ("resumes when it
+    answers again"). A pause the look did not make (forfeits, an in-place version's run) is
+    left alone. Two queries a seat kind where it can (``games.seats.unseatable``)."""
     watched = [e for e in entries.values() if e.left_at is None
-               and (not e.paused or e.paused_reason.startswith(UNSEATABLE))]
+               and (not e.paused or e.paused_reason.startswith(LOOKED_AT))]
     reasons: dict[int, str] = {}
     for kind in {e.kind for e in watched}:
         mine = {e.bot: e.pk for e in watched if e.kind == kind}
-        reasons.update((mine[bot], reason) for bot, reason in
+        reasons.update((mine[bot], f"{REDEPLOYED}: {why}")
+                       for bot, why in redeployed(kind, set(mine)).items())
+        reasons.update((mine[bot], f"{UNSEATABLE}: {why}") for bot, why in
                        unseatable(kind, ladder.game, set(mine)).items())
-    now = timezone.now()
+    now, longest = timezone.now(), LadderEntry._meta.get_field("paused_reason").max_length
     for entry in watched:
         reason = reasons.get(entry.pk)
         if entry.paused and reason is None:
@@ -92,12 +102,34 @@ def follow_seatability(ladder: Ladder, entries: Mapping[int, LadderEntry]) -> No
                 paused=False, paused_reason="", paused_at=None)
             if changed:
                 entry.paused, entry.paused_reason, entry.paused_at = False, "", None
-        elif not entry.paused and reason is not None:
-            reason = f"{UNSEATABLE}: {reason}"[:200]
-            changed = LadderEntry.objects.filter(pk=entry.pk, paused=False).update(
-                paused=True, paused_reason=reason, paused_at=now)
+        elif reason is not None and reason[:longest] != entry.paused_reason:
+            # Paused now, or paused for another of the look's reasons (the owner reads the one
+            # that holds it now; it was paused since then).
+            reason, since = reason[:longest], entry.paused_at if entry.paused else now
+            changed = LadderEntry.objects.filter(pk=entry.pk, paused=entry.paused,
+                                                 paused_reason=entry.paused_reason).update(
+                paused=True, paused_reason=reason, paused_at=since)
             if changed:
-                entry.paused, entry.paused_reason, entry.paused_at = True, reason, now
+                entry.paused, entry.paused_reason, entry.paused_at = True, reason, since
+
+
+def new_code(entries: Mapping[int, LadderEntry], rows: Sequence[Any]) -> dict[int, list[int]]:
+    """Of finished rows, the entries whose bot played code other than its own in them (it said
+    so when the match started: ``games.seats.new_code_seats``), by row id: those matches are
+    not rated. One query a seat kind that can tell."""
+    matches: dict[str, set[int]] = {}
+    for row in rows:
+        if row.match_id is not None:
+            for entry in row.seats:
+                matches.setdefault(entries[entry].kind, set()).add(row.match_id)
+    found = {kind: new_code_seats(kind, ids) for kind, ids in matches.items()}
+    out: dict[int, list[int]] = {}
+    for row in rows:
+        played = sorted(entry for seat, entry in enumerate(row.seats)
+                        if seat in found.get(entries[entry].kind, {}).get(row.match_id, {}))
+        if played:
+            out[row.pk] = played
+    return out
 
 
 class LadderKind(kinds.SeriesKind):
@@ -184,13 +216,19 @@ class LadderKind(kinds.SeriesKind):
             entry.paused, entry.paused_reason, entry.paused_at = True, reason, now
 
     def closed(self, loaded: kinds.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
-        """Rated on the game's leaderboard (the one rating); each entry's burst counts down
-        and its last match is now."""
+        """Rated on the game's leaderboard (the one rating), but for a match that new code
+        played (a bot whose /start answer declared another version than its own:
+        :func:`new_code`): recorded with who did (``new_code``), never rated, as a forfeit
+        is not; the look at the next ask pauses that bot. Each entry's burst counts down and
+        its last match is now."""
         entries = loaded.entrants
         done = [row for row in rows if row.status == kinds.FINISHED]
+        for pk, played in new_code(entries, done).items():
+            LadderMatch.objects.filter(pk=pk).update(new_code=played)
+            next(row for row in done if row.pk == pk).new_code = played
         leaderboard.record_results(game=loaded.game, played_at=now, results=[
             ([(entries[i].kind, entries[i].bot) for i in row.seats], row.ranks, row.forfeited)
-            for row in done])
+            for row in done if not row.new_code])
         played = Counter(i for row in done for i in row.seats)
         # Locked in id order: two recordings of forfeits (not rated, so not serialised by the
         # leaderboard's rows) never lock two entries each the other way round.

@@ -75,7 +75,9 @@ class LadderEntry(models.Model):
     joined_at = models.DateTimeField()
     left_at = models.DateTimeField(null=True, blank=True, help_text="Opted out: no new match.")
     paused = models.BooleanField(default=False)
-    paused_reason = models.CharField(max_length=200, blank=True, default="")
+    paused_reason = models.CharField(max_length=500, blank=True, default="",
+                                     help_text="What its owner reads (a redeploy's names the "
+                                               "URL and what to do).")
     paused_at = models.DateTimeField(null=True, blank=True)
     burst_left = models.PositiveSmallIntegerField(
         default=0, help_text="Matches left of the burst a newly joined bot plays first.")
@@ -121,6 +123,10 @@ class LadderMatch(models.Model):
     scores = models.JSONField(null=True, blank=True, help_text="By seat; null for a forfeit.")
     forfeited = models.JSONField(default=list, blank=True,
                                  help_text="Entries scored as forfeits in it.")
+    new_code = models.JSONField(
+        default=list, blank=True,
+        help_text="Entries whose bot played code other than its own in it (its /start answer "
+                  "declared another version than the bot's): recorded, never rated.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -11,7 +11,8 @@ renames nothing and splits nothing. The ratings are OpenSkill (Plackett-Luce, de
 parameters, each seat a one-player team, the engine's ranks as they are), each match applied
 in the order its result was recorded, whatever series it is of (:func:`record_results`). Not
 rated: forfeits (the match was not played), a table where one reference bot sits twice (it
-says nothing of its skill), and a tournament made unrated (a version's provisional run).
+says nothing of its skill), a tournament made unrated (a version's provisional run), and a
+ladder match that a bot's new code played (``LadderMatch.new_code``).
 :func:`rebuild` replays every recorded result (the migrations that changed what is rated run
 it; so can an operator).
 """
@@ -215,10 +216,13 @@ def _ladder_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None
         return []
     keys = {pk: (kind, bot) for pk, kind, bot in
             entry_model.objects.values_list("pk", "kind", "bot")}
+    finished = match_model.objects.filter(status="finished")
+    if any(f.name == "new_code" for f in match_model._meta.fields):
+        finished = finished.filter(new_code=[])  # new code played: never rated (older: none)
     return [(finished_at or created_at, 1, game, [keys.get(i) for i in seats], ranks,
              forfeited)
             for game, seats, ranks, forfeited, finished_at, created_at in
-            match_model.objects.filter(status="finished")
+            finished
             .order_by(F("finished_at").asc(nulls_first=True), "ladder_id", "number")
             .values_list("ladder__game", "seats", "ranks", "forfeited", "finished_at",
                          "created_at")]
