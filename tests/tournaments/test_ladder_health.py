@@ -6,7 +6,6 @@ scored a forfeit for it, and it is back on once a health check passes again (doc
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,15 +21,6 @@ from tournaments.ladders import services as ladders
 from tournaments.models import LadderEntry, LadderMatch
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def servers() -> Iterator[list[DeterministicBot]]:
-    made: list[DeterministicBot] = []
-    yield made
-    for server in made:
-        server.shutdown()
-        server.server_close()
 
 
 def serving(servers: list[DeterministicBot]) -> DeterministicBot:

@@ -9,7 +9,6 @@ Real webhook bots on loopback ports (``tests.deterministic_bot``), tasks in this
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,15 +23,6 @@ from tournaments.ladders import services as ladders
 from tournaments.models import Ladder, LadderEntry, LadderMatch, LeaderboardEntry
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def servers() -> Iterator[list[DeterministicBot]]:
-    made: list[DeterministicBot] = []
-    yield made
-    for server in made:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
