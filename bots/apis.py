@@ -194,6 +194,10 @@ class BotMatchSerializer(serializers.Serializer):
                                     help_text="Strikes the bot earned there, by reason.")
     started_at = serializers.DateTimeField(allow_null=True, help_text="When /start was sent.")
     ended_at = serializers.DateTimeField(allow_null=True, help_text="When /end was sent.")
+    new_version = serializers.CharField(
+        help_text="The version the bot's /start answer declared there when it was not the "
+                  "bot's own: new code not registered yet played this seat, and a ladder does "
+                  "not rate the match (docs/ladder.md, In place). Empty otherwise.")
 
     def get_rank(self, seat: Any) -> int | None:
         return selectors.seat_rank(seat)
@@ -412,8 +416,9 @@ class BotMatchesApi(APIView):
     @extend_schema(tags=["bots"], operation_id="bots_matches",
                    summary="Your bot's matches, newest first",
                    description="Every match the bot was seated in: its seat, the match's "
-                               "status, the seat's rank once over, the strikes it earned there "
-                               "and when /start and /end were sent. The match's log and replay "
+                               "status, the seat's rank once over, the strikes it earned there, "
+                               "when /start and /end were sent and whether new code played it "
+                               "(new_version). The match's log and replay "
                                "are at /api/matches/{match}/ and /matches/{match}/.",
                    parameters=[BOT_ID],
                    responses={200: BotMatchSerializer(many=True), 400: E400, 401: E401,

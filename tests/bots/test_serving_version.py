@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 from bots import services as bot_services
 from bots.models import Bot, BotCall, BotSeat
@@ -97,6 +98,28 @@ def test_a_start_answer_declaring_a_new_version_is_noticed_at_the_first_match(
     assert seat.new_version == "2.1.0", "the seat that played new code is marked"
     start = BotCall.objects.get(match=match, path="start")
     assert (start.reason, start.strike, start.detail) == ("", False, "")
+
+
+def test_the_bot_s_matches_show_the_seat_new_code_played(alice, alice_api, fake_bot,
+                                                        secret) -> None:
+    server = fake_bot("good")
+    server.start_answer = b'{"version": "2.1.0"}'
+    bot = _bot(alice, server, secret, "2.0.0")
+    renewed = _play(_match(alice, bot))
+    server.start_answer = b'{"version": "2.0.0"}'  # rolled back
+    own = _play(_match(alice, bot))
+    listed = alice_api.get(f"/api/bots/{bot.pk}/matches/").json()["results"]
+    assert [(m["match"], m["new_version"]) for m in listed] == [(own.pk, ""),
+                                                                (renewed.pk, "2.1.0")]
+    schema = alice_api.get("/api/schema/", {"format": "json"}).json()
+    field = schema["components"]["schemas"]["BotMatch"]["properties"]["new_version"]
+    assert "not rate" in field["description"]
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert page.count("new code 2.1.0") == 1, "its owner sees which match new code played"
+    client.logout()
+    assert "new code" not in client.get(f"/bots/{bot.pk}/").content.decode()
 
 
 def test_a_start_answer_declaring_the_bot_s_own_version_writes_nothing(
