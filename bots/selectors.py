@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from games.models import Seat
@@ -152,3 +152,13 @@ def bot_test_runs(*, bot: Bot, limit: int = 12) -> JSON:
             "strikes": sum(seat.strikes for seat in seats),
             "latency_ms": {"p50": percentile(times, 50), "p95": percentile(times, 95),
                            "max": max(times, default=None), "count": len(times)}}
+
+
+def bots_held(*, checked_before: datetime) -> QuerySet[Bot]:
+    """Enabled bots a handshake holds out of play, last checked before ``checked_before``:
+    the last one failed, or the URL was seen serving a version other than the bot's own (a
+    ladder pauses such a bot as redeployed). A handshake that passes puts either back."""
+    out_of_step = ~Q(serving_version="") & ~Q(serving_version=F("declared_version"))
+    due = Q(handshake_at__isnull=True) | Q(handshake_at__lt=checked_before)
+    return (Bot.objects.filter(due, enabled=True).filter(Q(handshake_ok=False) | out_of_step)
+            .order_by(F("handshake_at").asc(nulls_first=True)))

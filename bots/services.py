@@ -25,7 +25,7 @@ from .addresses import BadBotURL, check_url
 from .errors import BadBotUrl, BadVersion, BotNameTaken, HandshakeFailed
 from .models import TEST_SERIES, Bot, BotCall
 from .net import Call, Reply, bot_client
-from .selectors import bot_get_owned, bot_previous_secret
+from .selectors import bot_get_owned, bot_previous_secret, bots_held
 from .signing import new_secret
 
 log = logging.getLogger(__name__)
@@ -230,6 +230,24 @@ def bot_check_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:
 def bots_health_check(*, limit: int = 1000) -> int:
     """Periodic: re-handshake every enabled bot (oldest check first). Returns how many."""
     ids = list(Bot.objects.filter(enabled=True).order_by("handshake_at")
+               .values_list("pk", flat=True)[:limit])
+    for bot_id in ids:
+        try:
+            bot_check(bot_id=bot_id)
+        except Bot.DoesNotExist:
+            continue
+    return len(ids)
+
+
+def bots_recheck_held(*, limit: int = 200) -> int:
+    """Periodic, more often than the health check: re-handshake the bots a handshake holds
+    out of play (:func:`bots_held`), so one that answers again, or whose URL serves its own
+    version again (a rolled-back redeploy), plays again within minutes, not at the next hourly
+    check. Returns how many were checked."""
+    every = timedelta(seconds=settings.BOTS_RECHECK_HELD_SECONDS)
+    # Half the period: a bot this task checked last time is due again now, and one its owner
+    # (or the health check) checked a moment ago is not.
+    ids = list(bots_held(checked_before=timezone.now() - every / 2)
                .values_list("pk", flat=True)[:limit])
     for bot_id in ids:
         try:

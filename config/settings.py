@@ -239,6 +239,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env_int("BOTS_HEALTH_CHECK_SECONDS", 3600, minimum=10)),
         "options": {"expires": 600},
     },
+    "bots-recheck-held": {
+        "task": "bots.recheck_held",
+        "schedule": 0.0,  # BOTS_RECHECK_HELD_SECONDS: set below
+        "options": {"expires": 120},
+    },
     "games-resume-stalled-matches": {
         "task": "games.resume_stalled_matches",
         "schedule": 0.0,  # BLUFF_RESUME_SWEEP_SECONDS: set below, from the lease
@@ -329,6 +334,10 @@ BOTS_OUTAGE_WAIT_SECONDS = env_float("BOTS_OUTAGE_WAIT_SECONDS",
 BOTS_SECRET_OVERLAP_HOURS = env_int("BOTS_SECRET_OVERLAP_HOURS", 24, minimum=0)
 # Days of bot call log kept (one row per call; bots' stats are over these); 0 keeps all.
 BOTS_CALL_LOG_DAYS = env_int("BOTS_CALL_LOG_DAYS", 30, minimum=0)
+# How often the bots a handshake holds out of play (the last one failed, or the URL serves a
+# version other than the bot's) are re-handshaken: they play again this soon once fixed.
+BOTS_RECHECK_HELD_SECONDS = env_int("BOTS_RECHECK_HELD_SECONDS", 300, minimum=10)
+CELERY_BEAT_SCHEDULE["bots-recheck-held"]["schedule"] = float(BOTS_RECHECK_HELD_SECONDS)
 
 # ---- Tournaments (tournaments/) ---------------------------------------------------------------
 TOURNAMENT_MAX_PARTICIPANTS = env_int("TOURNAMENT_MAX_PARTICIPANTS", 64, minimum=2)

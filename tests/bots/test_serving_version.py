@@ -199,3 +199,37 @@ def test_the_multiplexed_loop_notices_a_new_version_at_start_too(alice, fake_bot
     assert Match.objects.get(pk=match_id).status == "finished"
     assert Bot.objects.values_list("serving_version", flat=True).get(pk=bot.pk) == "2"
     assert BotSeat.objects.get(match_id=match_id, number=0).new_version == "2"
+
+
+def test_the_bots_a_handshake_holds_out_are_checked_again_within_minutes(
+        alice, fake_bot, secret, settings) -> None:
+    """``bots.recheck_held`` (every ``BOTS_RECHECK_HELD_SECONDS``): a rolled-back redeploy and a
+    bot that answers again play again without waiting for the hourly health check or their
+    owner; a bot in step, or one checked a moment ago, is not called."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bots import tasks as bot_tasks
+
+    servers = {name: fake_bot("good") for name in ("steady", "rolled_back", "back", "still")}
+    for name, version in (("steady", "1"), ("rolled_back", "1"), ("back", "1"), ("still", "2")):
+        servers[name].handshake = {"version": version}
+    bots = {name: _bot(alice, server, secret, "1") for name, server in servers.items()}
+    Bot.objects.filter(pk__in=[bots["rolled_back"].pk, bots["still"].pk]).update(
+        serving_version="2")  # seen redeployed
+    Bot.objects.filter(pk=bots["back"].pk).update(handshake_ok=False, handshake_error="down")
+    long_ago = timezone.now() - timedelta(seconds=settings.BOTS_RECHECK_HELD_SECONDS)
+    Bot.objects.update(handshake_at=long_ago)
+
+    assert bot_tasks.recheck_held.apply().get() == 3
+    assert servers["steady"].calls["/"] == 0, "a bot in step is left to the health check"
+    states = {name: Bot.objects.values_list("handshake_ok", "serving_version").get(pk=bot.pk)
+              for name, bot in bots.items()}
+    assert states == {"steady": (True, "1"), "rolled_back": (True, "1"), "back": (True, "1"),
+                      "still": (True, "2")}
+    assert bot_services.bots_recheck_held() == 0, "the one still held was checked just now"
+    assert servers["still"].calls["/"] == 1
+    entry = settings.CELERY_BEAT_SCHEDULE["bots-recheck-held"]
+    assert entry["task"] == "bots.recheck_held"
+    assert entry["schedule"] == settings.BOTS_RECHECK_HELD_SECONDS

@@ -24,7 +24,7 @@ def test_tasks_are_routed_to_their_queues() -> None:
     route = app.amqp.router.route
     assert route({}, "games.advance_automatic_seats")["queue"].name == settings.QUEUE_MATCHES
     for task in ("games.expire_deadlines", "games.resume_stalled_matches", "bots.health_check",
-                 "bots.prune_call_log", "bluffleague.ping"):
+                 "bots.recheck_held", "bots.prune_call_log", "bluffleague.ping"):
         assert route({}, task)["queue"].name == settings.QUEUE_HOUSEKEEPING, task
     assert set(run_script.QUEUES) == {settings.QUEUE_MATCHES, settings.QUEUE_HOUSEKEEPING}
 

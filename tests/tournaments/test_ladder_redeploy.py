@@ -9,12 +9,14 @@ Real webhook bots on loopback ports (``tests.deterministic_bot``), tasks in this
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from bots.models import Bot, BotSeat, BotVersion
-from bots.services import bot_check, bots_health_check
+from bots.services import bot_check, bots_health_check, bots_recheck_held
 from bots.signing import new_secret
 from tests.deterministic_bot import DeterministicBot
 from tests.helpers.tasks import hold_tasks, run_tasks
@@ -89,6 +91,27 @@ def test_a_bot_whose_url_serves_another_version_is_paused_and_resumes_when_they_
     runner.reap()
     entry.refresh_from_db()
     assert not entry.paused and entry.paused_reason == "", "back on once they agree"
+
+
+def test_a_rolled_back_bot_is_back_on_the_ladder_at_the_next_recheck_of_held_bots(
+        ladder_bots: Any, monkeypatch: Any, settings: Any) -> None:
+    """Nobody runs its handshake: ``bots.recheck_held`` (every ``BOTS_RECHECK_HELD_SECONDS``,
+    five minutes by default) sees the URL serve the bot's own version again."""
+    hold_tasks(monkeypatch, "tournaments.")
+    (ada, ada_server), (bea, _) = ladder_bots("1", "1")
+    for bot in (ada, bea):
+        join(bot)
+    ada_server.version = "2"
+    bot_check(bot_id=ada.pk)
+    runner.reap()
+    assert entry_of(ada).paused
+    ada_server.version = "1"  # rolled back
+    long_ago = timezone.now() - timedelta(seconds=settings.BOTS_RECHECK_HELD_SECONDS)
+    Bot.objects.filter(pk=ada.pk).update(handshake_at=long_ago)
+    assert bots_recheck_held() == 1
+    runner.reap()
+    entry = entry_of(ada)
+    assert not entry.paused and entry.paused_reason == ""
 
 
 def test_the_look_leaves_an_in_place_version_s_hold_alone_and_a_forfeit_pause_too(
