@@ -239,11 +239,12 @@ def bots_health_check(*, limit: int = 1000) -> int:
     return len(ids)
 
 
-def bots_recheck_held(*, limit: int = 200) -> int:
+def bots_recheck_held(*, limit: int = 40) -> int:
     """Periodic, more often than the health check: re-handshake the bots a handshake holds
     out of play (:func:`bots_held`), so one that answers again, or whose URL serves its own
     version again (a rolled-back redeploy), plays again within minutes, not at the next hourly
-    check. Returns how many were checked."""
+    check. At most ``limit`` a run, the longest unchecked first (40 handshakes of 5 s fit the
+    task's time limit; more held bots take turns). Returns how many were checked."""
     every = timedelta(seconds=settings.BOTS_RECHECK_HELD_SECONDS)
     # Half the period: a bot this task checked last time is due again now, and one its owner
     # (or the health check) checked a moment ago is not.
