@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.engine import game_ids, get_game
@@ -229,14 +230,7 @@ def bot_check_owned(*, bot_id: int, user: AbstractBaseUser) -> Bot:
 
 def bots_health_check(*, limit: int = 1000) -> int:
     """Periodic: re-handshake every enabled bot (oldest check first). Returns how many."""
-    ids = list(Bot.objects.filter(enabled=True).order_by("handshake_at")
-               .values_list("pk", flat=True)[:limit])
-    for bot_id in ids:
-        try:
-            bot_check(bot_id=bot_id)
-        except Bot.DoesNotExist:
-            continue
-    return len(ids)
+    return _check_each(Bot.objects.filter(enabled=True).order_by("handshake_at"), limit)
 
 
 def bots_recheck_held(*, limit: int = 40) -> int:
@@ -248,12 +242,16 @@ def bots_recheck_held(*, limit: int = 40) -> int:
     every = timedelta(seconds=settings.BOTS_RECHECK_HELD_SECONDS)
     # Half the period: a bot this task checked last time is due again now, and one its owner
     # (or the health check) checked a moment ago is not.
-    ids = list(bots_held(checked_before=timezone.now() - every / 2)
-               .values_list("pk", flat=True)[:limit])
+    return _check_each(bots_held(checked_before=timezone.now() - every / 2), limit)
+
+
+def _check_each(bots: QuerySet[Bot], limit: int) -> int:
+    """Run the handshake of the first ``limit`` of ``bots``, one after the other; how many."""
+    ids = list(bots.values_list("pk", flat=True)[:limit])
     for bot_id in ids:
         try:
             bot_check(bot_id=bot_id)
-        except Bot.DoesNotExist:
+        except Bot.DoesNotExist:  # deleted meanwhile
             continue
     return len(ids)
 
