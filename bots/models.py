@@ -80,6 +80,13 @@ class Bot(models.Model):
         return self.enabled and self.handshake_ok
 
 
+#: Bots whose URL serves, as last seen, a non-empty version other than the one taken as the
+#: bot's: new code nobody registered as a version (a ladder pauses such a bot). A bot that
+#: declares no version anywhere is never one.
+REDEPLOYED = (~models.Q(serving_version="")
+              & ~models.Q(serving_version=models.F("declared_version")))
+
+
 class BotSeat(models.Model):
     """A bot's seat in one match: whether /start and /end were sent (each exactly once, claimed
     with one conditional upsert), and the strikes it earned there by reason."""

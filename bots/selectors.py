@@ -16,7 +16,7 @@ from lib.filtering import filtered
 from .caller import percentile
 from .errors import BotNotFound, NotYourBot
 from .filters import BotCallFilter
-from .models import TEST_SERIES, Bot, BotCall, BotSeat
+from .models import REDEPLOYED, TEST_SERIES, Bot, BotCall, BotSeat
 from .protocol import PLATFORM_ERROR
 
 JSON = dict[str, Any]
@@ -158,7 +158,6 @@ def bots_held(*, checked_before: datetime) -> QuerySet[Bot]:
     """Enabled bots a handshake holds out of play, last checked before ``checked_before``:
     the last one failed, or the URL was seen serving a version other than the bot's own (a
     ladder pauses such a bot as redeployed). A handshake that passes puts either back."""
-    out_of_step = ~Q(serving_version="") & ~Q(serving_version=F("declared_version"))
     due = Q(handshake_at__isnull=True) | Q(handshake_at__lt=checked_before)
-    return (Bot.objects.filter(due, enabled=True).filter(Q(handshake_ok=False) | out_of_step)
+    return (Bot.objects.filter(due, enabled=True).filter(Q(handshake_ok=False) | REDEPLOYED)
             .order_by(F("handshake_at").asc(nulls_first=True)))

@@ -21,7 +21,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,7 +33,7 @@ from lib.clock import platform_clock
 
 from . import protocol
 from .caller import CallRecord, Endpoint, WebhookCaller
-from .models import Bot, BotCall, BotSeat
+from .models import REDEPLOYED, Bot, BotCall, BotSeat
 from .net import bot_client, call_loop
 from .reachability import platform_reachability
 from .selectors import bot_concurrency, bot_previous_secret, bots_seatable
@@ -99,8 +98,7 @@ def redeployed_webhook_bots(bots: set[str]) -> dict[str, str]:
     new code nobody registered as a version, with what its owner should do, in one query
     (``SeatKind.redeployed``). A bot that declares no version anywhere is never one."""
     ids = {int(bot) for bot in bots if bot.isdigit()}
-    found = (Bot.objects.filter(pk__in=ids).exclude(serving_version="")
-             .exclude(serving_version=F("declared_version"))
+    found = (Bot.objects.filter(REDEPLOYED, pk__in=ids)
              .values_list("pk", "url", "serving_version", "declared_version"))
     return {str(pk): redeploy_reason(pk, url, serving, declared)
             for pk, url, serving, declared in found}
