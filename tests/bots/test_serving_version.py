@@ -7,13 +7,16 @@ strike. Real HTTP bots on loopback (``fake_bot``)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from bots import services as bot_services
+from bots import tasks as bot_tasks
 from bots.models import Bot, BotCall, BotSeat
 from bots.webhook import WebhookSession
 from games import services, tasks
@@ -206,12 +209,6 @@ def test_the_bots_a_handshake_holds_out_are_checked_again_within_minutes(
     """``bots.recheck_held`` (every ``BOTS_RECHECK_HELD_SECONDS``): a rolled-back redeploy and a
     bot that answers again play again without waiting for the hourly health check or their
     owner; a bot in step, or one checked a moment ago, is not called."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from bots import tasks as bot_tasks
-
     servers = {name: fake_bot("good") for name in ("steady", "rolled_back", "back", "still")}
     for name, version in (("steady", "1"), ("rolled_back", "1"), ("back", "1"), ("still", "2")):
         servers[name].handshake = {"version": version}
