@@ -57,6 +57,18 @@ with how busy the machine is (bench/common.py), so read the figures beside it.
    line a script can
    read: ``multiplexed: 500 in flight, 31.2 matches/s; 0.83x the same process against bots
    answering at once; 4.3x the threaded worker``. Targets: 0.8x, 3x, under 1 GiB.
+
+   On one machine the bot servers take CPU the worker would have (docs/performance.md,
+   "2026-12-07 (04:00-04:45)"). To measure the worker alone, serve the bots from another
+   machine, four ``serve_bots`` processes holding each answer and four answering at once,
+   all signing with one secret::
+
+       BOT_SECRET=whsec_... python manage.py serve_bots --host 0.0.0.0 --port 9001 \
+           --secret "$BOT_SECRET" --move-delay-ms 50      # 9001-9004; 9011-9014 without delay
+
+   and name them: ``--delayed-bots http://bots:9001 ... --instant-bots http://bots:9011 ...``
+   with ``BOT_SECRET`` set here too (``--bot-delay-ms`` should say the delay they hold). The
+   bots' CPU is then theirs, not reported.
 """
 
 from __future__ import annotations
@@ -415,11 +427,27 @@ def main() -> int:
                              "(0: skip; the issue's figure is 500 with --bot-delay-ms 50)")
     parser.add_argument("--in-flight-matches", type=int, default=0,
                         help="matches each multiplexed run plays (default 3x --in-flight)")
+    parser.add_argument("--delayed-bots", nargs="+", default=[], metavar="URL",
+                        help=f"with --in-flight: the base URLs of {len(IN_FLIGHT_ROUTES)} "
+                             "serve_bots processes elsewhere holding each /move --bot-delay-ms, "
+                             "signing with BOT_SECRET (default: started here)")
+    parser.add_argument("--instant-bots", nargs="+", default=[], metavar="URL",
+                        help=f"with --delayed-bots: {len(IN_FLIGHT_ROUTES)} more answering at once")
     args = parser.parse_args()
     if args.matches < 2:
         parser.error("--matches: at least 2 (a line is fitted through each round's matches)")
     if args.in_flight and args.bot != "refserver":
         raise SystemExit("--in-flight plays the reference bots (--bot refserver)")
+    if args.delayed_bots or args.instant_bots:
+        wanted = len(IN_FLIGHT_ROUTES)
+        if len(args.delayed_bots) != wanted or len(args.instant_bots) != wanted:
+            parser.error(f"--delayed-bots and --instant-bots: {wanted} base URLs each")
+        if not args.in_flight:
+            parser.error("--delayed-bots and --instant-bots are for --in-flight")
+        if not os.environ.get("BOT_SECRET"):
+            parser.error("--delayed-bots: set BOT_SECRET to the secret those bots check")
+        args.delayed_bots = [base.rstrip("/") for base in args.delayed_bots]
+        args.instant_bots = [base.rstrip("/") for base in args.instant_bots]
     setup_bench(args.db)
     from django.db import connection
 
@@ -509,11 +537,15 @@ def main() -> int:
               f"strikes of each run (bots all in time: none is fair): "
               + ", ".join(f"{run.timeouts} and {run.strikes}"
                           for run in (delayed, instant, threaded)))
-        print("  CPU ms per match, the worker's and the bot servers' (two cores serve them, "
-              "PostgreSQL and the broker): " + "; ".join(
-                  f"{name} {run.worker_cpu_ms_per_match:.1f} and {run.bots_cpu_ms_per_match:.1f}"
-                  for name, run in (("delayed", delayed), ("at once", instant),
-                                    ("threaded", threaded))))
+        runs = (("delayed", delayed), ("at once", instant), ("threaded", threaded))
+        if args.delayed_bots:
+            print("  CPU ms per match, the worker's (the bots elsewhere): " + "; ".join(
+                f"{name} {run.worker_cpu_ms_per_match:.1f}" for name, run in runs))
+        else:
+            print("  CPU ms per match, the worker's and the bot servers' (the machine's cores "
+                  "serve them, PostgreSQL and the broker): " + "; ".join(
+                      f"{name} {run.worker_cpu_ms_per_match:.1f} and "
+                      f"{run.bots_cpu_ms_per_match:.1f}" for name, run in runs))
         hidden, over = delayed.rate / instant.rate, delayed.rate / threaded.rate
         met = (hidden >= TARGET_HIDDEN_SHARE and over >= TARGET_OVER_THREADED
                and delayed.mean_in_flight >= TARGET_IN_FLIGHT and delayed.peak_mib < 1024)
@@ -528,11 +560,19 @@ def main() -> int:
 def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, options
                   ) -> tuple[InFlight, InFlight, InFlight]:
     """The three runs of ``--in-flight``, side by side: the multiplexed worker against the
-    delayed bots and against bots answering at once (a second server), and the threaded
-    worker as deployed against the delayed bots; matches of ``--game`` and ``--players``."""
+    delayed bots and against bots answering at once (a second set of servers), and the threaded
+    worker as deployed against the delayed bots; matches of ``--game`` and ``--players``. The
+    bot servers are started here, or are those of ``--delayed-bots`` and ``--instant-bots``
+    (elsewhere, signing with ``BOT_SECRET``; their CPU is not counted)."""
     count = args.in_flight_matches or 3 * args.in_flight
-    servers = {delay: [start_bot("refserver", secret, delay) for _ in IN_FLIGHT_ROUTES]
-               for delay in (args.bot_delay_ms, 0.0)}
+    elsewhere = {args.bot_delay_ms: args.delayed_bots, 0.0: args.instant_bots}
+    if args.delayed_bots:
+        secret = os.environ["BOT_SECRET"]
+        servers = {delay: [(None, base + "/random") for base in bases]
+                   for delay, bases in elsewhere.items()}
+    else:
+        servers = {delay: [start_bot("refserver", secret, delay) for _ in IN_FLIGHT_ROUTES]
+                   for delay in (args.bot_delay_ms, 0.0)}
     multiplexed = ("--pool", "threads", "--concurrency", str(args.in_flight))
     on, off = {"BLUFF_MULTIPLEXED_WORKER": "1"}, {"BLUFF_MULTIPLEXED_WORKER": "0"}
     game = {"game": args.game, "players": args.players, "options": options}
@@ -542,7 +582,7 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
         bases = [found.removesuffix("/random") for _, found in servers[delay]]
         ids = in_flight_matches(owner, bases, secret, matches, seed, **game)
         return bench_in_flight(ids, pool, env, args.players,
-                               [process.pid for process, _ in servers[delay]])
+                               [process.pid for process, _ in servers[delay] if process])
 
     try:
         delayed = run(args.bot_delay_ms, count, 1_000_000, multiplexed, on)
@@ -551,7 +591,8 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
                        PRODUCTION_MATCHES_POOL, off)
     finally:
         for process, _ in (pair for pairs in servers.values() for pair in pairs):
-            process.kill()
+            if process is not None:
+                process.kill()
     return delayed, instant, threaded
 
 

@@ -117,6 +117,61 @@ def test_the_webhook_bench_runs_and_prints_its_figures(tmp_path) -> None:
         assert figure in out, out
 
 
+def test_the_in_flight_bench_plays_bots_served_elsewhere(tmp_path) -> None:
+    """``--delayed-bots`` and ``--instant-bots``: the in-flight runs play the bot servers named
+    (here on loopback, as another machine's would be), signing with ``BOT_SECRET``, and count
+    only the worker's CPU. A wrong secret is the check that they are the bots called: every
+    call is then refused (401), a strike each."""
+    from bench.bots import IN_FLIGHT_ROUTES, start_bot
+    from bots.signing import new_secret
+
+    secret = new_secret()
+    servers = [start_bot("refserver", secret, delay)
+               for delay in (20.0, 0.0) for _ in IN_FLIGHT_ROUTES]
+    bases = [url.removesuffix("/random") for _, url in servers]
+    count = len(IN_FLIGHT_ROUTES)
+
+    def bench(bot_secret: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "BLUFF_VAR_DIR": str(tmp_path / bot_secret[-6:]),
+               "BOT_SECRET": bot_secret}
+        env.pop("DATABASE_URL", None)
+        return subprocess.run(
+            [sys.executable, "bench/bots.py", "--db", "sqlite", "--rounds", "1", "--matches",
+             "2", "--worker-matches", "0", "--deployed-matches", "0", "--in-flight", "4",
+             "--in-flight-matches", "4", "--bot-delay-ms", "20",
+             "--delayed-bots", *bases[:count], "--instant-bots", *bases[count:]],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+
+    try:
+        done = bench(secret)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "CPU ms per match, the worker's (the bots elsewhere)" in done.stdout, done.stdout
+        assert "timeouts and strikes of each run (bots all in time: none is fair): 0 and 0, " \
+            "0 and 0, 0 and 0" in done.stdout, done.stdout
+        refused = bench(new_secret())
+        assert refused.returncode == 0, refused.stderr[-2000:]
+        strikes = re.search(r"none is fair\): \d+ and (\d+),", refused.stdout)
+        assert strikes and int(strikes.group(1)) > 0, refused.stdout
+    finally:
+        for process, _ in servers:
+            process.kill()
+
+
+def test_the_in_flight_bench_wants_four_bots_of_each_kind_and_their_secret() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BOT_SECRET"}
+    done = subprocess.run(
+        [sys.executable, "bench/bots.py", "--in-flight", "4", "--delayed-bots", "http://a:1",
+         "--instant-bots", "http://b:1"], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60, check=False)
+    assert done.returncode == 2 and "4 base URLs each" in done.stderr, done.stderr
+    urls = [f"http://bots:{port}" for port in range(9001, 9005)]
+    done = subprocess.run(
+        [sys.executable, "bench/bots.py", "--in-flight", "4", "--delayed-bots", *urls,
+         "--instant-bots", *urls], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60, check=False)
+    assert done.returncode == 2 and "set BOT_SECRET" in done.stderr, done.stderr
+
+
 def test_the_starter_bot_bench_runs_and_prints_its_figures() -> None:
     done = subprocess.run(
         [sys.executable, "bench/starter_bot.py", "--moves", "20", "--rounds", "5"], cwd=ROOT,
