@@ -67,7 +67,7 @@ with how busy the machine is (bench/common.py), so read the figures beside it.
            --secret "$BOT_SECRET" --move-delay-ms 50      # 9001-9004; 9011-9014 without delay
 
    and name them: ``--delayed-bots http://bots:9001 ... --instant-bots http://bots:9011 ...``
-   with ``BOT_SECRET`` set here too (``--bot-delay-ms`` should say the delay they hold). The
+   with ``BOT_SECRET`` set here too and ``--bot-delay-ms`` saying the delay they hold. The
    bots' CPU is then theirs, not reported.
 """
 
@@ -444,6 +444,8 @@ def main() -> int:
             parser.error(f"--delayed-bots and --instant-bots: {wanted} base URLs each")
         if not args.in_flight:
             parser.error("--delayed-bots and --instant-bots are for --in-flight")
+        if args.bot_delay_ms <= 0:
+            parser.error("--delayed-bots: say with --bot-delay-ms how long they hold a /move")
         if not os.environ.get("BOT_SECRET"):
             parser.error("--delayed-bots: set BOT_SECRET to the secret those bots check")
         args.delayed_bots = [base.rstrip("/") for base in args.delayed_bots]
@@ -582,7 +584,8 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
         bases = [found.removesuffix("/random") for _, found in servers[delay]]
         ids = in_flight_matches(owner, bases, secret, matches, seed, **game)
         return bench_in_flight(ids, pool, env, args.players,
-                               [process.pid for process, _ in servers[delay] if process])
+                               [process.pid for process, _ in servers[delay]
+                                if process is not None])
 
     try:
         delayed = run(args.bot_delay_ms, count, 1_000_000, multiplexed, on)

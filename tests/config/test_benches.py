@@ -157,7 +157,7 @@ def test_the_in_flight_bench_plays_bots_served_elsewhere(tmp_path) -> None:
             process.kill()
 
 
-def test_the_in_flight_bench_wants_four_bots_of_each_kind_and_their_secret() -> None:
+def test_the_in_flight_bench_wants_four_bots_of_each_kind_their_delay_and_secret() -> None:
     env = {k: v for k, v in os.environ.items() if k != "BOT_SECRET"}
     done = subprocess.run(
         [sys.executable, "bench/bots.py", "--in-flight", "4", "--delayed-bots", "http://a:1",
@@ -169,6 +169,11 @@ def test_the_in_flight_bench_wants_four_bots_of_each_kind_and_their_secret() -> 
         [sys.executable, "bench/bots.py", "--in-flight", "4", "--delayed-bots", *urls,
          "--instant-bots", *urls], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=60, check=False)
+    assert done.returncode == 2 and "--bot-delay-ms how long" in done.stderr, done.stderr
+    done = subprocess.run(
+        [sys.executable, "bench/bots.py", "--in-flight", "4", "--bot-delay-ms", "50",
+         "--delayed-bots", *urls, "--instant-bots", *urls], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "set BOT_SECRET" in done.stderr, done.stderr
 
 
