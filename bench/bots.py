@@ -567,13 +567,14 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
     bot servers are started here, or are those of ``--delayed-bots`` and ``--instant-bots``
     (elsewhere, signing with ``BOT_SECRET``; their CPU is not counted)."""
     count = args.in_flight_matches or 3 * args.in_flight
-    elsewhere = {args.bot_delay_ms: args.delayed_bots, 0.0: args.instant_bots}
+    # Each delay's servers: (the process started here, or None for one elsewhere; base URL).
     if args.delayed_bots:
         secret = os.environ["BOT_SECRET"]
-        servers = {delay: [(None, base + "/random") for base in bases]
-                   for delay, bases in elsewhere.items()}
+        servers = {args.bot_delay_ms: [(None, base) for base in args.delayed_bots],
+                   0.0: [(None, base) for base in args.instant_bots]}
     else:
-        servers = {delay: [start_bot("refserver", secret, delay) for _ in IN_FLIGHT_ROUTES]
+        servers = {delay: [(process, found.removesuffix("/random")) for process, found in
+                           (start_bot("refserver", secret, delay) for _ in IN_FLIGHT_ROUTES)]
                    for delay in (args.bot_delay_ms, 0.0)}
     multiplexed = ("--pool", "threads", "--concurrency", str(args.in_flight))
     on, off = {"BLUFF_MULTIPLEXED_WORKER": "1"}, {"BLUFF_MULTIPLEXED_WORKER": "0"}
@@ -581,8 +582,8 @@ def run_in_flight(args: argparse.Namespace, owner, url: str, secret: str, option
 
     def run(delay: float, matches: int, seed: int, pool: Sequence[str], env: dict[str, str]
             ) -> InFlight:
-        bases = [found.removesuffix("/random") for _, found in servers[delay]]
-        ids = in_flight_matches(owner, bases, secret, matches, seed, **game)
+        ids = in_flight_matches(owner, [base for _, base in servers[delay]], secret, matches,
+                                seed, **game)
         return bench_in_flight(ids, pool, env, args.players,
                                [process.pid for process, _ in servers[delay]
                                 if process is not None])
