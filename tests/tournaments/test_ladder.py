@@ -170,6 +170,56 @@ def test_a_ladder_plays_until_every_pair_met_its_cap_and_rates_every_match(
         "the same board, in the same rows the entries point at"
 
 
+def test_each_rated_ladder_match_keeps_how_far_it_moved_each_seat_s_rating(
+        bots: Bots, owned: Any, inline_tasks: Any, client: Any, settings: Any) -> None:
+    """``rating_changes``: by seat, the ordinal after the match minus before it, so a bot's
+    changes add up to its rating; none for a forfeit. The API and the bot's ladder history
+    show them, and a rebuild of the board makes them again."""
+    settings.SERIES_FORFEITS_TO_WITHDRAW = 100
+    ladder = cap_pairs("dice_cup", 3, strike_limit=1)
+    names = [owned(n) for n in ("heuristic-a", "random-a", "forfeit-a")]
+    entries = {name: join(name) for name in names}
+    played = finished(ladder)
+    assert len(played) == 3 * 3
+    start = leaderboard.MODEL.rating().ordinal()
+
+    def add_up() -> None:
+        rows = finished(ladder)
+        for row in rows:
+            if row.forfeited:
+                assert row.rating_changes is None, "a forfeit moves no rating"
+            else:
+                assert len(row.rating_changes) == 2 and all(row.rating_changes)
+        for name in ("heuristic-a", "random-a"):
+            pk = entries[name].pk
+            moved = sum(row.rating_changes[row.seats.index(pk)] for row in rows
+                        if pk in row.seats and row.rating_changes)
+            rating = LeaderboardEntry.objects.get(game="dice_cup", kind=KIND, ref=name)
+            assert rating.matches == 3
+            assert moved == pytest.approx(rating.ordinal - start), name
+
+    add_up()
+    rated = next(row for row in played if row.rating_changes)
+    listed = client.get("/api/ladders/dice_cup/matches/", {"limit": 20}).json()["results"]
+    shown = {m["number"]: m["rating_changes"] for m in listed}
+    assert shown == {row.number: row.rating_changes for row in played}
+    heuristic = entries["heuristic-a"].pk
+    history = client.get("/ladders/dice_cup/", {"entry": heuristic}).content.decode()
+    mine = [row for row in played if heuristic in row.seats]
+    for row in mine:
+        if row.rating_changes:
+            assert f"{row.rating_changes[row.seats.index(heuristic)]:+.2f}" in history
+    assert "Rating change</th>" in history
+    assert "unrated" in history, "its matches against the forfeiter moved no rating"
+    assert "Rating change</th>" not in client.get("/ladders/dice_cup/").content.decode(), \
+        "every bot's matches: no one bot's change to show"
+    LadderMatch.objects.update(rating_changes=None)
+    leaderboard.rebuild()
+    add_up()
+    assert LadderMatch.objects.get(pk=rated.pk).rating_changes == pytest.approx(
+        rated.rating_changes)
+
+
 @pytest.mark.parametrize("cap", [1, 2])
 def test_bots_played_by_workers_keep_the_in_flight_cap_match_after_match(
         request: Any, bots: Bots, owned: Any, inline_tasks: Any, monkeypatch: Any,

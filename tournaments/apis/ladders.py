@@ -202,6 +202,11 @@ class LadderMatchSerializer(serializers.Serializer):
                   "version). Recorded, unrated; the bot is paused.")
     rated = serializers.BooleanField(
         help_text="Whether it moved the ratings: finished, no forfeit, no new code.")
+    rating_changes = serializers.ListField(
+        child=serializers.FloatField(), allow_null=True,
+        help_text="By seat, how far it moved each bot's rating (the standings' ordinal, "
+                  "mu - 3 sigma, after it minus before it); null unless rated. A rebuild of "
+                  "the board recomputes them.")
     planned_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
 
@@ -227,8 +232,9 @@ class LadderMatchesApi(APIView):
     @extend_schema(
         tags=["ladders"], operation_id="ladders_matches",
         summary="A game's ladder matches, latest first (a page)",
-        description="Each with its seats (entries, named), places once finished, forfeits "
-                    "and the games match to replay (`/api/matches/{id}/log/`). Pages follow "
+        description="Each with its seats (entries, named), places once finished, forfeits, "
+                    "how far a rated one moved each seat's rating, and the games match to "
+                    "replay (`/api/matches/{id}/log/`). Pages follow "
                     "`next` and `previous` (a cursor; `limit` 1 to 200, default 50).",
         parameters=[GAME, SEATS, ENTRY, CURSOR, LIMIT],
         responses={200: PageSerializer, 404: E404_GAME, 400: E400_SEATS, 429: E429},

@@ -216,7 +216,8 @@ class LadderKind(kinds.SeriesKind):
             entry.paused, entry.paused_reason, entry.paused_at = True, reason, now
 
     def closed(self, loaded: kinds.Loaded, rows: Sequence[Any], *, now: datetime) -> None:
-        """Rated on the game's leaderboard (the one rating), but for a match that new code
+        """Rated on the game's leaderboard (the one rating), each rated match keeping how far
+        it moved each seat's rating (``rating_changes``), but for a match that new code
         played (a bot whose /start answer declared another version than its own:
         :func:`new_code`): recorded with who did (``new_code``), never rated, as a forfeit
         is not; the look at the next ask pauses that bot. Each entry's burst counts down and
@@ -226,9 +227,14 @@ class LadderKind(kinds.SeriesKind):
         for pk, played in new_code(entries, done).items():
             LadderMatch.objects.filter(pk=pk).update(new_code=played)
             next(row for row in done if row.pk == pk).new_code = played
-        leaderboard.record_results(game=loaded.game, played_at=now, results=[
+        rated = [row for row in done if not row.new_code]
+        changes = leaderboard.record_results(game=loaded.game, played_at=now, results=[
             ([(entries[i].kind, entries[i].bot) for i in row.seats], row.ranks, row.forfeited)
-            for row in done if not row.new_code])
+            for row in rated])
+        for row, change in zip(rated, changes):  # how far it moved each seat's rating
+            if change is not None:
+                row.rating_changes = change
+                LadderMatch.objects.filter(pk=row.pk).update(rating_changes=change)
         played = Counter(i for row in done for i in row.seats)
         # Locked in id order: two recordings of forfeits (not rated, so not serialised by the
         # leaderboard's rows) never lock two entries each the other way round.

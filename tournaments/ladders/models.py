@@ -127,6 +127,10 @@ class LadderMatch(models.Model):
         default=list, blank=True,
         help_text="Entries whose bot played code other than its own in it (its /start answer "
                   "declared another version than the bot's): recorded, never rated.")
+    rating_changes = models.JSONField(
+        null=True, blank=True,
+        help_text="By seat, how far this match moved each bot's rating (mu - 3 sigma on the "
+                  "game's leaderboard); null while unrated (not finished, a forfeit, new code).")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -182,8 +182,8 @@ def ladder_matches(*, ladder: Ladder | None, entry: int | None = None
 def match_rows(*, page: Sequence[LadderMatch]) -> list[JSON]:
     """A page of ladder matches: who sat where (entries named as every page names them), the
     places once finished, who forfeited, whose bot played new code (a version other than its
-    own), whether it was rated (finished, neither), the games match to replay. Two queries a
-    page."""
+    own), whether it was rated (finished, neither) and how far it moved each seat's rating,
+    the games match to replay. Two queries a page."""
     ids = {i for row in page for i in row.seats}
     entries = {e.pk: e for e in LadderEntry.objects.filter(pk__in=ids)}
     order = sorted(ids)
@@ -193,5 +193,6 @@ def match_rows(*, page: Sequence[LadderMatch]) -> list[JSON]:
              "seats": [{"entry": i, "name": names[i]} for i in row.seats],
              "places": row.ranks, "forfeited": row.forfeited, "new_code": row.new_code,
              "rated": row.status == FINISHED and not row.forfeited and not row.new_code,
+             "rating_changes": row.rating_changes,
              "planned_at": row.created_at,
              "finished_at": row.finished_at} for row in page]

@@ -50,30 +50,34 @@ def record(*, tournament_id: int, rows: Iterable[TournamentMatch], played_at: da
     people = {p.index: entrant_key(p) for p in
               Participant.objects.filter(tournament_id=tournament_id)}
     game = Tournament.objects.values_list("game", flat=True).get(pk=tournament_id)
-    return record_results(game=game, played_at=played_at, results=[
+    changes = record_results(game=game, played_at=played_at, results=[
         ([people[i] for i in row.seats], row.ranks, row.forfeited) for row in rows])
+    return sum(change is not None for change in changes)
 
 
 def record_results(*, game: str, results: Iterable[tuple[Sequence[Key], Sequence[int] | None,
                                                           Sequence[int] | None]],
-                   played_at: datetime) -> int:
+                   played_at: datetime) -> list[list[float] | None]:
     """Rate finished matches of any series on ``game``'s board, in the order given: each is
     (its seats' entrant keys, its ranks, who forfeited). Call it in the transaction that
-    records them. Returns how many were rated (forfeits and a bot seated twice are not)."""
-    rated = [(keys, ranks) for keys, ranks, forfeited in results
+    records them. Returns each one's rating changes by seat (:func:`_rate`), None for one not
+    rated (forfeits and a bot seated twice are not)."""
+    results = list(results)
+    changes: list[list[float] | None] = [None] * len(results)
+    rated = [(index, keys, ranks) for index, (keys, ranks, forfeited) in enumerate(results)
              if _counts(ranks, forfeited, keys)]
     if not rated:
-        return 0
-    entries = _locked(game, sorted({key for keys, _ in rated for key in keys}))
+        return changes
+    entries = _locked(game, sorted({key for _, keys, _ in rated for key in keys}))
     points = []
-    for keys, ranks in rated:
-        _rate(entries, keys, ranks, played_at)
+    for index, keys, ranks in rated:
+        changes[index] = _rate(entries, keys, ranks, played_at)
         points += [RatingPoint(entry=entries[key], played_at=played_at,
                                ordinal=entries[key].ordinal) for key in keys]
     LeaderboardEntry.objects.bulk_update(
         entries.values(), ["mu", "sigma", "ordinal", "matches", "last_played_at"])
     RatingPoint.objects.bulk_create(points)
-    return len(rated)
+    return changes
 
 
 def _counts(ranks: Sequence[int] | None, forfeited: Sequence[int] | None,
@@ -144,14 +148,18 @@ def _locked(game: str, keys: Sequence[Key]) -> dict[Key, LeaderboardEntry]:
 
 
 def _rate(entries: Mapping[Key, Any], keys: Sequence[Key], ranks: Sequence[int],
-          played_at: datetime) -> None:
-    """Apply one match (its seats' entrants, its ranks) to ``entries``, changed in place."""
+          played_at: datetime) -> list[float]:
+    """Apply one match (its seats' entrants, its ranks) to ``entries``, changed in place.
+    Returns by seat how far it moved each one's rating (the ordinal the boards sort by)."""
     teams = [[MODEL.rating(mu=entries[key].mu, sigma=entries[key].sigma)] for key in keys]
+    changes = []
     for key, (rated,) in zip(keys, MODEL.rate(teams, ranks=list(ranks))):
         entry = entries[key]
+        changes.append(rated.ordinal() - entry.ordinal)
         entry.mu, entry.sigma, entry.ordinal = rated.mu, rated.sigma, rated.ordinal()
         entry.matches += 1
         entry.last_played_at = max(played_at, entry.last_played_at or played_at)
+    return changes
 
 
 def rebuild(apps: Any = installed_apps) -> int:
@@ -176,7 +184,7 @@ def rebuild(apps: Any = installed_apps) -> int:
     if any(f.name == "rated" for f in apps.get_model("tournaments", "Tournament")._meta.fields):
         finished = finished.filter(tournament__rated=True)  # (a migration's older models: all)
     rows = [(finished_at or created_at, 0, game, [people.get((tournament_id, seat))
-                                                  for seat in seats], ranks, forfeited)
+                                                  for seat in seats], ranks, forfeited, None)
             for tournament_id, game, seats, ranks, forfeited, finished_at, created_at in
             finished.order_by(F("finished_at").asc(nulls_first=True), "tournament_id", "number")
             .values_list("tournament_id", "tournament__game", "seats", "ranks", "forfeited",
@@ -185,8 +193,8 @@ def rebuild(apps: Any = installed_apps) -> int:
     # Tournaments', ladders' and league nights' results interleaved as they were recorded
     # (stable: each source keeps its own order among results of one moment).
     rows.sort(key=lambda row: (row[0], row[1]))
-    rated = 0
-    for played_at, _, game, keys, ranks, forfeited in rows:
+    rated, ladder_changes = 0, {}
+    for played_at, _, game, keys, ranks, forfeited, ladder_match in rows:
         if None in keys or not _counts(ranks, forfeited, keys):  # a seat nobody holds: unratable
             continue
         board = {}
@@ -194,7 +202,9 @@ def rebuild(apps: Any = installed_apps) -> int:
             board[key] = entries.setdefault((game, key), entry_model(
                 game=game, kind=key[0], ref=key[1], mu=start.mu, sigma=start.sigma,
                 ordinal=start.ordinal()))
-        _rate(board, keys, ranks, played_at)
+        changes = _rate(board, keys, ranks, played_at)
+        if ladder_match is not None:
+            ladder_changes[ladder_match] = changes
         timeline += [((game, key), played_at, board[key].ordinal) for key in keys]
         rated += 1
     entry_model.objects.bulk_create([e for e in entries.values() if e.pk is None])
@@ -203,12 +213,28 @@ def rebuild(apps: Any = installed_apps) -> int:
     point_model.objects.bulk_create(
         [point_model(entry=entries[key], played_at=at, ordinal=ordinal)
          for key, at, ordinal in timeline], batch_size=1000)
+    _store_ladder_changes(apps, ladder_changes)
     return rated
 
 
-def _ladder_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None], Any, Any]]:
-    """Every finished ladder match as :func:`rebuild` replays it (none before the ladder's
-    migration: a migration's state may have no ladders yet)."""
+def _store_ladder_changes(apps: Any, changes: Mapping[int, list[float]]) -> None:
+    """Each ladder match's rating changes as the replay made them; none for the rest (a
+    migration's older models may not have the field yet)."""
+    try:
+        match_model = apps.get_model("tournaments", "LadderMatch")
+    except LookupError:
+        return
+    if not any(field.name == "rating_changes" for field in match_model._meta.fields):
+        return
+    match_model.objects.filter(rating_changes__isnull=False).update(rating_changes=None)
+    rows = [match_model(pk=pk, rating_changes=change) for pk, change in changes.items()]
+    match_model.objects.bulk_update(rows, ["rating_changes"], batch_size=1000)
+
+
+def _ladder_results(apps: Any
+                    ) -> list[tuple[datetime, int, str, list[Key | None], Any, Any, int]]:
+    """Every finished ladder match as :func:`rebuild` replays it, with its id (none before
+    the ladder's migration: a migration's state may have no ladders yet)."""
     try:
         match_model = apps.get_model("tournaments", "LadderMatch")
         entry_model = apps.get_model("tournaments", "LadderEntry")
@@ -220,15 +246,16 @@ def _ladder_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None
     if any(f.name == "new_code" for f in match_model._meta.fields):
         finished = finished.filter(new_code=[])  # new code played: never rated (older: none)
     return [(finished_at or created_at, 1, game, [keys.get(i) for i in seats], ranks,
-             forfeited)
-            for game, seats, ranks, forfeited, finished_at, created_at in
+             forfeited, pk)
+            for pk, game, seats, ranks, forfeited, finished_at, created_at in
             finished
             .order_by(F("finished_at").asc(nulls_first=True), "ladder_id", "number")
-            .values_list("ladder__game", "seats", "ranks", "forfeited", "finished_at",
+            .values_list("pk", "ladder__game", "seats", "ranks", "forfeited", "finished_at",
                          "created_at")]
 
 
-def _league_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None], Any, Any]]:
+def _league_results(apps: Any
+                    ) -> list[tuple[datetime, int, str, list[Key | None], Any, Any, None]]:
     """Every finished hand of a league night as :func:`rebuild` replays it (a migration's
     older models may not have a hand's forfeits or finish time yet: none forfeited then, and
     the night's start stands for the time)."""
@@ -241,7 +268,7 @@ def _league_results(apps: Any) -> list[tuple[datetime, int, str, list[Key | None
     at = "finished_at" if "finished_at" in fields else "night__starts_at"
     out = "forfeited" if "forfeited" in fields else "finish"
     return [(finished_at or starts_at, 2, game, [members.get((league_id, i)) for i in seats],
-             finish, forfeited if out == "forfeited" else [])
+             finish, forfeited if out == "forfeited" else [], None)
             for league_id, game, seats, finish, forfeited, finished_at, starts_at in
             hand_model.objects.filter(status="finished")
             .order_by(F(at).asc(nulls_first=True), "night_id", "number", "table")

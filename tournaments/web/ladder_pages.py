@@ -55,14 +55,32 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     for row in rows:  # a sparkline of its latest ratings: why the rank moved
         row["spark"] = line_chart({"rating": row["trend"]}, width=80, height=20, pad=2)
         row["spark_label"] = f"rating after each of its last {len(row['trend'])} rated matches"
+    matches = match_rows(latest)
+    if of is not None:
+        _with_rating_changes(matches, of.pk)
     return render(request, "tournaments/ladder.html", {
         "game": get_game(game),
         "summary": selectors.ladder_summary(game=game, ladder=found, seats=seats),
         "filters": f"seats={seats}" if seats else "",
         "page": page, "rows": rows, "trend_points": selectors.TREND_POINTS,
-        "matches": match_rows(latest),
+        "matches": matches,
         "entry": of and {"pk": of.pk, "name": seat_labels([Sitter(of.kind, of.bot)])[0]},
     })
+
+
+def _with_rating_changes(rows: list[dict], entry: int) -> None:
+    """Each row of an entry's matches gains how far it moved that entry's rating, signed
+    ("+0.84"); "unrated" once finished without moving it (a forfeit, new code); None in play.
+    One query."""
+    played = {match: (seats, changes, status) for match, seats, changes, status in
+              LadderMatch.objects.filter(match_id__in=[row["match"].pk for row in rows])
+              .values_list("match_id", "seats", "rating_changes", "status")}
+    for row in rows:
+        seats, changes, status = played[row["match"].pk]
+        if changes is not None:
+            row["rating_change"] = f"{changes[seats.index(entry)]:+.2f}"
+        else:
+            row["rating_change"] = "unrated" if status == LadderMatch.Status.FINISHED else None
 
 
 def ladder_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
