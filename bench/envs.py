@@ -16,7 +16,10 @@ matches, timed by CPU time of this process:
   is made when first read (games/envs/observation.py), so a loop like this one, which never
   reads it, does not pay for it.
 
-Overhead = environment time / raw engine time for the same engine moves. Target: at most 1.5x.
+Overhead = environment time / raw engine time for the same engine moves. Target (the owner's,
+2026-12-05, in place of issue 27's 1.5x, which pure Python cannot meet: docs/training.md,
+"Speed"): about 2x, DTC up to 2.5x (an offer of k cards is k + 1 steps); each row says whether
+it is within its game's.
 Before timing, every match is replayed once both ways and must end with the same result (the
 same play on both sides). A DTC offer of k cards takes k + 1 steps (one per card, then the
 claim), so DTC has more steps than moves. The header gives the load average: on a shared
@@ -37,7 +40,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from games.engine import Rng, game_ids, get_game
 from games.envs import env, raw_env
 
-TARGET_OVERHEAD = 1.5
+#: The accepted overhead: about 2x the engine, DTC (2.2 steps a move) up to 2.5x.
+TARGET_OVERHEAD = 2.0
+TARGET_OVERHEAD_BY_GAME = {"dtc": 2.5}
 
 
 def record(game_id: str, seed: int) -> tuple[list[int], list[tuple[int, dict]]]:
@@ -130,12 +135,11 @@ def main() -> int:
           f"load average {load}), default options; rates per CPU second, best of 3 replays")
     print(f"{'game':<15}{'matches':>8}{'engine mv/s':>13}{'env steps/s':>13}{'env mv/s':>10}"
           f"{'overhead':>10}{'raw_env':>9}  target")
-    worst = 0.0
     for game_id in args.game or game_ids():
         r = bench_game(game_id, args.seconds)
         overhead, raw_overhead = r["env"] / r["engine"], r["raw_env"] / r["engine"]
-        worst = max(worst, overhead)
-        verdict = "ok" if overhead <= TARGET_OVERHEAD else "ABOVE"
+        target = TARGET_OVERHEAD_BY_GAME.get(game_id, TARGET_OVERHEAD)
+        verdict = f"{'ok' if overhead <= target else 'ABOVE'} ({target}x)"
         print(f"{game_id:<15}{r['matches']:>8}{r['moves'] / r['engine']:>13,.0f}"
               f"{r['steps'] / r['env']:>13,.0f}{r['moves'] / r['env']:>10,.0f}"
               f"{overhead:>9.2f}x{raw_overhead:>8.2f}x  {verdict}")

@@ -323,7 +323,8 @@ def test_the_bench_runs_and_replays_the_same_play() -> None:
     root = pathlib.Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "bench/envs.py", "--seconds", "0.05", "--game", "dot"],
                          cwd=root, check=True, capture_output=True, text=True).stdout
-    assert out.splitlines()[-1].startswith("dot ")
+    row = out.splitlines()[-1]
+    assert row.startswith("dot ") and row.endswith(" (2.0x)"), "D.O.T's accepted overhead"
 
 
 def test_the_quick_action_space_answers_as_gymnasiums_discrete() -> None:
