@@ -2,7 +2,8 @@
 // running match live. Keys (left/right arrows, Home, End), buttons, the turn box, the move list
 // and autoplay all set the turn wanted, absolutely: 20 quick presses of → go 20 turns on,
 // whatever frame is on screen meanwhile, and only the answer for the latest turn wanted is
-// drawn. The address keeps ?turn=N, so every turn has a deep link; the scrubber (a range)
+// drawn (asked again if its request fails). The address keeps ?turn=N, so every turn has a
+// deep link; the scrubber (a range)
 // drags to any turn. A running match is followed
 // through the public view API's long poll (?wait= with the ETag, or after= the last version
 // known): a new version extends the log and the move list, a viewer at the last turn moves on
@@ -51,10 +52,25 @@
     if (scrub) { scrub.value = wanted; }
     steps();
     window.history.replaceState(null, "", "?turn=" + wanted);
-    var mine = ++asked;
+    return load(++asked, 0);
+  }
+  // The frame of the latest turn wanted, drawn even when its request fails on the way (a
+  // server busy for a moment, a dropped connection): asked again after 0.3, 0.6 and 1.2 s,
+  // then the whole page is loaded at that turn, so a viewer never stays on an older frame
+  // with the newer turn in the box. An answer to an older request is never drawn.
+  var RETRIES = 3;
+  function load(mine, tries) {
+    function failed() {
+      if (mine !== asked) { return; }
+      if (tries >= RETRIES) { window.location.assign("?turn=" + wanted); return; }
+      return new Promise(function (done) { window.setTimeout(done, 300 * Math.pow(2, tries)); })
+        .then(function () { if (mine === asked) { return load(mine, tries + 1); } });
+    }
     return get("?turn=" + wanted + "&partial=1").then(function (html) {
-      if (html !== null && mine === asked) { swapFrame(html); }
-    });
+      if (mine !== asked) { return; }
+      if (html === null) { return failed(); }
+      swapFrame(html);
+    }, failed);
   }
   // A seat's own view unfolded stays unfolded from turn to turn.
   function swapFrame(html) {

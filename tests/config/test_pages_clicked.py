@@ -113,6 +113,55 @@ def test_twenty_quick_presses_land_on_turn_twenty(live_server, browser,
     assert not errors, errors
 
 
+#: In the page: the frame requests for ``turn`` fail, the first ``failures`` of them (a 503,
+#: then a dropped connection, by turns), and every request is counted in ``window.asked``.
+FAILING_FRAMES = """
+const [turn, failures] = arguments;
+const real = window.fetch.bind(window);
+window.asked = [];
+window.fetch = function (url, options) {
+  const failing = String(url).startsWith("?turn=" + turn + "&partial=1");
+  window.asked.push(String(url));
+  if (failing && window.asked.filter(u => u === String(url)).length <= failures) {
+    return window.asked.length % 2 ? Promise.resolve(new Response("", {status: 503}))
+                                   : Promise.reject(new TypeError("connection dropped"));
+  }
+  return real(url, options);
+};
+"""
+
+
+@pytest.mark.parametrize("failures", [2, 4], ids=["asked-again", "page-loaded"])
+def test_a_frame_whose_request_fails_is_asked_again_then_loaded_whole(
+        live_server, browser, django_user_model, failures) -> None:
+    """The latest turn wanted is drawn even when its frame's request fails (a busy server, a
+    dropped connection): asked again after 0.3, 0.6 and 1.2 s, then the whole page is loaded
+    at that turn; the viewer never stays on an older frame with the newer turn in the box."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                  seats=[{"kind": "reference", "bot": "heuristic"},
+                                         {"kind": "reference", "bot": "random"}])
+    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    browser.execute_script(FAILING_FRAMES, 3, failures)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT * 3)
+    wait_for(lambda: browser.execute_script(
+        "return document.querySelector('#frame .frame').dataset.turn") == "3")
+    assert browser.current_url.endswith("?turn=3")
+    if failures <= 3:
+        asked = browser.execute_script("return window.asked")
+        assert asked.count("?turn=3&partial=1") == failures + 1, asked
+    else:  # loaded whole: the page's own fetch is back
+        wait_for(lambda: browser.execute_script("return window.asked === undefined"))
+    assert browser.find_element(By.CSS_SELECTOR, "nav.replay input[name=turn]").get_attribute(
+        "value") == "3"
+    errors = console_errors(browser)
+    assert not errors, errors
+
+
 def test_the_move_list_is_clicked_and_autoplay_runs_at_the_speed_chosen(
         live_server, browser, django_user_model) -> None:
     """A move in the list goes to its turn; ▷ play steps on by itself, faster at a faster
