@@ -55,14 +55,24 @@ def test_a_person_signs_in_and_plays_a_whole_match_by_clicks(
     assert not errors, errors
 
 
+def replayed_match(django_user_model: Any) -> Any:
+    """A finished dice cup match of two reference bots (seed 3: over 25 turns) to replay."""
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    return services.match_create(game="dice_cup", created_by=alice, seed=3,
+                                 seats=[{"kind": "reference", "bot": "heuristic"},
+                                        {"kind": "reference", "bot": "random"}])
+
+
+def open_at_turn_zero(live_server: Any, browser: Any, match: Any) -> None:
+    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+
+
 def test_the_replay_steps_with_the_keyboard(live_server, browser, django_user_model) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
-                                  seats=[{"kind": "reference", "bot": "heuristic"},
-                                         {"kind": "reference", "bot": "random"}])
+    match = replayed_match(django_user_model)
     browser.get(f"{live_server.url}/matches/{match.pk}/?turn=5")
 
     def turn() -> str:
@@ -89,13 +99,9 @@ def test_twenty_quick_presses_land_on_turn_twenty(live_server, browser,
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
-                                  seats=[{"kind": "reference", "bot": "heuristic"},
-                                         {"kind": "reference", "bot": "random"}])
+    match = replayed_match(django_user_model)
     assert match.version > 25
-    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    open_at_turn_zero(live_server, browser, match)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT * 20)
 
     def shown() -> tuple[str, str, str]:
@@ -140,12 +146,8 @@ def test_a_frame_whose_request_fails_is_asked_again_then_loaded_whole(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
-                                  seats=[{"kind": "reference", "bot": "heuristic"},
-                                         {"kind": "reference", "bot": "random"}])
-    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    match = replayed_match(django_user_model)
+    open_at_turn_zero(live_server, browser, match)
     browser.execute_script(FAILING_FRAMES, 3, failures)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT * 3)
     wait_for(lambda: browser.execute_script(
@@ -170,12 +172,8 @@ def test_the_move_list_is_clicked_and_autoplay_runs_at_the_speed_chosen(
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
-    match = services.match_create(game="dice_cup", created_by=alice, seed=3,
-                                  seats=[{"kind": "reference", "bot": "heuristic"},
-                                         {"kind": "reference", "bot": "random"}])
-    browser.get(f"{live_server.url}/matches/{match.pk}/?turn=0")
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    match = replayed_match(django_user_model)
+    open_at_turn_zero(live_server, browser, match)
 
     def turn() -> int:
         return int(browser.execute_script(

@@ -48,7 +48,8 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     played = selectors.ladder_matches(ladder=found, entry=of and of.pk).filter(
         match__isnull=False)
     latest = (Match.objects.filter(ladder_match__in=played).order_by("-created_at", "-id")
-              .prefetch_related("seats__user").defer("state")[:MATCHES_SHOWN]
+              .select_related("ladder_match").prefetch_related("seats__user")
+              .defer("state")[:MATCHES_SHOWN]
               if found is not None else [])
     rows = selectors.standings_rows(entries=entries, page=list(page.object_list),
                                     viewer=viewer)
@@ -56,8 +57,8 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
         row["spark"] = line_chart({"rating": row["trend"]}, width=80, height=20, pad=2)
         row["spark_label"] = f"rating after each of its last {len(row['trend'])} rated matches"
     matches = match_rows(latest)
-    if of is not None:
-        _with_rating_changes(matches, of.pk)
+    for row in matches if of is not None else ():
+        row["rating_change"] = _rating_change(row["match"].ladder_match, of.pk)
     return render(request, "tournaments/ladder.html", {
         "game": get_game(game),
         "summary": selectors.ladder_summary(game=game, ladder=found, seats=seats),
@@ -68,19 +69,12 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     })
 
 
-def _with_rating_changes(rows: list[dict], entry: int) -> None:
-    """Each row of an entry's matches gains how far it moved that entry's rating, signed
-    ("+0.84"); "unrated" once finished without moving it (a forfeit, new code); None in play.
-    One query."""
-    played = {match: (seats, changes, status) for match, seats, changes, status in
-              LadderMatch.objects.filter(match_id__in=[row["match"].pk for row in rows])
-              .values_list("match_id", "seats", "rating_changes", "status")}
-    for row in rows:
-        seats, changes, status = played[row["match"].pk]
-        if changes is not None:
-            row["rating_change"] = f"{changes[seats.index(entry)]:+.2f}"
-        else:
-            row["rating_change"] = "unrated" if status == LadderMatch.Status.FINISHED else None
+def _rating_change(row: LadderMatch, entry: int) -> str | None:
+    """How far a ladder match moved ``entry``'s rating, signed ("+0.84"); "unrated" once
+    finished without moving it (a forfeit, new code); None while in play."""
+    if row.rating_changes is not None:
+        return f"{row.rating_changes[row.seats.index(entry)]:+.2f}"
+    return "unrated" if row.status == LadderMatch.Status.FINISHED else None
 
 
 def ladder_match_links(match_ids: Sequence[int]) -> dict[int, SeriesLink]:
